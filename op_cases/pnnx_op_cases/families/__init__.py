@@ -1,0 +1,1 @@
+"""Case families, one module per operator group; each registers with @family."""

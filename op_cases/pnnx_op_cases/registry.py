@@ -1,0 +1,78 @@
+"""The case registry: every family module joins with `@family("op.Name")`.
+
+A family is a function yielding `Case`s for one table row. `all_cases()` imports every
+module under `families/`, runs the families and returns the cases sorted by id.
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from functools import lru_cache
+from typing import Callable, Iterable
+
+from .case import Case
+
+_FAMILIES: dict[str, list[Callable[[], Iterable[Case]]]] = {}
+
+
+def family(*ops: str):
+    """Register a generator of cases for one or more table rows."""
+
+    def register(fn: Callable[[], Iterable[Case]]):
+        for op in ops:
+            _FAMILIES.setdefault(op, []).append(fn)
+        return fn
+
+    return register
+
+
+def _import_families() -> None:
+    from . import families
+
+    for mod in pkgutil.iter_modules(families.__path__):
+        importlib.import_module(f"{families.__name__}.{mod.name}")
+
+
+@lru_cache(maxsize=None)
+def all_cases() -> tuple[Case, ...]:
+    _import_families()
+    cases: dict[str, Case] = {}
+    seen_fns = set()
+    for op, fns in _FAMILIES.items():
+        for fn in fns:
+            if fn in seen_fns:
+                continue
+            seen_fns.add(fn)
+            for case in fn():
+                if case.id in cases:
+                    raise ValueError(f"duplicate case id {case.id}")
+                cases[case.id] = case
+    return tuple(sorted(cases.values(), key=lambda c: c.id))
+
+
+def get_case(case_id: str) -> Case:
+    for case in all_cases():
+        if case.id == case_id:
+            return case
+    raise KeyError(f"no case {case_id!r}")
+
+
+def select(*, op: str | None = None, table: str | None = None, tier: str | None = None,
+           tag: str | None = None, pattern: str | None = None) -> list[Case]:
+    """Filter cases. tier='smoke' keeps smoke cases; tier='full' keeps all."""
+    import fnmatch
+
+    out = []
+    for case in all_cases():
+        if op and case.op != op:
+            continue
+        if table and case.table != table:
+            continue
+        if tier == "smoke" and case.tier != "smoke":
+            continue
+        if tag and tag not in case.tags:
+            continue
+        if pattern and not fnmatch.fnmatchcase(case.id, pattern):
+            continue
+        out.append(case)
+    return out

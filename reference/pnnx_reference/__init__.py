@@ -1,0 +1,1 @@
+"""pnnx_reference."""

@@ -1,0 +1,34 @@
+"""Errors a user can cause. Each prints as one line naming the file and the problem;
+command lines catch `PnnxError`, print `str(err)` to stderr and exit non-zero."""
+from __future__ import annotations
+
+
+class PnnxError(Exception):
+    """Base of every user-facing error."""
+
+
+class FormatError(PnnxError):
+    """A malformed or hostile input file (param, bin, zip)."""
+
+    def __init__(self, path, message: str, line: int | None = None) -> None:
+        self.path = str(path)
+        self.line = line
+        self.message = message
+        where = f"{self.path}:{line}" if line is not None else self.path
+        super().__init__(f"{where}: {message}")
+
+
+class ConversionError(PnnxError):
+    """The model could not be captured or converted (e.g. it cannot be traced)."""
+
+
+class UnsupportedOperator(PnnxError):
+    """An emitter (ncnn, onnx) cannot lower one operator. Other artefacts are still written."""
+
+    def __init__(self, op_type: str, op_name: str, reason: str) -> None:
+        self.op_type, self.op_name, self.reason = op_type, op_name, reason
+        super().__init__(f"unsupported: {op_type} ({op_name}): {reason}")
+
+
+class UsageError(PnnxError):
+    """A wrong command-line option or argument."""

@@ -1,0 +1,226 @@
+"""The PNNX graph IR: a small, readable data model shared by every frontend, pass and emitter.
+
+A `Graph` is an ordered list of `Operator`s (topological order, as in pnnx.param) and the
+`Operand`s (tensors) that connect them. Operators carry typed parameters (plain Python
+values, see `ParamValue`) and attributes (weights: raw bytes with a shape and a dtype).
+
+Parameter kinds map to Python values:
+    None -> None, bool -> bool, int -> int, float -> float (stored as float32 on disk),
+    str -> str, int list -> list[int], float list -> list[float], str list -> list[str],
+    complex -> complex, complex list -> list[complex].
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Union
+
+import numpy as np
+
+ParamValue = Union[None, bool, int, float, str, complex, list]
+
+UNKNOWN_DIM = -1  # written as `?` in shape annotations
+
+
+@dataclass(frozen=True)
+class DType:
+    suffix: str         # as written in pnnx.param: f32, i64, ...
+    numpy: str          # numpy dtype name used in generated code and when decoding pnnx.bin
+    torch: str          # torch dtype as the generated Python writes it
+    itemsize: int
+    is_integer: bool    # upstream feeds these with torch.randint in test_inference()
+
+
+DTYPES: dict[str, DType] = {
+    d.suffix: d
+    for d in (
+        DType("f32", "float32", "torch.float", 4, False),
+        DType("f64", "float64", "torch.double", 8, False),
+        DType("f16", "float16", "torch.half", 2, False),
+        DType("bf16", "bfloat16", "torch.bfloat16", 2, False),
+        DType("i32", "int32", "torch.int", 4, True),
+        DType("i64", "int64", "torch.long", 8, True),
+        DType("i16", "int16", "torch.short", 2, True),
+        DType("i8", "int8", "torch.int8", 1, True),
+        DType("u8", "uint8", "torch.uint8", 1, True),
+        DType("bool", "bool", "torch.bool", 1, True),
+        DType("c64", "complex64", "torch.complex64", 8, False),
+        DType("c128", "complex128", "torch.complex128", 16, False),
+        DType("c32", "complex32", "torch.complex32", 4, False),
+    )
+}
+NULL_DTYPE = "null"  # an attribute with no data (e.g. ncnn's fp16 flag placeholder)
+
+_TORCH_TO_SUFFIX = {
+    "torch.float32": "f32", "torch.float": "f32", "torch.float64": "f64", "torch.double": "f64",
+    "torch.float16": "f16", "torch.half": "f16", "torch.bfloat16": "bf16",
+    "torch.int32": "i32", "torch.int": "i32", "torch.int64": "i64", "torch.long": "i64",
+    "torch.int16": "i16", "torch.short": "i16", "torch.int8": "i8", "torch.uint8": "u8",
+    "torch.bool": "bool", "torch.complex64": "c64", "torch.complex128": "c128",
+    "torch.complex32": "c32", "torch.chalf": "c32", "torch.cfloat": "c64", "torch.cdouble": "c128",
+}
+
+
+def dtype_suffix_of(torch_dtype) -> str:
+    """The pnnx suffix (`f32`, `i64`, ...) of a torch.dtype (or its string form)."""
+    key = str(torch_dtype)
+    if key not in _TORCH_TO_SUFFIX:
+        raise ValueError(f"no pnnx dtype for {key}")
+    return _TORCH_TO_SUFFIX[key]
+
+
+@dataclass
+class Attribute:
+    """A weight: raw little-endian bytes in C order, with its shape and dtype suffix."""
+
+    shape: tuple[int, ...]
+    dtype: str
+    data: bytes = b""
+
+    @property
+    def nbytes_expected(self) -> int:
+        if self.dtype == NULL_DTYPE:
+            return 0
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n * DTYPES[self.dtype].itemsize
+
+    @classmethod
+    def from_numpy(cls, array: np.ndarray, dtype: str | None = None) -> "Attribute":
+        array = np.ascontiguousarray(array)
+        suffix = dtype or _numpy_suffix(array.dtype)
+        return cls(tuple(int(d) for d in array.shape), suffix, array.astype(array.dtype.newbyteorder("<")).tobytes())
+
+    @classmethod
+    def from_torch(cls, tensor) -> "Attribute":
+        suffix = dtype_suffix_of(tensor.dtype)
+        t = tensor.detach().cpu().contiguous()
+        if suffix in ("bf16", "c32"):  # numpy has no such dtype: take the raw bits
+            import torch
+
+            raw = t.view(torch.int16 if suffix == "bf16" else torch.int32).numpy().tobytes()
+            return cls(tuple(t.shape), suffix, raw)
+        return cls(tuple(t.shape), suffix, t.numpy().tobytes())
+
+    def to_numpy(self) -> np.ndarray:
+        if self.dtype in ("bf16", "c32"):
+            raise ValueError(f"{self.dtype} has no numpy dtype; use to_torch()")
+        return np.frombuffer(self.data, dtype=np.dtype(DTYPES[self.dtype].numpy).newbyteorder("<")).reshape(self.shape)
+
+    def to_torch(self):
+        import torch
+
+        if self.dtype == "bf16":
+            return torch.frombuffer(bytearray(self.data), dtype=torch.bfloat16).reshape(self.shape)
+        if self.dtype == "c32":
+            return torch.frombuffer(bytearray(self.data), dtype=torch.complex32).reshape(self.shape)
+        return torch.from_numpy(self.to_numpy().copy())
+
+
+def _numpy_suffix(dt: np.dtype) -> str:
+    for suffix, d in DTYPES.items():
+        if d.numpy == dt.name:
+            return suffix
+    raise ValueError(f"no pnnx dtype for numpy {dt}")
+
+
+@dataclass(eq=False)
+class Operand:
+    """A tensor flowing between operators. `shape` uses -1 for an unknown (`?`) dimension;
+    `shape is None` or `dtype is None` means no `#` annotation is written."""
+
+    name: str
+    shape: list[int] | None = None
+    dtype: str | None = None
+    producer: "Operator | None" = None
+    consumers: list["Operator"] = field(default_factory=list)
+    params: dict[str, ParamValue] = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        return f"Operand({self.name!r}, {self.shape}, {self.dtype})"
+
+
+@dataclass(eq=False)
+class Operator:
+    type: str
+    name: str
+    inputs: list[Operand] = field(default_factory=list)
+    outputs: list[Operand] = field(default_factory=list)
+    params: dict[str, ParamValue] = field(default_factory=dict)
+    attrs: dict[str, Attribute] = field(default_factory=dict)
+    # the keyword argument each input binds to (`$name=operand`); empty or all-set
+    inputnames: list[str] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        ins = ",".join(o.name for o in self.inputs)
+        outs = ",".join(o.name for o in self.outputs)
+        return f"Operator({self.type} {self.name} [{ins}] -> [{outs}])"
+
+
+class Graph:
+    """Operators in topological order plus the operands between them."""
+
+    def __init__(self) -> None:
+        self.ops: list[Operator] = []
+        self.operands: list[Operand] = []
+
+    # --- construction -------------------------------------------------------------
+    def new_operator(self, type: str, name: str, *, before: Operator | None = None,
+                     after: Operator | None = None) -> Operator:
+        op = Operator(type, name)
+        if before is not None:
+            self.ops.insert(self.ops.index(before), op)
+        elif after is not None:
+            self.ops.insert(self.ops.index(after) + 1, op)
+        else:
+            self.ops.append(op)
+        return op
+
+    def new_operand(self, name: str, shape: Iterable[int] | None = None, dtype: str | None = None) -> Operand:
+        operand = Operand(name, list(shape) if shape is not None else None, dtype)
+        self.operands.append(operand)
+        return operand
+
+    def get_operand(self, name: str) -> Operand | None:
+        for operand in self.operands:
+            if operand.name == name:
+                return operand
+        return None
+
+    def connect(self, op: Operator, inputs: Iterable[Operand] = (), outputs: Iterable[Operand] = ()) -> None:
+        """Append inputs/outputs to `op`, keeping producer/consumer links consistent."""
+        for operand in inputs:
+            op.inputs.append(operand)
+            operand.consumers.append(op)
+        for operand in outputs:
+            op.outputs.append(operand)
+            operand.producer = op
+
+    # --- editing --------------------------------------------------------------------
+    def replace_uses(self, old: Operand, new: Operand) -> None:
+        """Make every consumer of `old` read `new` instead."""
+        for consumer in list(old.consumers):
+            consumer.inputs = [new if i is old else i for i in consumer.inputs]
+            new.consumers.append(consumer)
+        old.consumers.clear()
+
+    def remove_operator(self, op: Operator) -> None:
+        """Delete `op`; its outputs must be unused. Unused outputs are deleted too."""
+        for out in op.outputs:
+            if out.consumers:
+                raise ValueError(f"cannot remove {op.name}: output {out.name} is still used")
+        for operand in op.inputs:
+            if op in operand.consumers:
+                operand.consumers.remove(op)
+        for out in op.outputs:
+            self.operands.remove(out)
+        self.ops.remove(op)
+
+    def inputs(self) -> list[Operator]:
+        return [op for op in self.ops if op.type == "pnnx.Input"]
+
+    def outputs(self) -> list[Operator]:
+        return [op for op in self.ops if op.type == "pnnx.Output"]
+
+    def __repr__(self) -> str:
+        return f"Graph({len(self.ops)} ops, {len(self.operands)} operands)"
