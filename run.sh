@@ -9,9 +9,9 @@ cd "$(dirname "$0")"
 
 need_system_packages() {
     # ncnn's Vulkan backend needs the loader and a driver; Mesa's lavapipe gives a
-    # software Vulkan device on machines without a GPU.
+    # software Vulkan device on machines without a GPU. Chromium (headless) tests the HTML report.
     local missing=()
-    for p in libvulkan1 mesa-vulkan-drivers; do
+    for p in libvulkan1 mesa-vulkan-drivers chromium; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
     done
     echo "${missing[@]:-}"

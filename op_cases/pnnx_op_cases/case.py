@@ -11,6 +11,7 @@ Determinism:
 """
 from __future__ import annotations
 
+import re
 import zlib
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +23,9 @@ TAG_RANDOM = "random"           # output is random: parity is checked on statist
 TAG_TRAINING_ONLY = "training-only"  # behaves as identity (or differently) in eval mode
 TAG_NO_TRACE = "no-trace"       # torch.jit.trace cannot capture it (reason required)
 TAG_OURS = "ours"               # row added by this project, not listed upstream
+
+# Tags that change how a case is checked: each needs `Case.reasons[tag]`.
+REASON_TAGS = frozenset({TAG_RANDOM, TAG_TRAINING_ONLY, TAG_NO_TRACE})
 
 KNOWN_TAGS = {TIER_SMOKE, TAG_RANDOM, TAG_TRAINING_ONLY, TAG_NO_TRACE, TAG_OURS,
               "multi-input", "multi-output", "integer", "bool", "noncontiguous",
@@ -68,6 +72,11 @@ class Case:
     @property
     def variant(self) -> str:
         return self.id.split("/", 1)[1] if "/" in self.id else ""
+
+    @property
+    def safe_name(self) -> str:
+        """A file-name-safe form of the id: "nn.Conv2d/k3_s2" -> "nn.Conv2d__k3_s2"."""
+        return re.sub(r"[^A-Za-z0-9_.-]", "_", self.id.replace("/", "__"))
 
     @property
     def weight_seed(self) -> int:

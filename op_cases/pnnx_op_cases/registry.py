@@ -37,24 +37,36 @@ def _import_families() -> None:
 def all_cases() -> tuple[Case, ...]:
     _import_families()
     cases: dict[str, Case] = {}
-    seen_fns = set()
-    for op, fns in _FAMILIES.items():
-        for fn in fns:
-            if fn in seen_fns:
-                continue
-            seen_fns.add(fn)
-            for case in fn():
-                if case.id in cases:
-                    raise ValueError(f"duplicate case id {case.id}")
-                cases[case.id] = case
+    for fn, ops in _families_with_ops().items():
+        for case in fn():
+            if case.id in cases:
+                raise ValueError(f"duplicate case id {case.id}")
+            if case.op not in ops:
+                raise ValueError(f"{fn.__module__}.{fn.__name__} registered for {sorted(ops)} "
+                                 f"but yields {case.id}")
+            cases[case.id] = case
     return tuple(sorted(cases.values(), key=lambda c: c.id))
 
 
+def _families_with_ops() -> dict[Callable, set[str]]:
+    """Each family function once, with every row it registered for."""
+    out: dict[Callable, set[str]] = {}
+    for op, fns in _FAMILIES.items():
+        for fn in fns:
+            out.setdefault(fn, set()).add(op)
+    return out
+
+
+@lru_cache(maxsize=None)
+def _by_id() -> dict[str, Case]:
+    return {case.id: case for case in all_cases()}
+
+
 def get_case(case_id: str) -> Case:
-    for case in all_cases():
-        if case.id == case_id:
-            return case
-    raise KeyError(f"no case {case_id!r}")
+    try:
+        return _by_id()[case_id]
+    except KeyError:
+        raise KeyError(f"no case {case_id!r}") from None
 
 
 def select(*, op: str | None = None, table: str | None = None, tier: str | None = None,

@@ -1,0 +1,47 @@
+"""The backend plug-in interface.
+
+A backend is a class registered under the entry-point group `pnnx_conformance.backends`
+(or named "module:Class" on the command line). The harness makes one instance per worker
+process and reuses it across cases:
+
+    backend.prepare(artefacts, precision)   once per case and precision
+    backend.run(inputs) -> outputs          numpy arrays in, numpy arrays out
+    backend.release()                       after the case
+
+`consumes` names the artefact kinds it needs; `precisions` maps each precision mode it
+offers to the dtype the harness pre-rounds inputs and weights to for that mode (None: no
+rounding; "fp16": values go through float16 first, so only kernel error is measured).
+`prepare` or `run` raise errors.NotSupported for a clean "unsupported: reason" and any
+other exception for a runtime failure.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+import numpy as np
+
+from ..artefacts import Artefacts
+
+
+class Backend(ABC):
+    name: str = ""
+    consumes: tuple[str, ...] = ()
+    precisions: dict[str, str | None] = {"fp32": None}
+    device: str = ""  # filled in by prepare() where the backend runs on a named device
+
+    def applicable(self, case) -> str | None:
+        """A reason this backend cannot run `case` at all, or None."""
+        return None
+
+    @abstractmethod
+    def prepare(self, artefacts: Artefacts, precision: str) -> None: ...
+
+    @abstractmethod
+    def run(self, inputs: list[np.ndarray]) -> list[np.ndarray]: ...
+
+    def release(self) -> None:
+        """Drop per-case state; the instance is reused for the next case."""
+
+    def describe(self) -> dict:
+        """Name, version and device, for the environment record."""
+        return {"name": self.name, "device": self.device}

@@ -1,0 +1,136 @@
+"""ncnn on the CPU and on Vulkan, from ncnn.param + ncnn.bin.
+
+ncnn blobs have no batch axis: an input of rank >= 2 with batch 1 is fed with that axis
+squeezed and the outputs get it back; a batch above 1 is not supported.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ..errors import NotSupported, RuntimeFailed
+from .base import Backend
+
+FP16_FLAGS = ("use_fp16_packed", "use_fp16_storage", "use_fp16_arithmetic",
+              "use_bf16_packed", "use_bf16_storage")
+
+
+def _blob_order(names: list[str], prefix: str) -> list[str]:
+    """in0, in1, ... in numeric order (upstream and reference both name blobs so)."""
+    def key(n):
+        m = re.fullmatch(rf"{prefix}(\d+)", n)
+        return (0, int(m.group(1))) if m else (1, n)
+    return sorted(names, key=key)
+
+
+class _NcnnBackend(Backend):
+    consumes = ("ncnn.param", "ncnn.bin")
+    vulkan = False
+
+    def applicable(self, case):
+        for spec in case.inputs:
+            if len(spec.shape) >= 2 and spec.shape[0] != 1:
+                return f"unsupported: ncnn blobs have no batch axis (input batch {spec.shape[0]})"
+            if len(spec.shape) > 5:
+                return f"unsupported: ncnn blobs have at most 4 dimensions (input rank {len(spec.shape)})"
+        return None
+
+    def configure(self, opt, precision: str) -> None:
+        raise NotImplementedError
+
+    def prepare(self, artefacts, precision):
+        import ncnn
+
+        self.net = ncnn.Net()
+        self.net.opt.num_threads = 1
+        self.configure(self.net, precision)
+        if self.net.load_param(str(artefacts.paths["ncnn.param"])) != 0:
+            raise RuntimeFailed("ncnn load_param failed")
+        if self.net.load_model(str(artefacts.paths["ncnn.bin"])) != 0:
+            raise RuntimeFailed("ncnn load_model failed")
+        self.in_names = _blob_order(list(self.net.input_names()), "in")
+        self.out_names = _blob_order(list(self.net.output_names()), "out")
+
+    def run(self, inputs):
+        import ncnn
+
+        if len(inputs) != len(self.in_names):
+            raise RuntimeError(f"ncnn.param has {len(self.in_names)} inputs, case gives {len(inputs)}")
+        squeezed = False
+        with self.net.create_extractor() as ex:
+            for name, x in zip(self.in_names, inputs):
+                x = np.asarray(x)
+                if x.ndim >= 2:
+                    x, squeezed = x[0], True
+                ex.input(name, ncnn.Mat(np.ascontiguousarray(x, dtype=np.float32)).clone())
+            outs = []
+            for name in self.out_names:
+                ret, mat = ex.extract(name)
+                if ret != 0:
+                    raise RuntimeError(f"ncnn extract {name} returned {ret}")
+                y = np.array(mat.numpy(), copy=True)
+                outs.append(y[None] if squeezed else y)
+        return outs
+
+    def release(self):
+        if getattr(self, "net", None) is not None:
+            self.net.clear()
+        self.net = None
+
+    def describe(self):
+        import ncnn
+
+        return {"name": self.name, "version": ncnn.__version__, "device": self.device}
+
+
+class NcnnCpuBackend(_NcnnBackend):
+    name = "ncnn-cpu"
+    # ncnn's default Option stores activations in fp16 where the CPU allows it
+    precisions = {"fp32": None, "default": "fp16"}
+    device = "cpu"
+
+    def configure(self, net, precision):
+        net.opt.use_vulkan_compute = False
+        if precision == "fp32":
+            for flag in FP16_FLAGS:
+                setattr(net.opt, flag, False)
+
+
+_VK = {}  # the Vulkan device, kept for the life of the worker (its pipeline cache with it)
+
+
+def vulkan_device():
+    import ncnn
+
+    if "device" not in _VK:
+        if ncnn.get_gpu_count() == 0:
+            raise RuntimeFailed("asked for Vulkan, but ncnn found no Vulkan device")
+        index = ncnn.get_default_gpu_index()
+        _VK["index"] = index
+        _VK["device"] = ncnn.get_gpu_device(index)
+        _VK["name"] = ncnn.get_gpu_info(index).device_name()
+    return _VK
+
+
+class NcnnVulkanBackend(_NcnnBackend):
+    name = "ncnn-vulkan"
+    precisions = {"fp32": None, "fp16": "fp16"}
+    vulkan = True
+
+    def configure(self, net, precision):
+        vk = vulkan_device()
+        self.device = vk["name"]
+        net.opt.use_vulkan_compute = True
+        net.set_vulkan_device(vk["index"])
+        half = precision == "fp16"
+        for flag in ("use_fp16_packed", "use_fp16_storage", "use_fp16_arithmetic"):
+            setattr(net.opt, flag, half)
+        net.opt.use_bf16_storage = False
+        net.opt.use_bf16_packed = False
+
+    def prepare(self, artefacts, precision):
+        super().prepare(artefacts, precision)
+        # ncnn silently falls back to the CPU when it cannot use the device
+        if not self.net.opt.use_vulkan_compute or self.net.vulkan_device() is None:
+            raise RuntimeFailed("asked for Vulkan, but ncnn fell back to the CPU")

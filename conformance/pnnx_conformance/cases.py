@@ -1,0 +1,62 @@
+"""Where cases come from: a provider, "module:function" returning every Case.
+
+The default is the project's registry; tests and vendors may point the harness at their
+own provider. The worker processes receive the same provider spec.
+"""
+from __future__ import annotations
+
+import fnmatch
+import importlib
+from functools import lru_cache
+
+from .errors import HarnessError
+
+DEFAULT_PROVIDER = "pnnx_op_cases.registry:all_cases"
+_state = {"provider": DEFAULT_PROVIDER}
+
+
+def use_provider(spec: str | None) -> None:
+    _state["provider"] = spec or DEFAULT_PROVIDER
+    _cases.cache_clear()
+
+
+def provider() -> str:
+    return _state["provider"]
+
+
+@lru_cache(maxsize=4)
+def _cases(spec: str) -> dict:
+    mod, _, attr = spec.partition(":")
+    try:
+        fn = getattr(importlib.import_module(mod), attr)
+    except (ImportError, AttributeError) as e:
+        raise HarnessError(f"cannot load the case provider {spec!r}: {e}") from None
+    return {c.id: c for c in sorted(fn(), key=lambda c: c.id)}
+
+
+def all_cases() -> list:
+    return list(_cases(provider()).values())
+
+
+def load_case(case_id: str):
+    try:
+        return _cases(provider())[case_id]
+    except KeyError:
+        raise HarnessError(f"no case {case_id!r} in {provider()}") from None
+
+
+def select_cases(tier: str = "smoke", op: list[str] | None = None, table: list[str] | None = None,
+                 pattern: str | None = None) -> list:
+    """The cases of a tier (smoke: smoke-tagged ones; full: all), filtered, sorted by id."""
+    out = []
+    for case in all_cases():
+        if tier == "smoke" and case.tier != "smoke":
+            continue
+        if op and not any(fnmatch.fnmatchcase(case.op, p) for p in op):
+            continue
+        if table and case.table not in table:
+            continue
+        if pattern and not fnmatch.fnmatchcase(case.id, pattern):
+            continue
+        out.append(case)
+    return out

@@ -1,0 +1,251 @@
+"""Running one unit in the current process. The worker keeps one Executor for its life:
+converters, backends (and the Vulkan device they hold) are made once, the oracle and the
+artefacts once per case."""
+from __future__ import annotations
+
+import time
+import traceback
+from pathlib import Path
+
+from .artefacts import MANIFEST, Artefacts
+from .backends import load_backend
+from .cases import load_case
+from .compare import bitwise_equal, compare
+from .converters import load_converter
+from .errors import (CheckOutcome, FormatFailed, HarnessError, NotSupported, NumericFailed,
+                     RuntimeFailed, Skipped)
+from .oracle import Subject
+from .results import Result
+from .tolerances import accumulation, tolerance_for
+from .units import Unit
+
+RANDOM = "random"
+
+
+def _first_line(text: str) -> str:
+    return (text.strip().splitlines() or [""])[0][:300]
+
+
+class Executor:
+    def __init__(self, workroot: Path, tier: str = "smoke") -> None:
+        self.workroot = Path(workroot)
+        self.tier = tier
+        self._converters: dict = {}
+        self._backends: dict = {}
+        self._subjects: dict = {}
+        self._artefacts: dict = {}
+        self._case_id = None
+
+    # --- caches -----------------------------------------------------------------------
+    def converter(self, name):
+        if name not in self._converters:
+            self._converters[name] = load_converter(name)
+        return self._converters[name]
+
+    def backend(self, spec):
+        if spec not in self._backends:
+            self._backends[spec] = load_backend(spec)
+        return self._backends[spec]
+
+    def _enter_case(self, case_id: str) -> None:
+        if case_id != self._case_id:  # keep one case's oracle and artefacts in memory
+            self._subjects.clear()
+            self._artefacts.clear()
+            self._case_id = case_id
+
+    def subject(self, case, rounding=None) -> Subject:
+        if rounding not in self._subjects:
+            self._subjects[rounding] = Subject(case, rounding)
+        return self._subjects[rounding]
+
+    def artefacts(self, case, converter: str, rounding=None) -> Artefacts:
+        """The converter's artefacts (converted once; a restarted worker reuses the manifest).
+        Raises the conversion's outcome when it did not succeed."""
+        key = (converter, rounding)
+        if key not in self._artefacts:
+            self._artefacts[key] = self._convert(case, converter, rounding)
+        got = self._artefacts[key]
+        if isinstance(got, CheckOutcome):
+            raise got
+        return got
+
+    def _convert(self, case, converter, rounding):
+        workdir = self.workroot / case.safe_name / (converter + (f"-{rounding}" if rounding else ""))
+        if (workdir / MANIFEST).is_file():
+            return Artefacts.load(workdir)
+        from .oracle import build_model
+
+        inputs = [x.clone() for x in self.subject(case, rounding).inputs]
+        try:
+            arts = self.converter(converter).convert(case, workdir, build_model(case, rounding), inputs,
+                                                     fp16=rounding == "fp16")
+        except CheckOutcome as e:
+            return e
+        arts.save()
+        return arts
+
+    # --- running ----------------------------------------------------------------------
+    def execute(self, unit: Unit) -> Result:
+        res = Result(case=unit.case, op="", table="", converter=unit.converter, check=unit.check,
+                     status="pass", backend=unit.backend, precision=unit.precision, tier=self.tier)
+        start = time.perf_counter()
+        try:
+            case = load_case(unit.case)
+            res.op, res.table = case.op, case.table
+            self._enter_case(case.id)
+            CHECKS[unit.check](self, case, unit, res)
+        except CheckOutcome as e:
+            res.status, res.error, res.detail = e.status, _first_line(e.message), e.detail
+        except MemoryError:
+            res.status, res.error = "oom", "MemoryError: the worker's memory limit was reached"
+            res.detail = traceback.format_exc()[-4000:]
+        except Exception as e:
+            res.status, res.error = "harness-error", _first_line(f"{type(e).__name__}: {e}")
+            res.detail = traceback.format_exc()[-4000:]
+        res.time_s = round(time.perf_counter() - start, 4)
+        # results must not depend on where this run kept its scratch files
+        res.error = res.error.replace(str(self.workroot), "<work>")
+        res.detail = res.detail.replace(str(self.workroot), "<work>")
+        return res
+
+
+def _upstream_outcome(e: CheckOutcome) -> CheckOutcome:
+    """A check downstream of a failed conversion reports the conversion's outcome."""
+    return type(e)(f"conversion: {e.message}" if not e.message.startswith("unsupported") else e.message)
+
+
+def _artefacts_or_outcome(ex: Executor, case, unit: Unit, rounding=None) -> Artefacts:
+    try:
+        return ex.artefacts(case, unit.converter, rounding)
+    except CheckOutcome as e:
+        raise _upstream_outcome(e) from None
+
+
+def check_convert(ex: Executor, case, unit: Unit, res: Result) -> None:
+    arts = ex.artefacts(case, unit.converter)
+    res.sizes = arts.sizes()
+    if arts.unsupported:
+        res.detail = "\n".join(f"{k}: {v}" for k, v in sorted(arts.unsupported.items()))
+
+
+def _validator():
+    try:
+        from pnnx_reference.formats.validate import validate
+    except ImportError as e:
+        raise HarnessError(f"the format validator is not importable: {e}") from None
+    return validate
+
+
+def _ncnn_loads(arts: Artefacts) -> list[str]:
+    import ncnn
+
+    net = ncnn.Net()
+    net.opt.use_vulkan_compute = False
+    problems = []
+    if net.load_param(str(arts.paths["ncnn.param"])) != 0:
+        problems.append("ncnn.param: ncnn's load_param rejected it")
+    elif net.load_model(str(arts.paths["ncnn.bin"])) != 0:
+        problems.append("ncnn.bin: ncnn's load_model rejected it")
+    net.clear()
+    return problems
+
+
+def check_format(ex: Executor, case, unit: Unit, res: Result) -> None:
+    arts = _artefacts_or_outcome(ex, case, unit)
+    validate = _validator()
+    problems, checked = [], []
+    for kind in ("pnnx.param", "ncnn.param"):
+        if arts.has(kind):
+            checked.append(kind)
+            problems += [f"{kind}: {p}" for p in validate(arts.paths[kind])]
+    if arts.has("ncnn.param", "ncnn.bin"):
+        checked.append("ncnn loader")
+        problems += _ncnn_loads(arts)
+    res.sizes = arts.sizes()
+    if not checked:
+        raise FormatFailed("no pnnx.param or ncnn.param to validate")
+    if problems:
+        raise FormatFailed(problems[0], "\n".join(problems))
+    res.detail = "checked: " + ", ".join(checked)
+
+
+def check_roundtrip(ex: Executor, case, unit: Unit, res: Result) -> None:
+    from .backends.pnnx_python import load_generated_model
+    from .oracle import to_numpy
+
+    if RANDOM in case.tags:
+        raise Skipped(f"random output: {case.reasons.get(RANDOM, 'random')}")
+    arts = _artefacts_or_outcome(ex, case, unit)
+    if not arts.has("pnnx.py", "pnnx.bin"):
+        raise NotSupported(arts.missing_reason(("pnnx.py", "pnnx.bin")))
+    subject = ex.subject(case)
+    import torch
+
+    try:
+        model = load_generated_model(arts.paths["pnnx.py"])
+        with torch.no_grad():
+            out = to_numpy(model(*[x.clone() for x in subject.inputs]))
+    except Exception as e:
+        raise RuntimeFailed(_first_line(f"{type(e).__name__}: {e}"), traceback.format_exc()) from None
+    why = bitwise_equal(out, subject.expected)
+    if why:
+        raise NumericFailed(f"not bit-identical to the oracle: {why}")
+
+
+def _accumulation_bound(subject, case, tol):
+    terms = accumulation(case.op)
+    if terms is None or tol.accum == 0:
+        return None
+    k = terms(subject)
+    return [tol.accum * k * tol.unit * m for m in subject.magnitude()]
+
+
+def check_parity(ex: Executor, case, unit: Unit, res: Result) -> None:
+    backend = ex.backend(unit.backend)
+    if unit.precision not in backend.precisions:
+        raise HarnessError(f"backend {unit.backend} has no precision {unit.precision!r}")
+    reason = backend.applicable(case)
+    if reason:
+        raise NotSupported(reason)
+    if RANDOM in case.tags:
+        raise Skipped(f"random output: {case.reasons.get(RANDOM, 'random')}")
+    rounding = backend.precisions[unit.precision]
+    subject = ex.subject(case, rounding)
+    if not backend.consumes:  # runs the case itself, whatever the converter did
+        arts = Artefacts(unit.converter, case.id, ex.workroot)
+    else:
+        arts = _artefacts_or_outcome(ex, case, unit, rounding)
+    if not arts.has(*backend.consumes):
+        raise NotSupported(arts.missing_reason(backend.consumes))
+    res.sizes = {k: v for k, v in arts.sizes().items() if k in backend.consumes}
+    outputs = _run_backend(backend, arts, unit.precision, subject.numpy_inputs)
+    res.device = backend.device or ""
+    tol = tolerance_for(case, backend.name or unit.backend, unit.precision)
+    verdict = compare(outputs, subject.expected, tol, _accumulation_bound(subject, case, tol),
+                      loose_rank=bool(backend.consumes) and backend.consumes[0].startswith("ncnn"))
+    res.metrics = verdict.metrics
+    if rounding is not None:  # fp32 ULPs say nothing about an fp16 pipeline
+        res.metrics.max_ulp = None
+    if not verdict.ok:
+        raise NumericFailed(verdict.message, f"tolerance: {tol.reason}")
+
+
+def _run_backend(backend, arts, precision, inputs):
+    try:
+        backend.prepare(arts, precision)
+        return backend.run(inputs)
+    except CheckOutcome:
+        raise
+    except MemoryError:
+        raise
+    except Exception as e:
+        raise RuntimeFailed(_first_line(f"{type(e).__name__}: {e}"), traceback.format_exc()[-4000:]) from None
+    finally:
+        try:
+            backend.release()
+        except Exception:
+            pass
+
+
+CHECKS = {"convert": check_convert, "format": check_format, "roundtrip": check_roundtrip,
+          "parity": check_parity}

@@ -1,0 +1,166 @@
+"""The `pnnx-conformance` command.
+
+    pnnx-conformance run --tier smoke --out build/conformance [--op nn.Conv2d] [--backend ...]
+    pnnx-conformance merge SHARD_DIR... --out DIR
+    pnnx-conformance report --results DIR --out reports
+    pnnx-conformance freeze --tier smoke --out corpus/
+    pnnx-conformance backends
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import sys
+from pathlib import Path
+
+from .errors import CheckOutcome
+
+
+def _csv(values: list[str] | None) -> list[str]:
+    return [v for item in values or [] for v in item.split(",") if v]
+
+
+def cmd_run(args) -> int:
+    from . import backends, converters
+    from .runner import RunOptions, parse_shard, run
+
+    opts = RunOptions(out=Path(args.out), tier=args.tier, ops=_csv(args.op), tables=_csv(args.table),
+                      pattern=args.pattern,
+                      backends=_csv(args.backend) or list(backends.DEFAULT),
+                      converters=_csv(args.converter) or list(converters.DEFAULT),
+                      shard=parse_shard(args.shard), jobs=args.jobs, timeout_s=args.timeout,
+                      memory_mb=args.memory_mb, cases_provider=args.cases,
+                      waivers=Path(args.waivers) if args.waivers else None,
+                      keep_artefacts=args.keep_artefacts, progress=not args.quiet)
+    summary = run(opts)
+    counts = ", ".join(f"{s} {n}" for s, n in sorted(summary.counts.items()))
+    print(f"{summary.cases} cases, {len(summary.results)} records in {summary.wall_s:.1f} s: {counts}",
+          file=sys.stderr)
+    print(f"results: {opts.out / 'results.jsonl'}", file=sys.stderr)
+    for e in summary.errors:
+        print(f"error: {e}", file=sys.stderr)
+    failed = args.strict and any(r.status in _failures() for r in summary.results)
+    return 1 if summary.errors or failed else 0
+
+
+def _failures():
+    from .runner import FAILURES
+
+    return FAILURES
+
+
+def cmd_merge(args) -> int:
+    from .junit import write_junit
+    from .merge import merge_results
+    from .results import write_results
+
+    results = merge_results([Path(p) for p in args.inputs])
+    out = Path(args.out)
+    write_results(out / "results.jsonl", results)
+    write_junit(out / "junit.xml", results)
+    print(f"merged {len(results)} records into {out / 'results.jsonl'}", file=sys.stderr)
+    return 0
+
+
+def cmd_report(args) -> int:
+    results, out = Path(args.results), Path(args.out)
+    if not (results / "results.jsonl").is_file():
+        print(f"error: {results}: no results.jsonl", file=sys.stderr)
+        return 2
+    if importlib.util.find_spec("pnnx_conformance.report") is None:
+        print("report: pnnx_conformance.report is not installed; results are in "
+              f"{results / 'results.jsonl'}", file=sys.stderr)
+        return 0
+    importlib.import_module("pnnx_conformance.report").build_reports(results, out)
+    return 0
+
+
+def cmd_freeze(args) -> int:
+    from .freeze import freeze
+
+    manifest = freeze(Path(args.out), args.tier, _csv(args.op), args.cases)
+    print(f"froze {len(manifest['cases'])} cases into {args.out}, case-set sha256 {manifest['sha256']}",
+          file=sys.stderr)
+    return 0
+
+
+def cmd_verify(args) -> int:
+    from .cases import use_provider
+    from .freeze import verify
+
+    use_provider(args.cases)
+    problems = verify(Path(args.corpus))
+    for p in problems:
+        print(f"{args.corpus}: {p}", file=sys.stderr)
+    print(f"{args.corpus}: " + ("unchanged" if not problems else f"{len(problems)} difference(s)"), file=sys.stderr)
+    return 1 if problems else 0
+
+
+def cmd_backends(args) -> int:
+    from .backends import discovered, load_backend
+
+    for name, target in sorted(discovered().items()):
+        b = load_backend(name)
+        print(f"{name:16} {target}  consumes {'+'.join(b.consumes) or 'the case'}; "
+              f"precisions {', '.join(b.precisions)}")
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="pnnx-conformance", description="PNNX conformance suite")
+    sub = p.add_subparsers(dest="command", required=True)
+    r = sub.add_parser("run", help="run a tier and write results.jsonl + junit.xml")
+    r.add_argument("--tier", default="smoke", choices=("smoke", "full"))
+    r.add_argument("--op", action="append", help="operator (fnmatch pattern), repeatable or comma-separated")
+    r.add_argument("--table", action="append", help="nn | F | Tensor | torch | models")
+    r.add_argument("--pattern", help="fnmatch pattern on case ids")
+    r.add_argument("--backend", action="append", help="backend name (default: the five built-ins)")
+    r.add_argument("--converter", action="append", help="reference | upstream (default: both)")
+    r.add_argument("--shard", default="1/1", help="K/N: run the K-th of N deterministic shards")
+    r.add_argument("--out", required=True)
+    r.add_argument("--jobs", "-j", type=int, default=2, help="worker processes")
+    r.add_argument("--timeout", type=float, default=120.0, help="seconds per check")
+    r.add_argument("--memory-mb", type=int, default=12288, help="address-space limit per worker")
+    r.add_argument("--cases", help="case provider module:function (default: the registry)")
+    r.add_argument("--waivers", help="waiver file (default: conformance/waivers.toml)")
+    r.add_argument("--keep-artefacts", action="store_true", help="keep converted files under OUT/artefacts")
+    r.add_argument("--strict", action="store_true", help="exit 1 on any unwaived failure")
+    r.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    r.set_defaults(fn=cmd_run)
+    m = sub.add_parser("merge", help="merge shard results")
+    m.add_argument("inputs", nargs="+", help="results.jsonl files or folders holding them")
+    m.add_argument("--out", required=True)
+    m.set_defaults(fn=cmd_merge)
+    rep = sub.add_parser("report", help="build reports from results")
+    rep.add_argument("--results", required=True)
+    rep.add_argument("--out", required=True)
+    rep.set_defaults(fn=cmd_report)
+    f = sub.add_parser("freeze", help="materialise a tier as a hashed corpus")
+    f.add_argument("--tier", default="smoke", choices=("smoke", "full"))
+    f.add_argument("--op", action="append")
+    f.add_argument("--cases", help="case provider module:function")
+    f.add_argument("--out", required=True)
+    f.set_defaults(fn=cmd_freeze)
+    v = sub.add_parser("verify-corpus", help="check a frozen corpus against the current cases")
+    v.add_argument("corpus")
+    v.add_argument("--cases", help="case provider module:function")
+    v.set_defaults(fn=cmd_verify)
+    b = sub.add_parser("backends", help="list discovered backends")
+    b.set_defaults(fn=cmd_backends)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return args.fn(args)
+    except CheckOutcome as e:
+        print(f"error: {e.message}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

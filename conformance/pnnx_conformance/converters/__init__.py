@@ -1,0 +1,27 @@
+"""Converter registry: name -> class. A plug-in converter is named "module:Class"."""
+from __future__ import annotations
+
+import importlib
+
+from ..errors import HarnessError
+from .base import Converter
+from .reference import ReferenceConverter
+from .upstream import UpstreamConverter
+
+BUILTIN = {"reference": ReferenceConverter, "upstream": UpstreamConverter}
+DEFAULT = ("reference", "upstream")
+
+
+def load_converter(spec: str) -> Converter:
+    if spec in BUILTIN:
+        return BUILTIN[spec]()
+    if ":" in spec:
+        mod, _, attr = spec.partition(":")
+        try:
+            return getattr(importlib.import_module(mod), attr)()
+        except (ImportError, AttributeError) as e:
+            raise HarnessError(f"cannot load converter {spec!r}: {e}") from None
+    raise HarnessError(f"unknown converter {spec!r} (known: {', '.join(BUILTIN)})")
+
+
+__all__ = ["Converter", "BUILTIN", "DEFAULT", "load_converter"]

@@ -1,0 +1,28 @@
+"""The converter plug-in interface."""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from pathlib import Path
+
+from ..artefacts import Artefacts
+
+
+class Converter(ABC):
+    """Turns one case's model into artefacts in `workdir`.
+
+    `convert` raises errors.NotSupported for a clean "unsupported: reason" and
+    errors.ConvertFailed when it fails on something it should handle. `model` is the
+    model to convert (the case's own, or its fp16-pre-rounded copy); `inputs` the example
+    inputs (torch tensors). `fp16` asks for weights stored as fp16 in the ncnn artefacts
+    (the harness asks for it only with a model whose weights are already fp16-exact, so
+    fp32 parity measures kernels, not storage).
+    """
+
+    name: str = ""
+
+    @abstractmethod
+    def convert(self, case, workdir: Path, model=None, inputs=None, *, fp16: bool = False) -> Artefacts: ...
+
+    def describe(self) -> str:
+        """Version or command line, for the environment record."""
+        return self.name

@@ -1,0 +1,85 @@
+"""The upstream `pnnx` command: trace to a .pt, run the command in the scratch folder."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import traceback
+import warnings
+from pathlib import Path
+
+from ..artefacts import Artefacts
+from ..errors import ConvertFailed, NotSupported
+from .base import Converter
+
+# upstream file name for each artefact kind, for a model saved as case.pt
+FILES = {"pnnx.param": "case.pnnx.param", "pnnx.bin": "case.pnnx.bin", "pnnx.py": "case_pnnx.py",
+         "pnnx.onnx": "case.pnnx.onnx", "ncnn.param": "case.ncnn.param",
+         "ncnn.bin": "case.ncnn.bin", "ncnn.py": "case_ncnn.py"}
+TIMEOUT_S = 120
+
+
+def pnnx_command() -> str | None:
+    env = os.environ.get("PNNX_UPSTREAM")
+    if env:
+        return env
+    beside = Path(sys.executable).parent / "pnnx"
+    return str(beside) if beside.is_file() else shutil.which("pnnx")
+
+
+def inputshape_arg(case) -> str:
+    shapes = ",".join(f"[{','.join(str(d) for d in spec.shape)}]{spec.dtype}" for spec in case.inputs)
+    return f"inputshape={shapes}"
+
+
+class UpstreamConverter(Converter):
+    name = "upstream"
+
+    def describe(self) -> str:
+        return f"upstream pnnx ({pnnx_command()})"
+
+    def convert(self, case, workdir: Path, model=None, inputs=None, *, fp16: bool = False) -> Artefacts:
+        exe = pnnx_command()
+        if exe is None:
+            raise ConvertFailed("the upstream pnnx command was not found")
+        if "no-trace" in case.tags:
+            raise NotSupported(f"unsupported: torch.jit.trace: {case.reasons.get('no-trace', 'not traceable')}")
+        workdir.mkdir(parents=True, exist_ok=True)
+        self._trace(case, workdir, model, inputs)
+        proc = self._run(exe, case, workdir, fp16)
+        paths = {k: workdir / f for k, f in FILES.items() if (workdir / f).is_file()}
+        if proc.returncode != 0 or "pnnx.param" not in paths:
+            why = f"pnnx exited with {proc.returncode}" if proc.returncode else "pnnx wrote no pnnx.param"
+            raise ConvertFailed(why, proc.stdout[-4000:])
+        unsupported = {}
+        if "ncnn.param" not in paths:
+            unsupported["ncnn"] = "upstream pnnx wrote no ncnn.param"
+        if "pnnx.onnx" not in paths:
+            unsupported["onnx"] = "upstream pnnx wrote no pnnx.onnx"
+        return Artefacts(self.name, case.id, workdir, paths, unsupported, log=proc.stdout[-4000:])
+
+    @staticmethod
+    def _trace(case, workdir: Path, model, inputs) -> None:
+        import torch
+
+        model = case.make_model() if model is None else model
+        inputs = case.make_inputs() if inputs is None else inputs
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                traced = torch.jit.trace(model, tuple(inputs), check_trace=False)
+            traced.save(str(workdir / "case.pt"))
+        except Exception as e:
+            raise NotSupported(f"unsupported: torch.jit.trace: {type(e).__name__}: {e}".splitlines()[0],
+                               traceback.format_exc()) from None
+
+    @staticmethod
+    def _run(exe: str, case, workdir: Path, fp16: bool) -> subprocess.CompletedProcess:
+        try:
+            return subprocess.run([exe, "case.pt", inputshape_arg(case), f"fp16={int(fp16)}"], cwd=workdir, text=True,
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                  timeout=TIMEOUT_S, errors="replace")
+        except subprocess.TimeoutExpired as e:
+            out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
+            raise ConvertFailed(f"pnnx did not finish in {TIMEOUT_S} s", out[-4000:]) from None

@@ -1,0 +1,47 @@
+"""Outcomes a check can raise; the unit runner turns each into a Result status."""
+from __future__ import annotations
+
+
+class CheckOutcome(Exception):
+    """A non-pass outcome of one check: `status` is one of results.STATUSES."""
+
+    status = "harness-error"
+
+    def __init__(self, message: str, detail: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.detail = detail
+
+
+class NotSupported(CheckOutcome):
+    """The converter, emitter or backend cleanly declines: "unsupported: reason"."""
+
+    status = "not-supported"
+
+
+class Skipped(CheckOutcome):
+    """The check does not apply to this case (a random output, a training-only op)."""
+
+    status = "skipped"
+
+
+class ConvertFailed(CheckOutcome):
+    status = "fail-convert"
+
+
+class FormatFailed(CheckOutcome):
+    status = "fail-format"
+
+
+class RuntimeFailed(CheckOutcome):
+    status = "fail-runtime"
+
+
+class NumericFailed(CheckOutcome):
+    status = "fail-numeric"
+
+
+class HarnessError(CheckOutcome):
+    """A bug or a misconfiguration of the suite itself (bad waiver file, unknown backend)."""
+
+    status = "harness-error"

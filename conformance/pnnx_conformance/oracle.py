@@ -1,0 +1,88 @@
+"""The torch eager oracle, with fp16/bf16 pre-rounding of weights and inputs."""
+from __future__ import annotations
+
+import numpy as np
+
+ROUNDING = (None, "fp16", "bf16")
+
+
+def _round_dtype(rounding):
+    import torch
+
+    return {"fp16": torch.float16, "bf16": torch.bfloat16}[rounding]
+
+
+def round_model(model, rounding: str | None):
+    """The model with every floating parameter and buffer pushed through `rounding`."""
+    if rounding is None:
+        return model
+    import torch
+
+    dt = _round_dtype(rounding)
+    with torch.no_grad():
+        for t in list(model.parameters()) + list(model.buffers()):
+            if t.dtype == torch.float32:
+                t.copy_(t.to(dt).float())
+    return model
+
+
+def round_inputs(inputs: list, rounding: str | None) -> list:
+    if rounding is None:
+        return list(inputs)
+    import torch
+
+    dt = _round_dtype(rounding)
+    return [x.to(dt).float() if x.dtype == torch.float32 else x for x in inputs]
+
+
+def build_model(case, rounding: str | None = None):
+    return round_model(case.make_model(), rounding)
+
+
+def to_torch(x):
+    import torch
+
+    return torch.from_numpy(np.array(x, copy=True))
+
+
+def to_numpy(out) -> list[np.ndarray]:
+    """Model output (tensor, tuple, list, nested) -> a flat list of numpy arrays."""
+    import torch
+
+    if isinstance(out, torch.Tensor):
+        return [out.detach().cpu().resolve_conj().resolve_neg().numpy().copy()]
+    if isinstance(out, (tuple, list)):
+        return [a for o in out for a in to_numpy(o)]
+    return [np.asarray(out)]
+
+
+class Subject:
+    """One case under one rounding: its model, inputs and expected outputs (computed once)."""
+
+    def __init__(self, case, rounding: str | None = None) -> None:
+        import torch
+
+        self.case, self.rounding = case, rounding
+        self.model = build_model(case, rounding)
+        self.inputs = round_inputs(case.make_inputs(0), rounding)
+        with torch.no_grad():
+            self.expected = to_numpy(self.model(*[x.clone() for x in self.inputs]))
+
+    @property
+    def numpy_inputs(self) -> list[np.ndarray]:
+        return [x.numpy().copy() for x in self.inputs]
+
+    def magnitude(self) -> list[np.ndarray]:
+        """sum |a_i * b_i| per output element, for linear accumulating operators: the same
+        model with |weights| run on |inputs| (TOSA's bound tensor)."""
+        import copy
+
+        import torch
+
+        model = copy.deepcopy(self.model)
+        with torch.no_grad():
+            for t in list(model.parameters()) + list(model.buffers()):
+                if t.is_floating_point():
+                    t.abs_()
+            ins = [x.abs() if x.is_floating_point() else x for x in self.inputs]
+            return to_numpy(model(*ins))

@@ -1,0 +1,157 @@
+"""A conformance run: select cases, plan units, run them isolated, apply waivers, check the
+floor, write results.jsonl, junit.xml and environment.json."""
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import time
+import zlib
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import backends as backend_registry
+from . import converters as converter_registry
+from .cases import all_cases, provider, select_cases, use_provider
+from .environment import environment
+from .errors import HarnessError
+from .junit import write_junit
+from .pool import run_units
+from .progress import Progress
+from .results import Result, write_results
+from .tiers import TIERS, executed_cases, floor_for
+from .units import plan
+from .waivers import DEFAULT_FILE, apply_waivers, load_waivers
+from .worker import WorkerConfig
+
+RESULTS = "results.jsonl"
+JUNIT = "junit.xml"
+ENVIRONMENT = "environment.json"
+SUMMARY = "summary.json"
+ERRORS = {"xpass", "harness-error"}
+FAILURES = {"fail-numeric", "fail-format", "fail-convert", "fail-runtime", "crash", "timeout", "oom"}
+
+
+@dataclass
+class RunOptions:
+    out: Path
+    tier: str = "smoke"
+    ops: list[str] = field(default_factory=list)
+    tables: list[str] = field(default_factory=list)
+    pattern: str | None = None
+    backends: list[str] = field(default_factory=lambda: list(backend_registry.DEFAULT))
+    converters: list[str] = field(default_factory=lambda: list(converter_registry.DEFAULT))
+    shard: tuple[int, int] = (1, 1)
+    jobs: int = 2
+    timeout_s: float = 120.0
+    memory_mb: int = 12288
+    cases_provider: str | None = None
+    waivers: Path | None = None
+    keep_artefacts: bool = False
+    progress: bool = True
+
+
+@dataclass
+class RunSummary:
+    results: list[Result]
+    errors: list[str]
+    wall_s: float
+    cases: int
+
+    @property
+    def counts(self) -> Counter:
+        return Counter(r.status for r in self.results)
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    try:
+        k, n = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise HarnessError(f"--shard must be K/N, got {text!r}") from None
+    if not 1 <= k <= n:
+        raise HarnessError(f"--shard {text}: need 1 <= K <= N")
+    return k, n
+
+
+def in_shard(case_id: str, shard: tuple[int, int]) -> bool:
+    """Stable under added cases: a case's shard depends only on its id."""
+    k, n = shard
+    return zlib.crc32(case_id.encode()) % n == k - 1
+
+
+def _fill(result: Result, cases: dict) -> Result:
+    case = cases.get(result.case)
+    if case is not None and not result.op:
+        result.op, result.table = case.op, case.table
+    return result
+
+
+def run(opts: RunOptions) -> RunSummary:
+    if opts.tier not in TIERS:
+        raise HarnessError(f"unknown tier {opts.tier!r} (known: {', '.join(TIERS)})")
+    use_provider(opts.cases_provider)
+    backends = {spec: backend_registry.load_backend(spec) for spec in opts.backends}
+    converters = {name: converter_registry.load_converter(name) for name in opts.converters}
+    waivers = load_waivers(opts.waivers or DEFAULT_FILE, [c.id for c in all_cases()]) \
+        if (opts.waivers or DEFAULT_FILE.is_file()) else []
+    cases = [c for c in select_cases(opts.tier, opts.ops, opts.tables, opts.pattern) if in_shard(c.id, opts.shard)]
+    units = plan(cases, list(converters), backends)
+    out = Path(opts.out)
+    out.mkdir(parents=True, exist_ok=True)
+    workroot = out / "artefacts" if opts.keep_artefacts else Path(tempfile.mkdtemp(prefix="pnnx-conformance-"))
+    config = WorkerConfig(str(workroot), opts.tier, opts.cases_provider, opts.timeout_s, opts.memory_mb)
+    by_id = {c.id: c for c in cases}
+    results: list[Result] = []
+    progress = Progress(len(units), enabled=opts.progress)
+    start = time.monotonic()
+
+    def collect(result: Result) -> None:
+        results.append(_fill(result, by_id))
+        progress.update(result)
+
+    try:
+        run_units(units, config, opts.jobs, collect)
+    finally:
+        progress.close()
+        if not opts.keep_artefacts:
+            shutil.rmtree(workroot, ignore_errors=True)
+    wall = time.monotonic() - start
+    apply_waivers(results, waivers)
+    errors = _run_errors(results, opts, len(cases))
+    summary = RunSummary(results, errors, wall, len(cases))
+    _write(out, summary, opts, backends, converters)
+    return summary
+
+
+def _run_errors(results, opts: RunOptions, n_cases: int) -> list[str]:
+    errors = []
+    filtered = bool(opts.ops or opts.tables or opts.pattern)
+    floor = floor_for(opts.tier, opts.shard[1], filtered)
+    executed = len(executed_cases(results))
+    if executed < floor:
+        errors.append(f"only {executed} of {n_cases} cases executed; the {opts.tier} tier's floor is {floor}")
+    counts = Counter(r.status for r in results)
+    for status in sorted(ERRORS):
+        if counts[status]:
+            errors.append(f"{counts[status]} result(s) with status {status}")
+    return errors
+
+
+def _write(out: Path, summary: RunSummary, opts: RunOptions, backends, converters) -> None:
+    write_results(out / RESULTS, summary.results)
+    write_junit(out / JUNIT, summary.results)
+    env = environment({k: b.describe() for k, b in backends.items()},
+                      {k: c.describe() for k, c in converters.items()})
+    (out / ENVIRONMENT).write_text(json.dumps(env, indent=1, sort_keys=True))
+    per_backend: dict = {}
+    for r in summary.results:
+        key = f"{r.converter}/{r.check}" + (f"/{r.backend}/{r.precision}" if r.backend else "")
+        slot = per_backend.setdefault(key, {"time_s": 0.0, "statuses": Counter()})
+        slot["time_s"] = round(slot["time_s"] + r.time_s, 3)
+        slot["statuses"][r.status] += 1
+    data = {"tier": opts.tier, "shard": list(opts.shard), "cases": summary.cases,
+            "records": len(summary.results), "wall_s": round(summary.wall_s, 2),
+            "statuses": dict(sorted(summary.counts.items())), "errors": summary.errors,
+            "case_provider": provider(), "by_check": per_backend}
+    (out / SUMMARY).write_text(json.dumps(data, indent=1, sort_keys=True, default=dict))

@@ -1,0 +1,119 @@
+"""The one tolerance table: per backend and precision, overridable per operator and by a
+case's ToleranceHint. Every entry carries its reason.
+
+An output element passes when
+
+    |actual - expected| <= atol + rtol * |expected| + accum * K * unit * M
+
+where, for accumulating operators only (convolutions, matmuls, reductions), K is the
+number of accumulated terms and M = sum |a_i * b_i| (the oracle model with |weights| on
+|inputs|): the bound grows with the work done instead of one global atol (TOSA's
+DOT_PRODUCT bound). `unit` is the unit roundoff of the arithmetic: 2^-24 for fp32, 2^-11
+for fp16.
+"""
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, replace
+
+FP32_U = 2.0 ** -24
+FP16_U = 2.0 ** -11
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    atol: float
+    rtol: float
+    reason: str
+    accum: float = 1.0   # c in the K-scaled term; 0 turns it off
+    unit: float = FP32_U
+    exact: bool = False  # bit-for-bit (and same dtype) required
+
+
+# (backend, precision) -> tolerance. "*" matches any backend (a plug-in's defaults).
+TABLE: dict[tuple[str, str], Tolerance] = {
+    ("torch", "fp32"): Tolerance(0.0, 0.0, "the oracle rebuilt from the same source and seeds must reproduce itself", exact=True),
+    ("pnnx-python", "fp32"): Tolerance(
+        1e-6, 1e-5, "same torch kernels; the generated code may fold or reorder expressions"),
+    ("onnxruntime", "fp32"): Tolerance(
+        1e-4, 1e-4, "independent fp32 kernels (pnnx's own tests use 1e-4); K-scaled for accumulations"),
+    ("ncnn-cpu", "fp32"): Tolerance(
+        1e-4, 1e-4, "fp32 storage and arithmetic, independent kernels and approximations (pnnx tests: 1e-4)"),
+    ("ncnn-cpu", "default"): Tolerance(
+        1e-2, 1e-2, "ncnn's default options store activations in fp16 (2^-11 per store, several stores per layer); "
+                    "inputs and weights pre-rounded to fp16", unit=FP16_U),
+    ("ncnn-vulkan", "fp32"): Tolerance(
+        1e-3, 1e-3, "GPU shaders use the device's fp32 transcendental approximations (lavapipe: LLVM)"),
+    ("ncnn-vulkan", "fp16"): Tolerance(
+        5e-2, 5e-2, "fp16 storage and fp16 arithmetic: the degraded tier of the design note (5e-2..1e-1); "
+                    "inputs and weights pre-rounded to fp16", unit=FP16_U),
+    ("*", "fp32"): Tolerance(1e-4, 1e-4, "default for fp32 plug-in backends"),
+    ("*", "fp16"): Tolerance(1e-2, 1e-2, "default for fp16 plug-in modes, on pre-rounded data", unit=FP16_U),
+    ("*", "default"): Tolerance(1e-2, 1e-2, "default for a runtime's own default mode", unit=FP16_U),
+    ("*", "*"): Tolerance(1e-4, 1e-4, "fallback"),
+}
+
+# (operator pattern, backend, precision) -> tolerance replacing the table entry.
+OP_OVERRIDES: dict[tuple[str, str, str], Tolerance] = {}
+
+
+def _weight_terms(subject) -> int:
+    """Conv/linear: terms per output = the weight's elements per output channel."""
+    shapes = [tuple(p.shape) for p in subject.model.parameters() if p.dim() >= 2]
+    shapes += [tuple(x.shape) for x in subject.inputs[1:] if x.dim() >= 2]
+    return max((_prod(s[1:]) for s in shapes), default=_last_dim_terms(subject))
+
+
+def _last_dim_terms(subject) -> int:
+    return max(1, int(subject.inputs[0].shape[-1])) if subject.inputs and subject.inputs[0].dim() else 1
+
+
+def _reduced_terms(subject) -> int:
+    n_in = max((x.numel() for x in subject.inputs), default=1)
+    n_out = max(1, min((e.size for e in subject.expected), default=1))
+    return max(1, n_in // n_out)
+
+
+def _prod(shape) -> int:
+    out = 1
+    for d in shape:
+        out *= int(d)
+    return out
+
+
+# operator pattern -> how many terms one output element accumulates
+ACCUMULATING = {
+    "nn.Conv*": _weight_terms, "F.conv*": _weight_terms, "nn.Linear": _weight_terms,
+    "nn.Bilinear": _weight_terms, "F.linear": _weight_terms, "F.bilinear": _weight_terms,
+    "torch.matmul": _last_dim_terms, "Tensor.matmul": _last_dim_terms, "torch.mm": _last_dim_terms,
+    "torch.bmm": _last_dim_terms, "torch.addmm": _last_dim_terms, "torch.baddbmm": _last_dim_terms,
+    "torch.einsum": _reduced_terms,
+    "torch.sum": _reduced_terms, "Tensor.sum": _reduced_terms, "torch.mean": _reduced_terms,
+    "Tensor.mean": _reduced_terms, "nn.AvgPool*": _reduced_terms, "F.avg_pool*": _reduced_terms,
+    "nn.AdaptiveAvgPool*": _reduced_terms, "F.adaptive_avg_pool*": _reduced_terms,
+}
+
+
+def accumulation(op: str):
+    """The term-counting function for an accumulating operator, or None."""
+    for pattern, fn in ACCUMULATING.items():
+        if fnmatch.fnmatchcase(op, pattern):
+            return fn
+    return None
+
+
+def _lookup(table: dict, *keys: str):
+    return table.get(tuple(keys))
+
+
+def tolerance_for(case, backend: str, precision: str) -> Tolerance:
+    tol = (_lookup(TABLE, backend, precision) or _lookup(TABLE, "*", precision)
+           or _lookup(TABLE, "*", "*"))
+    for (pattern, be, prec), override in OP_OVERRIDES.items():
+        if fnmatch.fnmatchcase(case.op, pattern) and be in (backend, "*") and prec in (precision, "*"):
+            tol = override
+    hint = getattr(case, "tolerance", None)
+    if hint is not None and not tol.exact:
+        tol = replace(tol, atol=max(tol.atol, hint.atol), rtol=max(tol.rtol, hint.rtol),
+                      reason=f"{tol.reason}; case: {hint.reason}")
+    return tol

@@ -1,0 +1,150 @@
+"""Real networks as conformance cases: the same `Case` shape as the op cases, table `models`.
+
+Weights are random from the case's fixed seed (nothing is downloaded). `options` carries
+converter options a model needs (e.g. `moduleop` for the YOLOv5 Focus block).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from pnnx_op_cases.case import TIER_SMOKE, Case, InputSpec
+
+IMAGE = (InputSpec((1, 3, 224, 224)),)
+
+
+@dataclass(frozen=True)
+class ZooCase(Case):
+    options: dict = field(default_factory=dict, hash=False, compare=False)
+
+
+def torchvision_source(ctor: str, post: str = "") -> str:
+    return f'''import torch
+import torch.nn as nn
+import torchvision
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = {ctor}
+
+    def forward(self, x):
+        y = self.net(x)
+        return y{post}
+'''
+
+
+TORCHVISION = {
+    "resnet18": "torchvision.models.resnet18(weights=None)",
+    "mobilenet_v2": "torchvision.models.mobilenet_v2(weights=None)",
+    "mobilenet_v3_small": "torchvision.models.mobilenet_v3_small(weights=None)",
+    "shufflenet_v2_x1_0": "torchvision.models.shufflenet_v2_x1_0(weights=None)",
+    "squeezenet1_1": "torchvision.models.squeezenet1_1(weights=None)",
+    "efficientnet_b0": "torchvision.models.efficientnet_b0(weights=None)",
+    "regnet_x_400mf": "torchvision.models.regnet_x_400mf(weights=None)",
+    "convnext_tiny": "torchvision.models.convnext_tiny(weights=None)",
+    "vit_b_16": "torchvision.models.vit_b_16(weights=None)",
+    "swin_t": "torchvision.models.swin_t(weights=None)",
+}
+SMOKE_MODELS = {"resnet18", "mobilenet_v2"}
+
+TRANSFORMER_ENCODER = '''import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        layer = nn.TransformerEncoderLayer(d_model=64, nhead=4, dim_feedforward=128, dropout=0.0, batch_first=True)
+        self.encoder = nn.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=False)
+        self.head = nn.Linear(64, 10)
+
+    def forward(self, x):
+        return self.head(self.encoder(x))
+'''
+
+RECURRENT = '''import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.{cls}(input_size=32, hidden_size=48, num_layers=2, batch_first=True)
+        self.head = nn.Linear(48, 10)
+
+    def forward(self, x):
+        y, _ = self.rnn(x)
+        return self.head(y)
+'''
+
+YOLO_FOCUS = '''import torch
+import torch.nn as nn
+
+
+class Focus(nn.Module):
+    """YOLOv5's space-to-depth stem: four strided slices concatenated, then a conv."""
+
+    def __init__(self, c1, c2, k=1):
+        super().__init__()
+        self.conv = nn.Sequential(nn.Conv2d(c1 * 4, c2, k, 1, k // 2, bias=False), nn.BatchNorm2d(c2), nn.SiLU())
+
+    def forward(self, x):
+        return self.conv(torch.cat([x[..., ::2, ::2], x[..., 1::2, ::2], x[..., ::2, 1::2], x[..., 1::2, 1::2]], 1))
+
+
+class Bottleneck(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.cv1 = nn.Sequential(nn.Conv2d(c, c, 1, bias=False), nn.BatchNorm2d(c), nn.SiLU())
+        self.cv2 = nn.Sequential(nn.Conv2d(c, c, 3, 1, 1, bias=False), nn.BatchNorm2d(c), nn.SiLU())
+
+    def forward(self, x):
+        return x + self.cv2(self.cv1(x))
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.focus = Focus(3, 32, 3)
+        self.down = nn.Sequential(nn.Conv2d(32, 64, 3, 2, 1, bias=False), nn.BatchNorm2d(64), nn.SiLU())
+        self.block = Bottleneck(64)
+        self.up = nn.Upsample(scale_factor=2.0, mode="nearest")
+
+    def forward(self, x):
+        return self.up(self.block(self.down(self.focus(x))))
+'''
+
+
+def _zoo() -> list[ZooCase]:
+    cases = []
+    for name, ctor in TORCHVISION.items():
+        tags = frozenset({TIER_SMOKE} if name in SMOKE_MODELS else set())
+        cases.append(ZooCase(f"models.{name}/random_init", f"models.{name}", torchvision_source(ctor), IMAGE, tags))
+    cases.append(ZooCase(
+        "models.deeplabv3_mobilenet_v3_large/random_init", "models.deeplabv3_mobilenet_v3_large",
+        torchvision_source("torchvision.models.segmentation.deeplabv3_mobilenet_v3_large("
+                           "weights=None, weights_backbone=None, aux_loss=False)", "['out']"),
+        (InputSpec((1, 3, 224, 224)),)))
+    cases.append(ZooCase("models.transformer_encoder/d64_h4_l2", "models.transformer_encoder", TRANSFORMER_ENCODER,
+                         (InputSpec((1, 16, 64), low=-1.0, high=1.0),), frozenset({TIER_SMOKE})))
+    for cls in ("LSTM", "GRU"):
+        cases.append(ZooCase(f"models.{cls.lower()}_seq/h48_l2", f"models.{cls.lower()}_seq",
+                             RECURRENT.replace("{cls}", cls), (InputSpec((1, 20, 32), low=-1.0, high=1.0),)))
+    cases.append(ZooCase("models.yolov5_focus/moduleop", "models.yolov5_focus", YOLO_FOCUS,
+                         (InputSpec((1, 3, 64, 64)),), frozenset({TIER_SMOKE}),
+                         options={"moduleop": ["Focus"]}))
+    return cases
+
+
+@lru_cache(maxsize=None)
+def zoo_cases() -> tuple[ZooCase, ...]:
+    return tuple(sorted(_zoo(), key=lambda c: c.id))
+
+
+def select_models(*, tier: str | None = None, pattern: str | None = None) -> list[ZooCase]:
+    import fnmatch
+
+    return [c for c in zoo_cases()
+            if (tier != "smoke" or c.tier == "smoke") and (not pattern or fnmatch.fnmatchcase(c.id, pattern))]

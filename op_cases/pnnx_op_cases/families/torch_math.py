@@ -1,0 +1,169 @@
+"""torch.* elementwise math: unary functions, comparisons, binary arithmetic, bitwise/logical."""
+from __future__ import annotations
+
+from ..registry import family
+from .F_Tensor_torch_kit import b, binary, f, i, table, unary
+
+# op -> (low, high, accepts integer input): ranges keep each function inside its domain.
+_UNARY = {
+    "abs": (-3, 3, True), "acos": (-0.99, 0.99, False), "acosh": (1.0, 4.0, False),
+    "asin": (-0.99, 0.99, False), "asinh": (-3, 3, False), "atan": (-3, 3, False),
+    "atanh": (-0.95, 0.95, False), "ceil": (-3, 3, True), "cos": (-3, 3, False),
+    "cosh": (-2, 2, False), "erf": (-2, 2, False), "exp": (-3, 3, False), "expm1": (-2, 2, False),
+    "floor": (-3, 3, True), "lgamma": (0.1, 5.0, False), "log": (0.05, 4.0, False),
+    "log10": (0.05, 4.0, False), "log1p": (-0.9, 3.0, False), "neg": (-3, 3, True),
+    "positive": (-3, 3, True), "reciprocal": (0.25, 4.0, False), "round": (-4, 4, True),
+    "rsqrt": (0.05, 4.0, False), "sign": (-3, 3, True), "sin": (-3, 3, False), "sinh": (-2, 2, False),
+    "sqrt": (0.0, 4.0, False), "square": (-3, 3, True), "tan": (-1.2, 1.2, False),
+    "tanh": (-3, 3, False), "trunc": (-3, 3, True), "relu": (-3, 3, True), "sigmoid": (-6, 6, False),
+}
+
+_TOL = {"lgamma": (1e-5, 1e-5, "lgamma is a series approximation in every runtime"),
+        "tan": (1e-5, 1e-5, "tan grows steeply near the range ends"),
+        "cosh": (1e-5, 1e-5, "exponential growth"), "sinh": (1e-5, 1e-5, "exponential growth")}
+
+_EXTRA = {
+    "round": [("decimals2", "torch.round(x0, decimals=2)", [f(3, 7, low=-4, high=4)])],
+    "exp": [("f64", "torch.exp(x0)", [f(2, 5, dtype="f64")])],
+    "abs": [("method_alias", "x0.abs() + torch.abs(x0)", [f(4, 4)])],
+}
+
+
+def _register_unary(name: str, lo: float, hi: float, ints: bool):
+    op = f"torch.{name}"
+    kwargs = {"tol": _TOL[name]} if name in _TOL else {}
+    family(op)(lambda: unary(op, f"torch.{name}({{x}})", lo, hi, with_ints=ints,
+                             extra=_EXTRA.get(name, ()), **kwargs))
+
+
+for _name, (_lo, _hi, _ints) in _UNARY.items():
+    _register_unary(_name, _lo, _hi, _ints)
+
+
+def _register_binary(name: str, call: str, lo=-1.0, hi=1.0, ints=False, scalar="0.5", lo2=None, extra=()):
+    op = f"torch.{name}"
+    family(op)(lambda: binary(op, call, lo, hi, with_ints=ints, scalar=scalar, lo2=lo2, extra=extra))
+
+
+_CMP = {"eq": "eq", "ne": "ne", "ge": "ge", "gt": "gt", "le": "le", "lt": "lt"}
+for _name in _CMP:
+    _register_binary(_name, f"torch.{_name}({{a}}, {{b}})", ints=True, extra=[
+        ("rounded_eq", f"torch.{_name}(torch.round(x0 * 2), torch.round(x1 * 2))", [f(4, 6), f(4, 6)]),
+        ("bool", f"torch.{_name}(x0, x1)", [b(3, 4), b(3, 4)])])
+
+_register_binary("maximum", "torch.maximum({a}, {b})", ints=True, scalar=None)
+_register_binary("minimum", "torch.minimum({a}, {b})", ints=True, scalar=None)
+_register_binary("atan2", "torch.atan2({a}, {b})", scalar=None)
+_register_binary("logaddexp", "torch.logaddexp({a}, {b})", -3.0, 3.0, scalar=None)
+_register_binary("add", "torch.add({a}, {b})", ints=True, extra=[
+    ("alpha", "torch.add(x0, x1, alpha=2.0)", [f(3, 4), f(3, 4)]),
+    ("bool", "torch.add(x0, x1)", [b(3, 4), b(3, 4)])])
+_register_binary("sub", "torch.sub({a}, {b})", ints=True, extra=[
+    ("alpha", "torch.sub(x0, x1, alpha=0.5)", [f(3, 4), f(4)]),
+    ("rsub_scalar", "torch.sub(1.0, x0)", [f(2, 5)])])
+_register_binary("mul", "torch.mul({a}, {b})", ints=True, extra=[
+    ("bool", "torch.mul(x0, x1)", [b(3, 4), b(3, 4)]),
+    ("int_by_float", "torch.mul(x0, x1)", [i(3, 4), f(3, 4)])])
+_register_binary("div", "torch.div({a}, {b})", 0.5, 2.0, ints=True, extra=[
+    ("floor", "torch.div(x0, x1, rounding_mode='floor')", [f(3, 4, low=-4, high=4), f(3, 4, low=0.5, high=2)]),
+    ("trunc", "torch.div(x0, x1, rounding_mode='trunc')", [f(3, 4, low=-4, high=4), f(4, low=0.5, high=2)]),
+    ("int_true_div", "torch.div(x0, 3)", [i(2, 6)])])
+_register_binary("floor_divide", "torch.floor_divide({a}, {b})", -4.0, 4.0, ints=True, scalar="1.5", lo2=0.5)
+_register_binary("remainder", "torch.remainder({a}, {b})", -4.0, 4.0, ints=True, scalar="1.5", lo2=0.5, extra=[
+    ("neg_divisor", "torch.remainder(x0, -1.5)", [f(3, 5, low=-4, high=4)])])
+_register_binary("pow", "torch.pow({a}, {b})", 0.1, 2.0, scalar="2", extra=[
+    ("scalar_base", "torch.pow(2.0, x0)", [f(3, 4)]),
+    ("scalar_half", "torch.pow(x0, 0.5)", [f(2, 13, low=0.0, high=3.0)]),
+    ("int", "torch.pow(x0, 3)", [i(3, 4, low=-4, high=4)])])
+
+
+def _bitwise(name: str, shift: bool):
+    hi2 = 4 if shift else 64
+    return table(f"torch.{name}", [
+        ("i32_same", f"torch.{name}(x0, x1)", [i(3, 8, high=64, dtype="i32"), i(3, 8, high=hi2, dtype="i32")]),
+        ("i64_bcast", f"torch.{name}(x0, x1)", [i(2, 4, 6, high=100), i(6, high=hi2)]),
+        ("scalar", f"torch.{name}(x0, 2)", [i(4, 13, high=200)]),
+        ("u8", f"torch.{name}(x0, x1)", [i(16, high=60, dtype="u8"), i(16, high=hi2 if shift else 250, dtype="u8")]),
+    ] + ([] if shift else [("bool", f"torch.{name}(x0, x1)", [b(3, 4), b(3, 4)])]))
+
+
+for _name, _shift in (("bitwise_and", False), ("bitwise_or", False), ("bitwise_xor", False),
+                      ("bitwise_left_shift", True), ("bitwise_right_shift", True)):
+    family(f"torch.{_name}")(lambda _name=_name, _shift=_shift: _bitwise(_name, _shift))
+
+family("torch.bitwise_not")(lambda: table("torch.bitwise_not", [
+    ("i32", "torch.bitwise_not(x0)", [i(3, 8, low=-50, high=50, dtype="i32")]),
+    ("i64", "torch.bitwise_not(x0)", [i(2, 13, high=1000)]),
+    ("bool", "torch.bitwise_not(x0)", [b(4, 4)]),
+    ("u8", "torch.bitwise_not(x0)", [i(16, high=255, dtype="u8")]),
+]))
+
+
+def _logical(name: str):
+    return table(f"torch.{name}", [
+        ("bool", f"torch.{name}(x0, x1)", [b(3, 8), b(3, 8)]),
+        ("bool_bcast", f"torch.{name}(x0, x1)", [b(2, 4, 6), b(6)]),
+        ("float", f"torch.{name}(x0, x1)", [f(4, 5, low=-1, high=2), f(4, 5, low=-1, high=2)]),
+        ("int", f"torch.{name}(x0, x1)", [i(3, 4, high=3), i(3, 4, high=3)]),
+        ("from_compare", f"torch.{name}(x0 > 0, x1 < 0.5)", [f(13), f(13)]),
+    ])
+
+
+for _name in ("logical_and", "logical_or", "logical_xor"):
+    family(f"torch.{_name}")(lambda _name=_name: _logical(_name))
+
+family("torch.logical_not")(lambda: table("torch.logical_not", [
+    ("bool", "torch.logical_not(x0)", [b(3, 8)]),
+    ("float", "torch.logical_not(x0)", [f(4, 5, low=-1, high=2)]),
+    ("int", "torch.logical_not(x0)", [i(13, high=3)]),
+    ("from_compare", "torch.logical_not(x0 > 0)", [f(2, 3, 4)]),
+]))
+
+
+@family("torch.clamp")
+def _clamp():
+    return table("torch.clamp", [
+        ("min_max", "torch.clamp(x0, -0.5, 0.5)", [f(1, 3, 8, 8)]),
+        ("min_only", "torch.clamp(x0, min=0.0)", [f(2, 13)]),
+        ("max_only", "torch.clamp(x0, max=0.25)", [f(16)]),
+        ("tensor_bounds", "torch.clamp(x0, x1, x2)", [f(3, 4), f(3, 4, low=-1, high=0), f(4, low=0, high=1)]),
+        ("int", "torch.clamp(x0, 2, 7)", [i(3, 5)]),
+        ("noncontig", "torch.clamp(x0.t(), min=-0.1, max=0.3)", [f(4, 6)]),
+    ])
+
+
+@family("torch.where")
+def _where():
+    return table("torch.where", [
+        ("tensors", "torch.where(x0, x1, x2)", [b(3, 8), f(3, 8), f(3, 8)]),
+        ("from_compare", "torch.where(x0 > 0, x0, x1)", [f(1, 3, 8, 8), f(1, 3, 8, 8)]),
+        ("scalar_other", "torch.where(x0 > 0, x0, 0.0)", [f(2, 13)]),
+        ("scalars", "torch.where(x0 > 0.5, 1.0, -1.0)", [f(4, 4)]),
+        ("bcast", "torch.where(x0, x1, x2)", [b(1, 5), f(4, 1), f(5)]),
+        ("int", "torch.where(x0 > 3, x0, x1)", [i(3, 4), i(3, 4)]),
+    ])
+
+
+@family("torch.addcmul")
+def _addcmul():
+    return table("torch.addcmul", [
+        ("same", "torch.addcmul(x0, x1, x2)", [f(3, 8), f(3, 8), f(3, 8)]),
+        ("value", "torch.addcmul(x0, x1, x2, value=0.5)", [f(1, 3, 4, 4), f(1, 3, 4, 4), f(1, 3, 4, 4)]),
+        ("bcast", "torch.addcmul(x0, x1, x2, value=-2)", [f(13), f(2, 13), f(2, 1)]),
+        ("r1", "torch.addcmul(x0, x1, x2)", [f(16), f(16), f(16)]),
+        ("noncontig", "torch.addcmul(x0.t(), x1, x2)", [f(5, 4), f(4, 5), f(4, 5)]),
+    ])
+
+
+def _softmax(op: str, fn: str):
+    return table(op, [
+        ("d1", f"{fn}(x0, 1)", [f(1, 13, 8, 8, low=-4, high=4)]),
+        ("dneg1", f"{fn}(x0, dim=-1)", [f(2, 4, 16, low=-4, high=4)]),
+        ("d0_r1", f"{fn}(x0, 0)", [f(20, low=-4, high=4)]),
+        ("noncontig", f"{fn}(x0.transpose(1, 2), -1)", [f(2, 5, 8, low=-4, high=4)]),
+        ("dtype", f"{fn}(x0, -1, dtype=torch.float64)", [f(3, 10)]),
+    ])
+
+
+family("torch.softmax")(lambda: _softmax("torch.softmax", "torch.softmax"))
+family("torch.log_softmax")(lambda: _softmax("torch.log_softmax", "torch.log_softmax"))

@@ -1,0 +1,142 @@
+"""The Python API: `export(model, inputs, ...)` writes the PNNX artefacts, `capture(...)`
+returns the optimised graph without writing anything."""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+import torch.nn as nn
+
+from .capture import trace
+from .capture.dynamic import merge_shapes
+from .errors import ConversionError, PnnxError, UnsupportedOperator
+from .ir import DTYPES, Graph
+from .passes import PassContext, run_passes
+
+ARTEFACTS = ("pnnxparam", "pnnxbin", "pnnxpy", "pnnxonnx", "ncnnparam", "ncnnbin", "ncnnpy")
+_SUFFIXES = {"pnnxparam": ".pnnx.param", "pnnxbin": ".pnnx.bin", "pnnxpy": "_pnnx.py",
+             "pnnxonnx": ".pnnx.onnx", "ncnnparam": ".ncnn.param", "ncnnbin": ".ncnn.bin",
+             "ncnnpy": "_ncnn.py"}
+
+
+@dataclass
+class ExportResult:
+    graph: Graph
+    paths: dict[str, Path] = field(default_factory=dict)        # artefact -> file written
+    unsupported: dict[str, str] = field(default_factory=dict)   # emitter -> why it wrote nothing
+
+
+def make_inputs(input_shapes, input_types=None, device: str = "cpu") -> tuple:
+    """Example inputs for shapes like [[1,3,224,224]]: seeded rand (randint for integer types)."""
+    types = list(input_types or [])
+    generator = torch.Generator().manual_seed(0)
+    tensors = []
+    for i, shape in enumerate(input_shapes):
+        suffix = types[i] if i < len(types) and types[i] else "f32"
+        if suffix not in DTYPES:
+            raise ConversionError(f"unknown input type {suffix!r} (expected one of {', '.join(DTYPES)})")
+        dtype = getattr(torch, DTYPES[suffix].numpy)
+        if DTYPES[suffix].is_integer:
+            t = torch.randint(0, 10, tuple(shape), generator=generator).to(dtype)
+        else:
+            t = torch.rand(tuple(shape), generator=generator).to(dtype)
+        tensors.append(t.to(_device(device)))
+    return tuple(tensors)
+
+
+def _device(device: str) -> torch.device:
+    if device in ("gpu", "cuda"):
+        if not torch.cuda.is_available():
+            raise ConversionError("device=gpu was asked for but no CUDA device is available")
+        return torch.device("cuda")
+    if device != "cpu":
+        raise ConversionError(f"device must be cpu or gpu, not {device!r}")
+    return torch.device("cpu")
+
+
+def load_custom_ops(customop) -> None:
+    for library in customop:
+        path = Path(library)
+        if not path.is_file():
+            raise ConversionError(f"{library}: custom operator library not found")
+        try:
+            torch.ops.load_library(str(path))
+        except OSError as err:
+            raise ConversionError(f"{library}: cannot load: {err}") from None
+
+
+def _resolve_inputs(inputs, input_shapes, input_types, device):
+    if inputs is None:
+        if input_shapes is None:
+            raise ConversionError("give example inputs or input_shapes")
+        return make_inputs(input_shapes, input_types, device)
+    inputs = (inputs,) if isinstance(inputs, torch.Tensor) else tuple(inputs)
+    return tuple(t.to(_device(device)) if isinstance(t, torch.Tensor) else t for t in inputs)
+
+
+def capture(model: nn.Module, inputs=None, *, inputs2=None, input_shapes=None, input_shapes2=None,
+            input_types=None, optlevel: int = 2, moduleop=(), customop=(), device: str = "cpu") -> Graph:
+    """The graph of `model(*inputs)` after the passes of `optlevel`; writes no files."""
+    if optlevel not in (0, 1, 2):
+        raise ConversionError(f"optlevel must be 0, 1 or 2, not {optlevel!r}")
+    load_custom_ops(customop)
+    if isinstance(model, nn.Module):
+        model = model.to(_device(device)).eval()
+    args = _resolve_inputs(inputs, input_shapes, input_types, device)
+    captured = trace(model, args, moduleop=moduleop)
+    dynamic = inputs2 is not None or input_shapes2 is not None
+    if dynamic:
+        args2 = _resolve_inputs(inputs2, input_shapes2, input_types, device)
+        captured = merge_shapes(captured, trace(model, args2, moduleop=moduleop))
+    return run_passes(captured.graph, optlevel, PassContext(captured.values, dynamic))
+
+
+def default_paths(out_dir, name: str, overrides: dict) -> dict[str, Path]:
+    return {key: Path(overrides[key]) if overrides.get(key) else Path(out_dir) / f"{name}{_SUFFIXES[key]}"
+            for key in ARTEFACTS}
+
+
+def _emitters(graph, paths, fp16, input_shapes):
+    """(emitter, artefacts, module, callable) per writer, in upstream's order."""
+    return (
+        ("pnnx", ("pnnxparam", "pnnxbin"), "formats.pnnx_param",
+         lambda m: m.save(graph, paths["pnnxparam"], paths["pnnxbin"])),
+        ("python", ("pnnxpy",), "emit.python_code",
+         lambda m: m.write_python(graph, paths["pnnxpy"], paths["pnnxbin"], input_shapes=input_shapes)),
+        ("onnx", ("pnnxonnx",), "emit.onnx", lambda m: m.write_onnx(graph, paths["pnnxonnx"], fp16=fp16)),
+        ("ncnn", ("ncnnparam", "ncnnbin", "ncnnpy"), "emit.ncnn",
+         lambda m: m.write_ncnn(graph, paths["ncnnparam"], paths["ncnnbin"], paths["ncnnpy"],
+                                fp16=fp16, input_shapes=input_shapes)),
+    )
+
+
+def export(model: nn.Module, inputs=None, out_dir=".", name: str = "model", *, inputs2=None,
+           input_shapes=None, input_shapes2=None, input_types=None, optlevel: int = 2, moduleop=(),
+           customop=(), fp16: bool = True, device: str = "cpu", pnnxparam=None, pnnxbin=None,
+           pnnxpy=None, pnnxonnx=None, ncnnparam=None, ncnnbin=None, ncnnpy=None) -> ExportResult:
+    """Convert `model` and write NAME.pnnx.param, NAME.pnnx.bin, NAME_pnnx.py, NAME.pnnx.onnx,
+    NAME.ncnn.param, NAME.ncnn.bin and NAME_ncnn.py into `out_dir` (each path overridable).
+    An emitter that cannot lower an operator is recorded in `.unsupported`; the others still write."""
+    graph = capture(model, inputs, inputs2=inputs2, input_shapes=input_shapes,
+                    input_shapes2=input_shapes2, input_types=input_types, optlevel=optlevel,
+                    moduleop=moduleop, customop=customop, device=device)
+    overrides = dict(pnnxparam=pnnxparam, pnnxbin=pnnxbin, pnnxpy=pnnxpy, pnnxonnx=pnnxonnx,
+                     ncnnparam=ncnnparam, ncnnbin=ncnnbin, ncnnpy=ncnnpy)
+    paths = default_paths(out_dir, name, overrides)
+    for path in paths.values():
+        path.parent.mkdir(parents=True, exist_ok=True)
+    shapes = [list(o.outputs[0].shape) for o in graph.inputs() if o.outputs[0].shape is not None]
+    result = ExportResult(graph)
+    for emitter, artefacts, module_name, write in _emitters(graph, paths, fp16, shapes):
+        try:
+            write(importlib.import_module(f"pnnx_reference.{module_name}"))
+        except ImportError as err:
+            result.unsupported[emitter] = f"emitter not available: {err}"
+            continue
+        except UnsupportedOperator as err:
+            result.unsupported[emitter] = str(err)
+            continue
+        result.paths.update({a: paths[a] for a in artefacts if paths[a].exists()})
+    return result

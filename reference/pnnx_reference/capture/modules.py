@@ -1,0 +1,105 @@
+"""A standard `torch.nn` module kept as one operator: constructor arguments as params,
+parameters and buffers as attrs."""
+from __future__ import annotations
+
+import functools
+import inspect
+
+import torch
+import torch.nn as nn
+
+from ..ir import Attribute
+from .params import NotAParam, to_param
+
+_SKIPPED = {"self", "device", "dtype", "inplace"}
+_CONTAINERS = (nn.Sequential, nn.ModuleList, nn.ModuleDict, nn.ParameterList, nn.ParameterDict)
+
+# Constructor arguments that are not stored under their own name on the module.
+_READERS = {
+    nn.MultiheadAttention: {
+        "bias": lambda m: m.in_proj_bias is not None,
+        "add_bias_kv": lambda m: m.bias_k is not None,
+    },
+    nn.PReLU: {"num_parameters": lambda m: m.weight.numel(), "init": None},
+    nn.Embedding: {"_weight": None, "_freeze": None},
+    nn.EmbeddingBag: {"_weight": None},
+}
+# Modules whose constructor takes *args: the attributes that hold its arguments.
+_STORED_ARGS = {
+    nn.RNNBase: ("input_size", "hidden_size", "num_layers", "bias", "batch_first", "dropout",
+                 "bidirectional"),
+}
+_EXTRA_ARGS = {nn.LSTM: ("proj_size",), nn.RNN: ("nonlinearity",)}
+
+
+def is_leaf(module: nn.Module) -> bool:
+    """Standard torch.nn modules (not containers) stay one operator."""
+    module_name = type(module).__module__
+    return module_name.startswith("torch.nn.") and not isinstance(module, _CONTAINERS) \
+        and not module_name.startswith("torch.nn.parallel")
+
+
+def module_type(module: nn.Module, *, custom: bool = False) -> str:
+    cls = type(module)
+    if custom:
+        return f"{cls.__module__}.{cls.__qualname__}"
+    return f"nn.{cls.__name__}"
+
+
+@functools.lru_cache(maxsize=None)
+def _constructor_parameters(cls) -> tuple:
+    try:
+        return tuple(inspect.signature(cls.__init__).parameters.values())
+    except (TypeError, ValueError):
+        return ()
+
+
+def constructor_params(module: nn.Module) -> dict:
+    for base, names in _STORED_ARGS.items():
+        if isinstance(module, base):
+            names = names + _EXTRA_ARGS.get(type(module), ())
+            return dict(sorted((n, to_param(getattr(module, n))) for n in names))
+    readers = _READERS.get(type(module), {})
+    params = {}
+    for p in _constructor_parameters(type(module)):
+        if p.name in _SKIPPED or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        if p.name in readers:
+            if readers[p.name] is not None:
+                params[p.name] = to_param(readers[p.name](module))
+            continue
+        if p.name.startswith("_"):
+            continue
+        value = _read(module, p)
+        if value is _MISSING:
+            continue
+        try:
+            params[p.name] = to_param(value)
+        except NotAParam:
+            continue
+    return dict(sorted(params.items()))
+
+
+_MISSING = object()
+
+
+def _read(module, p):
+    if hasattr(module, p.name):
+        value = getattr(module, p.name)
+        if isinstance(p.default, bool) and (value is None or isinstance(value, torch.Tensor)):
+            return value is not None  # `bias=True` stores a Parameter (or None)
+        if isinstance(value, (torch.Tensor, nn.Module)) or callable(value):
+            return _MISSING
+        return value
+    if p.default is not p.empty:
+        return p.default
+    return _MISSING
+
+
+def module_attrs(module: nn.Module) -> dict[str, Attribute]:
+    attrs = {}
+    for name, tensor in list(module.named_parameters()) + list(module.named_buffers()):
+        if tensor is None or name.split(".")[-1] == "num_batches_tracked":
+            continue
+        attrs[name] = Attribute.from_torch(tensor)
+    return dict(sorted(attrs.items()))

@@ -1,0 +1,31 @@
+"""Python values -> pnnx parameter values (None, bool, int, float, str, lists, complex)."""
+from __future__ import annotations
+
+import enum
+
+import torch
+
+from ..ir import dtype_suffix_of, DTYPES
+
+
+class NotAParam(Exception):
+    """The value has no pnnx parameter form (a module, a callable, ...)."""
+
+
+def to_param(value):
+    if value is None or isinstance(value, (bool, str, complex)):
+        return value
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, torch.dtype):
+        return DTYPES[dtype_suffix_of(value)].torch
+    if isinstance(value, enum.Enum):
+        return str(value.value)
+    if isinstance(value, (list, tuple, torch.Size)):
+        items = [to_param(v) for v in value]
+        if any(isinstance(v, (list, type(None))) for v in items):
+            raise NotAParam(f"nested or None list {value!r}")
+        return items
+    raise NotAParam(f"{type(value).__name__} is not a parameter value")

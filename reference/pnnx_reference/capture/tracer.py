@@ -1,0 +1,257 @@
+"""Run the model under a TorchFunctionMode and record every PyTorch API call as one operator.
+
+Standard `nn` modules (and `moduleop` classes) are leaves: hooks mark "inside a leaf" so the
+calls their forward makes are not recorded, and one `nn.X` op is written instead."""
+from __future__ import annotations
+
+import contextlib
+import itertools
+
+import torch
+import torch.nn as nn
+from torch.overrides import TorchFunctionMode
+
+from ..errors import ConversionError
+from ..ir import Attribute, Graph, Operand, Operator, dtype_suffix_of
+from . import expressions, indexing, modules, naming
+from .params import NotAParam, to_param
+from .shapes import SymInt, has_symint, operands_of, render
+from .signature import bind
+
+
+class Tracer(TorchFunctionMode):
+    def __init__(self, model: nn.Module, moduleop: tuple = ()):
+        super().__init__()
+        self.graph = Graph()
+        self.values: dict[Operand, object] = {}   # the value each operand had while tracing
+        self._tensors: dict[int, tuple[torch.Tensor, Operand]] = {}
+        self._leaf_depth = 0
+        self._pending: list[tuple] = []
+        self._counters = {k: itertools.count() for k in ("operand", "op", "expr", "const", "unique")}
+        self._names: set[str] = set()
+        self._moduleop = moduleop
+        self._module_paths = {id(m): p for p, m in model.named_modules(remove_duplicate=False)}
+        self._tensor_paths = {id(t): p for p, t in itertools.chain(
+            model.named_parameters(remove_duplicate=False), model.named_buffers(remove_duplicate=False))}
+        self._hooks = []
+        for module in model.modules():
+            if module is not model and self._kept_whole(module):
+                self._hooks.append(module.register_forward_pre_hook(self._enter_leaf, with_kwargs=True))
+                self._hooks.append(module.register_forward_hook(self._leave_leaf, with_kwargs=True,
+                                                                always_call=True))
+
+    # --- operands ------------------------------------------------------------------
+    @contextlib.contextmanager
+    def _quiet(self):
+        """Our own torch calls (reading weights) must not be recorded."""
+        self._leaf_depth += 1
+        try:
+            yield
+        finally:
+            self._leaf_depth -= 1
+
+    def _kept_whole(self, module) -> bool:
+        return self._is_moduleop(module) or modules.is_leaf(module)
+
+    def _is_moduleop(self, module) -> bool:
+        cls = type(module)
+        qualified = f"{cls.__module__}.{cls.__qualname__}"
+        return any(m is cls or m == qualified or m == cls.__qualname__ for m in self._moduleop)
+
+    def _unique(self, name: str) -> str:
+        if name in self._names:
+            name = f"pnnx_unique_{next(self._counters['unique'])}"
+        self._names.add(name)
+        return name
+
+    def _new_operand(self, value) -> Operand:
+        operand = self.graph.new_operand(f"pnnx_{next(self._counters['operand'])}")
+        if isinstance(value, torch.Tensor):
+            with self._quiet():
+                operand.shape = [int(d) for d in value.shape]
+                operand.dtype = dtype_suffix_of(value.dtype)
+            self._tensors[id(value)] = (value, operand)
+        self.values[operand] = value
+        return operand
+
+    def operand_of(self, tensor: torch.Tensor) -> Operand:
+        known = self._tensors.get(id(tensor))
+        if known is not None and known[0] is tensor:
+            return known[1]
+        return self._constant(tensor)
+
+    def _constant(self, tensor: torch.Tensor) -> Operand:
+        """A tensor not produced by a recorded op: a parameter, buffer or constant."""
+        path = self._tensor_paths.get(id(tensor))
+        name = path if path is not None else f"pnnx_{next(self._counters['const'])}"
+        op = self.graph.new_operator("pnnx.Attribute", self._unique(name))
+        with self._quiet():
+            op.attrs["data"] = Attribute.from_torch(tensor.detach())
+        operand = self._new_operand(tensor)
+        self.graph.connect(op, outputs=[operand])
+        return operand
+
+    def add_input(self, tensor: torch.Tensor, index: int) -> None:
+        op = self.graph.new_operator("pnnx.Input", self._unique(f"pnnx_input_{index}"))
+        self.graph.connect(op, outputs=[self._new_operand(tensor)])
+
+    def add_output(self, tensor: torch.Tensor, index: int) -> None:
+        operand = self.operand_of(tensor)
+        op = self.graph.new_operator("pnnx.Output", self._unique(f"pnnx_output_{index}"))
+        self.graph.connect(op, inputs=[operand])
+
+    def _emit(self, op_type: str, name: str, inputs: list, inputnames: list, params: dict,
+              results: list, attrs: dict | None = None) -> Operator:
+        op = self.graph.new_operator(op_type, self._unique(name))
+        op.params.update(params)
+        op.attrs.update(attrs or {})
+        op.inputnames = list(inputnames) if any(inputnames) else []
+        self.graph.connect(op, inputs=inputs, outputs=[self._new_operand(r) for r in results])
+        return op
+
+    def _op_name(self, op_type: str) -> str:
+        return f"{op_type}_{next(self._counters['op'])}"
+
+    # --- leaf modules (hooks) ----------------------------------------------------------
+    def _enter_leaf(self, module, args, kwargs):
+        if self._leaf_depth == 0:
+            tensors = [t for t in _flatten((args, kwargs)) if isinstance(t, torch.Tensor)]
+            self._pending.append([self.operand_of(t) for t in tensors])
+        self._leaf_depth += 1
+
+    def _leave_leaf(self, module, args, kwargs, output):
+        self._leaf_depth -= 1
+        if self._leaf_depth:
+            return
+        inputs = self._pending.pop()
+        results = [t for t in _flatten(output) if isinstance(t, torch.Tensor)]
+        path = self._module_paths.get(id(module), type(module).__name__)
+        if self._is_moduleop(module):
+            op_type, params = modules.module_type(module, custom=True), {}
+        else:
+            op_type, params = modules.module_type(module), modules.constructor_params(module)
+        with self._quiet():
+            attrs = modules.module_attrs(module)
+        self._emit(op_type, path, inputs, [], params, results, attrs)
+
+    # --- function calls ---------------------------------------------------------------
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if self._leaf_depth:
+            return func(*args, **kwargs)
+        getter = naming.getter_name(func)
+        if getter is not None:
+            return self._getter(func, getter, args)
+        if naming.is_custom_op(func):
+            return self._custom_op(func, args, kwargs)
+        op_type = naming.api_path(func)
+        if op_type == "Tensor.size":
+            return self._size(args[0], func(*args, **kwargs), *args[1:], **kwargs)
+        result = func(*args, **kwargs)
+        if op_type is None or not any(isinstance(t, torch.Tensor) for t in _flatten(result)):
+            return result
+        self._record(func, op_type, args, kwargs, result)
+        return result
+
+    def _getter(self, func, name: str, args):
+        result = func(*args)
+        if name == "shape":
+            return self._size(args[0], result)
+        if isinstance(result, torch.Tensor) and isinstance(args[0], torch.Tensor):
+            if name in ("data",):
+                self._tensors[id(result)] = (result, self.operand_of(args[0]))
+                return result
+            raise ConversionError(f"Tensor.{name} is not supported by the capture yet")
+        return result
+
+    def _size(self, tensor, result, dim=None):
+        operand = self.operand_of(tensor)
+        if dim is not None:
+            return SymInt(result, ("size", operand, dim % tensor.dim()))
+        return torch.Size([SymInt(v, ("size", operand, d)) for d, v in enumerate(result)])
+
+    def _record(self, func, op_type, args, kwargs, result) -> None:
+        name = expressions.expression_func(op_type)
+        if name is not None:
+            refs = expressions.Refs(self.operand_of)
+            text = expressions.build(name, args, kwargs, refs)
+            if text is not None:
+                self._emit("pnnx.Expression", f"pnnx_expr_{next(self._counters['expr'])}",
+                           refs.operands, [], {"expr": text}, [result])
+                return
+        if op_type == "Tensor.__getitem__":
+            op_type, params = indexing.slice_params(args[0], args[1])
+            self._emit(op_type, self._op_name(op_type), [self.operand_of(args[0])], ["input"],
+                       params, [result])
+            return
+        if op_type == "Tensor.__setitem__":
+            raise ConversionError("in-place assignment `x[...] = y` is not supported by the capture yet")
+        self._record_call(op_type, bind(func, op_type, args, kwargs), result)
+
+    def _record_call(self, op_type, pairs, result) -> None:
+        inputs, inputnames, params = [], [], {}
+        for key, value in pairs:
+            if isinstance(value, torch.Tensor):
+                inputs.append(self.operand_of(value))
+                inputnames.append(key)
+            elif isinstance(value, (list, tuple)) and any(isinstance(v, torch.Tensor) for v in value):
+                for v in value:
+                    if not isinstance(v, torch.Tensor):
+                        raise ConversionError(f"{op_type}: argument {key} mixes tensors and {type(v).__name__}")
+                    inputs.append(self.operand_of(v))
+                    inputnames.append(key)
+            elif has_symint(value):
+                inputs.append(self._shape_expression(value))
+                inputnames.append(key)
+            else:
+                params[key] = self._param(op_type, key, value)
+        results = [t for t in _flatten(result) if isinstance(t, torch.Tensor)]
+        self._emit(op_type, self._op_name(op_type), inputs, inputnames, params, results)
+
+    def _param(self, op_type, key, value):
+        try:
+            return to_param(value)
+        except NotAParam as err:
+            raise ConversionError(f"{op_type}: argument {key}: {err}") from None
+
+    def _shape_expression(self, value) -> Operand:
+        """`x.view(x.size(0), -1)`: the shape list becomes `[size(@0,0),-1]`."""
+        operands = operands_of(value, [])
+        op = self.graph.new_operator("pnnx.Expression",
+                                     self._unique(f"pnnx_expr_{next(self._counters['expr'])}"))
+        op.params["expr"] = render(value, operands)
+        concrete = [int(v) for v in value] if isinstance(value, (list, tuple)) else int(value)
+        out = self._new_operand(concrete)
+        self.graph.connect(op, inputs=operands, outputs=[out])
+        return out
+
+    def _custom_op(self, func, args, kwargs):
+        result = func(*args, **kwargs)
+        schema = naming.custom_op_schema(func)
+        bound = list(args) + [kwargs[a.name] for a in schema.arguments[len(args):] if a.name in kwargs]
+        inputs, inputnames, params = [], [], {}
+        for j, value in enumerate(bound):
+            if isinstance(value, torch.Tensor):
+                inputs.append(self.operand_of(value))
+                inputnames.append(f"arg_{j}")
+            else:
+                params[f"arg_{j}"] = self._param(naming.custom_op_type(func), f"arg_{j}", value)
+        op_type = naming.custom_op_type(func)
+        results = [t for t in _flatten(result) if isinstance(t, torch.Tensor)]
+        self._emit(op_type, self._op_name(op_type), inputs, inputnames, params, results)
+        return result
+
+    def close(self) -> None:
+        for hook in self._hooks:
+            hook.remove()
+
+
+def _flatten(value):
+    if isinstance(value, torch.Tensor):
+        yield value
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _flatten(v)
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _flatten(v)

@@ -1,0 +1,189 @@
+"""`pnnxref MODEL [key=value ...]`: the upstream command line, for Python models.
+
+MODEL is `package.module:factory` (a callable returning an nn.Module), or a `.py` file that
+defines a `Model` class or a `model()` / `get_model()` factory. A `.pt` TorchScript file is
+handed to `pnnx_reference.torchscript` when that frontend is installed."""
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import re
+import sys
+from pathlib import Path
+
+from .errors import PnnxError, UsageError
+
+USAGE = """Usage: pnnxref MODEL [(key=value)...]
+  MODEL: package.module:factory | model.py (defines Model, model() or get_model()) | model.pt
+  pnnxparam=model.pnnx.param  pnnxbin=model.pnnx.bin  pnnxpy=model_pnnx.py
+  pnnxonnx=model.pnnx.onnx  ncnnparam=model.ncnn.param  ncnnbin=model.ncnn.bin
+  ncnnpy=model_ncnn.py  fp16=1  optlevel=2  device=cpu/gpu
+  inputshape=[1,3,224,224],...  inputshape2=[1,3,320,320],...
+  customop=/path/to/ops.so,...  moduleop=models.common.Focus,...
+Sample usage: pnnxref torchvision.models:resnet18 inputshape=[1,3,224,224]"""
+
+PATH_KEYS = ("pnnxparam", "pnnxbin", "pnnxpy", "pnnxonnx", "ncnnparam", "ncnnbin", "ncnnpy")
+_SHAPE = re.compile(r"\[([0-9,\s-]*)\]([a-z0-9]*)")
+
+
+def parse_shapes(key: str, text: str) -> tuple[list[list[int]], list[str | None]]:
+    """`[1,3,224,224]f32,[1,77]i64` -> ([[1,3,224,224],[1,77]], ['f32','i64'])."""
+    shapes, types, pos = [], [], 0
+    text = text.strip()
+    while pos < len(text):
+        match = _SHAPE.match(text, pos)
+        if match is None:
+            raise UsageError(f"{key}: malformed shape list {text!r} (expected e.g. [1,3,224,224],[1,10])")
+        try:
+            dims = [int(d) for d in match.group(1).split(",") if d.strip()]
+        except ValueError:
+            raise UsageError(f"{key}: malformed shape {match.group(0)!r}") from None
+        if not dims or any(d <= 0 for d in dims):
+            raise UsageError(f"{key}: every dimension must be a positive integer in {match.group(0)!r}")
+        shapes.append(dims)
+        types.append(match.group(2) or None)
+        pos = match.end()
+        if pos < len(text):
+            if text[pos] != ",":
+                raise UsageError(f"{key}: malformed shape list {text!r}")
+            pos += 1
+    if not shapes:
+        raise UsageError(f"{key}: empty shape list")
+    return shapes, types
+
+
+def _flag(key: str, value: str) -> bool:
+    if value not in ("0", "1"):
+        raise UsageError(f"{key} must be 0 or 1, not {value!r}")
+    return value == "1"
+
+
+def _optlevel(key: str, value: str) -> int:
+    if value not in ("0", "1", "2"):
+        raise UsageError(f"optlevel must be 0, 1 or 2, not {value!r}")
+    return int(value)
+
+
+def _device(key: str, value: str) -> str:
+    if value not in ("cpu", "gpu"):
+        raise UsageError(f"device must be cpu or gpu, not {value!r}")
+    return value
+
+
+def _names(key: str, value: str) -> list[str]:
+    return [v for v in value.split(",") if v]
+
+
+_PARSERS = {"fp16": _flag, "optlevel": _optlevel, "device": _device, "moduleop": _names,
+            "customop": _names, "inputshape": parse_shapes, "inputshape2": parse_shapes,
+            **{k: lambda key, v: v for k in PATH_KEYS}}
+
+
+def parse_args(argv: list[str]) -> tuple[str, dict]:
+    if not argv or argv[0] in ("-h", "--help"):
+        raise UsageError("no model given\n" + USAGE)
+    model, options = argv[0], {}
+    for arg in argv[1:]:
+        key, sep, value = arg.partition("=")
+        if not sep:
+            raise UsageError(f"argument {arg!r} is not key=value")
+        if key not in _PARSERS:
+            raise UsageError(f"unknown option {key!r} (known: {', '.join(sorted(_PARSERS))})")
+        options[key] = _PARSERS[key](key, value)
+    return model, options
+
+
+def load_model(spec: str):
+    """The nn.Module that MODEL names, and the base path the outputs go beside."""
+    if spec.endswith(".pt"):
+        return _load_torchscript(spec), Path(spec).with_suffix("")
+    if spec.endswith(".py"):
+        return _load_python_file(spec), Path(spec).with_suffix("")
+    module_name, sep, factory = spec.partition(":")
+    if not sep or not module_name or not factory:
+        raise UsageError(f"{spec}: MODEL must be package.module:factory, a .py file or a .pt file")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as err:
+        raise UsageError(f"{spec}: cannot import {module_name}: {err}") from None
+    if not hasattr(module, factory):
+        raise UsageError(f"{spec}: {module_name} has no {factory}")
+    return _call_factory(spec, getattr(module, factory)), Path(factory)
+
+
+def _load_torchscript(spec: str):
+    if not Path(spec).is_file():
+        raise UsageError(f"{spec}: no such file")
+    try:
+        torchscript = importlib.import_module("pnnx_reference.torchscript")
+    except ImportError:
+        raise UsageError(f"{spec}: TorchScript (.pt) input needs the pnnx_reference.torchscript "
+                         f"frontend, which is not installed") from None
+    return torchscript.load(spec)
+
+
+def _load_python_file(spec: str):
+    path = Path(spec)
+    if not path.is_file():
+        raise UsageError(f"{spec}: no such file")
+    module_spec = importlib.util.spec_from_file_location(f"pnnxref_model_{path.stem}", path)
+    module = importlib.util.module_from_spec(module_spec)
+    sys.path.insert(0, str(path.parent.resolve()))
+    try:
+        module_spec.loader.exec_module(module)
+    except Exception as err:  # the user's file failed to import
+        raise UsageError(f"{spec}: cannot load: {type(err).__name__}: {err}") from None
+    finally:
+        sys.path.pop(0)
+    for name in ("Model", "model", "get_model"):
+        if hasattr(module, name):
+            return _call_factory(spec, getattr(module, name))
+    raise UsageError(f"{spec}: defines no Model class and no model() / get_model() factory")
+
+
+def _call_factory(spec: str, factory):
+    import torch.nn as nn
+
+    try:
+        model = factory()
+    except Exception as err:
+        raise UsageError(f"{spec}: building the model failed: {type(err).__name__}: {err}") from None
+    if not isinstance(model, nn.Module):
+        raise UsageError(f"{spec}: the factory returned {type(model).__name__}, not an nn.Module")
+    return model
+
+
+def run(argv: list[str]) -> int:
+    from .api import export
+
+    spec, options = parse_args(argv)
+    if "inputshape" not in options:
+        raise UsageError("inputshape=... is required for Python models (e.g. inputshape=[1,3,224,224])")
+    model, base = load_model(spec)
+    shapes, types = options["inputshape"]
+    shapes2 = options["inputshape2"][0] if "inputshape2" in options else None
+    if shapes2 is not None and len(shapes2) != len(shapes):
+        raise UsageError("inputshape2 must list as many shapes as inputshape")
+    result = export(model, None, base.parent, base.name, input_shapes=shapes, input_shapes2=shapes2,
+                    input_types=types, optlevel=options.get("optlevel", 2),
+                    moduleop=options.get("moduleop", ()), customop=options.get("customop", ()),
+                    fp16=options.get("fp16", True), device=options.get("device", "cpu"),
+                    **{k: options.get(k) for k in PATH_KEYS})
+    for artefact, path in result.paths.items():
+        print(f"{artefact}: {path}")
+    for emitter, message in result.unsupported.items():
+        print(f"warning: {emitter}: {message}", file=sys.stderr)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        return run(argv)
+    except PnnxError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,112 @@
+"""cat/stack -> Concat; chunk/split/tensor_split/unbind -> Slice; slice/select -> Crop.
+Sizes come from the (static) operand shapes, so every split form lowers the same way."""
+from __future__ import annotations
+
+from .context import CannotLower, Context, dims_params, param
+from .registry import lowers
+
+INT_MAX = 2147483647
+
+
+def _dim(op, default: int = 0) -> int:
+    value = param(op, "dim", default)
+    if isinstance(value, (list, tuple)):
+        raise CannotLower("several dims at once are not lowered")
+    return int(value)
+
+
+@lowers("torch.cat", "torch.concat", "torch.concatenate")
+def cat(ctx: Context, op) -> None:
+    ref = op.outputs[0]
+    axis = ctx.axis(ref, _dim(op))
+    ctx.emit("Concat", "cat", [ctx.blob(x) for x in op.inputs], [ref.name], {0: axis})
+
+
+@lowers("torch.stack")
+def stack(ctx: Context, op) -> None:
+    out = op.outputs[0]
+    axis = ctx.axis(out, _dim(op))
+    shape = ctx.shape(out)
+    piece = shape[:axis] + [1] + shape[axis + 1:]
+    if len(piece) > 4:
+        raise CannotLower("stack to a rank > 4 blob")
+    parts = []
+    for x in op.inputs:
+        t = ctx.temp(out.name)
+        ctx.emit("Reshape", "reshape", [ctx.blob(x)], [t], dims_params(piece))
+        parts.append(t)
+    ctx.emit("Concat", "stack", parts, [out.name], {0: axis})
+
+
+def _slice_along(ctx: Context, op, axis: int, squeeze: bool) -> None:
+    sizes = [ctx.shape(o)[axis] if not squeeze else 1 for o in op.outputs]
+    if -1 in sizes:
+        raise CannotLower("dynamic split sizes are not lowered")
+    if not squeeze:
+        ctx.emit("Slice", "slice", [ctx.blob(op.inputs[0])], [o.name for o in op.outputs], {0: sizes, 1: axis})
+        return
+    temps = [ctx.temp(o.name) for o in op.outputs]
+    ctx.emit("Slice", "unbind", [ctx.blob(op.inputs[0])], temps, {0: sizes, 1: axis})
+    for t, o in zip(temps, op.outputs):
+        shape = ctx.shape(o)
+        if not shape:
+            raise CannotLower("unbind to 0-d tensors")
+        ctx.emit("Reshape", "reshape", [t], [o.name], dims_params(shape))
+
+
+@lowers("torch.chunk", "Tensor.chunk", "torch.split", "Tensor.split", "torch.tensor_split",
+        "Tensor.tensor_split")
+def split(ctx: Context, op) -> None:
+    _slice_along(ctx, op, ctx.axis(op.inputs[0], _dim(op)), squeeze=False)
+
+
+@lowers("torch.unbind", "Tensor.unbind")
+def unbind(ctx: Context, op) -> None:
+    _slice_along(ctx, op, ctx.axis(op.inputs[0], _dim(op)), squeeze=True)
+
+
+def _slice_specs(op) -> list[tuple[int, int, int, int]]:
+    """(dim, start, end, step) per sliced dim, for both the singular and plural param forms."""
+    if "dims" in op.params:
+        if any(s != INT_MAX for s in (param(op, "selects") or [])):
+            raise CannotLower("mixed slice/select indexing is not lowered")
+        return list(zip(param(op, "dims"), param(op, "starts"), param(op, "ends"), param(op, "steps")))
+    return [(param(op, "dim", 0), param(op, "start", 0), param(op, "end", INT_MAX), param(op, "step", 1))]
+
+
+def _crop(ctx: Context, op, specs, out_name: str) -> None:
+    src = op.inputs[0]
+    shape = ctx.torch_shape(src)
+    starts, ends, axes = [], [], []
+    for dim, start, end, step in specs:
+        if step not in (1, None):
+            raise CannotLower("strided slices are not lowered (ncnn Crop has no step)")
+        if not all(isinstance(v, int) or v is None for v in (start, end)):
+            raise CannotLower("slice bounds from tensors are not lowered")
+        size = shape[int(dim)]
+        start = 0 if start is None else start + size if start < 0 else min(start, size)
+        end = size if end is None or end >= INT_MAX else end + size if end < 0 else min(end, size)
+        starts.append(start)
+        ends.append(end)
+        axes.append(ctx.axis(src, int(dim)))
+    ctx.emit("Crop", "slice", [ctx.blob(src)], [out_name], {9: starts, 10: ends, 11: axes})
+
+
+@lowers("Tensor.slice")
+def slice_(ctx: Context, op) -> None:
+    _crop(ctx, op, _slice_specs(op), op.outputs[0].name)
+
+
+@lowers("Tensor.select", "torch.select")
+def select(ctx: Context, op) -> None:
+    dim, index = int(param(op, "dim")), param(op, "index")
+    if not isinstance(index, int):
+        raise CannotLower("select index from a tensor is not lowered")
+    out = op.outputs[0]
+    shape = ctx.shape(out)
+    if not shape:
+        raise CannotLower("select to a 0-d tensor")
+    end = index + 1 if index != -1 else INT_MAX
+    t = ctx.temp(out.name)
+    _crop(ctx, op, [(dim, index, end, 1)], t)
+    ctx.emit("Reshape", "reshape", [t], [out.name], dims_params(shape))

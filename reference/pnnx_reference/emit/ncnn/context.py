@@ -1,0 +1,149 @@
+"""State shared by the lowerings: emitted layers, blob naming and the torch -> ncnn shape rules.
+
+ncnn blobs have no batch axis: torch dim 0 of every activation is the batch and must be 1
+(it is dropped), and a torch `dim=d` becomes ncnn axis `d-1` counted outermost-first, the
+order upstream writes for Concat, Slice, Crop, Softmax, Reduction (5=1), Squeeze...
+Constants (pnnx.Attribute) without a leading 1 keep all their dims (no batch axis)."""
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from ...ir import Graph, Operand, Operator
+from .layers import Layer, Weight
+
+FLT_MAX = 3.40282347e38
+
+
+class CannotLower(Exception):
+    """Raised inside a lowering; the driver records it against the operator being lowered."""
+
+
+class Context:
+    def __init__(self, graph: Graph) -> None:
+        self.graph = graph
+        self.layers: list[Layer] = []
+        self.aliases: dict[str, str] = {}      # operand name -> blob that carries it
+        self.blob_names: dict[str, str] = {}   # operand name -> ncnn blob name (in0, ...)
+        self.batchless: set[str] = set()
+        self.materialized: set[str] = set()    # pnnx.Attribute operands already a MemoryData
+        self.flat_views: dict[str, str] = {}   # (c,1,1) operand -> blob holding the same data as (c)
+        self._counters: Counter = Counter()
+        self._temps = 0
+
+    # --- blobs ------------------------------------------------------------------------
+    def blob(self, operand: Operand) -> str:
+        """The ncnn blob carrying `operand`; a constant becomes a MemoryData on first use."""
+        name = operand.name
+        while name in self.aliases:
+            name = self.aliases[name]
+        producer = operand.producer
+        if producer is not None and producer.type == "pnnx.Attribute" and name == operand.name:
+            self._memorydata(operand, producer)
+        return self.blob_names.get(name, name)
+
+    def alias(self, out: Operand, source: Operand) -> None:
+        """`out` is `source` unchanged (a no-op): consumers read the source's blob."""
+        self.aliases[out.name] = self.blob(source)
+
+    def temp(self, base: str) -> str:
+        self._temps += 1
+        return f"{base}_t{self._temps}"
+
+    def emit(self, type: str, prefix: str, inputs, outputs, params=None, weights=()) -> Layer:
+        name = f"{prefix}_{self._counters[prefix]}"
+        self._counters[prefix] += 1
+        layer = Layer(type, name, list(inputs), list(outputs), dict(params or {}), list(weights))
+        self.layers.append(layer)
+        return layer
+
+    def _memorydata(self, operand: Operand, producer: Operator) -> None:
+        if operand.name in self.materialized:
+            return
+        data = self.attribute_data(producer)
+        shape = self.shape(operand)
+        if len(shape) > 4:
+            raise CannotLower(f"constant {operand.name} has rank {len(shape)} > 4 after dropping batch")
+        params = dims_params(shape) if shape else {0: 1}
+        self.emit("MemoryData", producer.name.replace(".", "_"), [], [operand.name], params,
+                  [Weight(data.astype(np.float32).reshape(-1), tagged=False)])
+        self.materialized.add(operand.name)
+
+    # --- constants ----------------------------------------------------------------------
+    @staticmethod
+    def attribute_data(op: Operator) -> np.ndarray:
+        attr = next(iter(op.attrs.values()), None)
+        if attr is None:
+            raise CannotLower(f"pnnx.Attribute {op.name} has no data")
+        if attr.dtype not in ("f32", "f64", "f16", "i32", "i64", "i16", "i8", "u8", "bool"):
+            raise CannotLower(f"constant {op.name} of dtype {attr.dtype} has no ncnn form")
+        return attr.to_numpy()
+
+    def constant(self, operand: Operand) -> np.ndarray | None:
+        """The value of an operand produced by pnnx.Attribute, or None."""
+        producer = operand.producer
+        if producer is None or producer.type != "pnnx.Attribute":
+            return None
+        return self.attribute_data(producer)
+
+    # --- shapes and axes ---------------------------------------------------------------
+    def torch_shape(self, operand: Operand) -> list[int]:
+        if operand.shape is None:
+            raise CannotLower(f"shape of operand {operand.name} is unknown")
+        return list(operand.shape)
+
+    def shape(self, operand: Operand) -> list[int]:
+        """ncnn shape (batch dropped), outermost first."""
+        shape = self.torch_shape(operand)
+        if not self.has_batch(operand):
+            return shape
+        if not shape:
+            raise CannotLower(f"operand {operand.name} is 0-d: ncnn has no scalar blobs")
+        if shape[0] not in (1, -1):
+            raise CannotLower(f"operand {operand.name} has batch size {shape[0]}: ncnn blobs have no "
+                              "batch axis, only batch 1 can be lowered")
+        return shape[1:]
+
+    def has_batch(self, operand: Operand) -> bool:
+        """Activations always have the batch dim; a constant only when it leads with a 1."""
+        if operand.name in self.batchless:
+            return False
+        producer = operand.producer
+        if producer is not None and producer.type == "pnnx.Attribute":
+            shape = operand.shape or []
+            return len(shape) > 1 and shape[0] == 1
+        return True
+
+    def rank(self, operand: Operand) -> int:
+        return len(self.shape(operand))
+
+    def axis(self, operand: Operand, dim: int) -> int:
+        """ncnn axis (outermost first, batch dropped) of torch `dim` on `operand`."""
+        torch_rank = len(self.torch_shape(operand))
+        d = dim + torch_rank if dim < 0 else dim
+        if not 0 <= d < torch_rank:
+            raise CannotLower(f"dim {dim} out of range for rank {torch_rank}")
+        if not self.has_batch(operand):
+            return d
+        if d == 0:
+            raise CannotLower(f"works along the batch axis (dim {dim}): ncnn blobs have no batch axis")
+        return d - 1
+
+
+def dims_params(shape: list[int]) -> dict[int, int]:
+    """ncnn w/h/d/c params (0, 1, 11, 2) for a shape given outermost first."""
+    keys = {1: (0,), 2: (1, 0), 3: (2, 1, 0), 4: (2, 11, 1, 0)}[len(shape)]
+    return {k: int(v) for k, v in zip(keys, shape)}
+
+
+def as_list(value, n: int) -> list:
+    """An int-or-tuple torch argument as a list of n values."""
+    if isinstance(value, (list, tuple)):
+        return list(value) if len(value) == n else list(value) * n if len(value) == 1 else list(value)
+    return [value] * n
+
+
+def param(op: Operator, key: str, default=None):
+    value = op.params.get(key, default)
+    return default if value is None and default is not None else value

@@ -1,0 +1,86 @@
+"""Graph -> list of ncnn layers: inputs, one lowering per operator, then the ncnn-level
+rewrites, Split insertion and output naming."""
+from __future__ import annotations
+
+from ...errors import PnnxError, UnsupportedOperator
+from ...ir import Graph, Operand
+from . import families  # noqa: F401  (registers every lowering)
+from .context import CannotLower, Context
+from .layers import Layer
+from .optimize import fold_padding, fuse_activations, remove_dead
+from .registry import lowering_for
+from .split import insert_split, rename_outputs
+
+SKIPPED = {"pnnx.Input", "pnnx.Output", "pnnx.Attribute", "prim::TupleConstruct", "prim::ListConstruct"}
+
+
+def graph_outputs(graph: Graph) -> list[Operand]:
+    """Output operands in order; a tuple/list built for the return is flattened."""
+    found: list[Operand] = []
+    for op in graph.outputs():
+        for operand in op.inputs:
+            found.extend(_flatten(operand))
+    return found
+
+
+def _flatten(operand: Operand) -> list[Operand]:
+    producer = operand.producer
+    if producer is not None and producer.type in ("prim::TupleConstruct", "prim::ListConstruct"):
+        return [leaf for item in producer.inputs for leaf in _flatten(item)]
+    return [operand]
+
+
+def _skippable(op, outputs: list[Operand]) -> bool:
+    if op.type in ("pnnx.Input", "pnnx.Output", "pnnx.Attribute"):
+        return True
+    # a tuple that only packs the return values
+    return op.type in SKIPPED and all(c.type == "pnnx.Output" or c.type in SKIPPED
+                                      for out in op.outputs for c in out.consumers)
+
+
+def lower_graph(graph: Graph) -> tuple[list[Layer], Context, list[Operand]]:
+    ctx = Context(graph)
+    outputs = graph_outputs(graph)
+    for i, op in enumerate(graph.inputs()):
+        operand = op.outputs[0]
+        ctx.blob_names[operand.name] = f"in{i}"
+        ctx.layers.append(Layer("Input", f"in{i}", [], [f"in{i}"]))
+    failures: list[tuple[str, str, str]] = []
+    for op in graph.ops:
+        if _skippable(op, outputs):
+            continue
+        lowering = lowering_for(op.type)
+        if lowering is None:
+            failures.append((op.type, op.name, "no ncnn lowering for this operator"))
+            continue
+        try:
+            lowering(ctx, op)
+        except (CannotLower, PnnxError) as err:
+            failures.append((op.type, op.name, str(err)))
+    out_blobs = []
+    for operand in outputs:
+        try:
+            out_blobs.append(ctx.blob(operand))
+        except CannotLower as err:
+            failures.append(("pnnx.Output", operand.name, str(err)))
+    if failures:
+        raise _unsupported(failures)
+    return _finish(ctx.layers, out_blobs), ctx, outputs
+
+
+def _finish(layers: list[Layer], out_blobs: list[str]) -> list[Layer]:
+    protected = set(out_blobs)
+    layers = remove_dead(layers, protected)
+    layers = fold_padding(layers, protected)
+    layers = fuse_activations(layers, protected)
+    layers, out_blobs = insert_split(layers, out_blobs)
+    return rename_outputs(layers, out_blobs)
+
+
+def _unsupported(failures: list[tuple[str, str, str]]) -> UnsupportedOperator:
+    op_type, op_name, reason = failures[0]
+    if len(failures) > 1:
+        reason += "; also " + "; ".join(f"{t} ({n}): {r}" for t, n, r in failures[1:])
+    err = UnsupportedOperator(op_type, op_name, reason)
+    err.failures = failures
+    return err

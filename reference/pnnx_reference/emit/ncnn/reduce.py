@@ -1,0 +1,43 @@
+"""Reductions -> Reduction (axes in batch-dropped torch order, 5=1 as upstream writes)."""
+from __future__ import annotations
+
+from .context import CannotLower, Context, param
+from .registry import lowers
+
+OPS = {"torch.sum": 0, "Tensor.sum": 0, "torch.mean": 3, "Tensor.mean": 3, "torch.amax": 4,
+       "torch.amin": 5, "torch.max": 4, "Tensor.max": 4, "torch.min": 5, "Tensor.min": 5,
+       "torch.prod": 6, "Tensor.prod": 6, "torch.logsumexp": 10}
+NORM = {1: 7, 2: 8}
+
+
+def _reduce(ctx: Context, op, operation: int) -> None:
+    if len(op.outputs) > 1 and op.outputs[1].consumers:
+        raise CannotLower("the indices of max/min are used: ncnn Reduction has none")
+    dims = param(op, "dim")
+    if dims is None:
+        raise CannotLower("reduces every dim including the batch axis")
+    dims = [dims] if isinstance(dims, int) else list(dims)
+    src = op.inputs[0]
+    axes = sorted(ctx.axis(src, int(d)) for d in dims)
+    keep = bool(param(op, "keepdim", False))
+    if not keep and len(axes) == ctx.rank(src):
+        raise CannotLower("reduces every non-batch dim without keepdim (0-d result)")
+    ctx.emit("Reduction", "reduce", [ctx.blob(src)], [op.outputs[0].name],
+             {0: operation, 1: 0, 3: axes, 4: int(keep), 5: 1})
+
+
+def _register(op_type: str, operation: int) -> None:
+    lowers(op_type)(lambda ctx, op: _reduce(ctx, op, operation))
+
+
+for _type, _operation in OPS.items():
+    _register(_type, _operation)
+
+
+@lowers("torch.norm", "Tensor.norm", "torch.linalg.vector_norm")
+def norm(ctx: Context, op) -> None:
+    p = param(op, "p", param(op, "ord", 2))
+    p = 2 if p == "fro" else p
+    if p not in NORM:
+        raise CannotLower(f"p={p} norm has no ncnn Reduction")
+    _reduce(ctx, op, NORM[int(p)])

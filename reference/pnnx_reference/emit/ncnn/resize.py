@@ -1,0 +1,61 @@
+"""Interp (Upsample / interpolate), PixelShuffle, PixelUnshuffle (Reorg), ChannelShuffle."""
+from __future__ import annotations
+
+from .context import CannotLower, Context, as_list, param
+from .registry import lowers
+
+RESIZE_TYPE = {"nearest": 1, "bilinear": 2, "linear": 2, "bicubic": 3}
+
+
+@lowers("nn.Upsample", "F.interpolate", "F.upsample", "nn.UpsamplingNearest2d",
+        "nn.UpsamplingBilinear2d", "F.upsample_nearest", "F.upsample_bilinear")
+def interp(ctx: Context, op) -> None:
+    mode = param(op, "mode", "nearest")
+    if op.type in ("nn.UpsamplingBilinear2d", "F.upsample_bilinear"):
+        mode, align = "bilinear", True
+    else:
+        align = bool(param(op, "align_corners", False))
+    if mode not in RESIZE_TYPE:
+        raise CannotLower(f"interpolation mode {mode!r} has no ncnn Interp equivalent")
+    n = ctx.rank(op.inputs[0]) - 1
+    if n not in (1, 2) or (n == 1 and mode not in ("linear", "nearest")) or (n == 2 and mode == "linear"):
+        raise CannotLower(f"ncnn Interp resizes 1-d or 2-d spatial data; got {n}-d with mode {mode}")
+    p = {0: RESIZE_TYPE[mode], 6: int(align)}
+    scale = param(op, "scale_factor")
+    if scale is not None and not param(op, "recompute_scale_factor", False):
+        s = [float(v) for v in as_list(scale, n)]
+        p[2] = s[-1]
+        if n == 2:
+            p[1] = s[0]
+    else:
+        out = ctx.shape(op.outputs[0])[1:]
+        p[4] = int(out[-1])
+        if n == 2:
+            p[3] = int(out[0])
+    ctx.emit("Interp", "interpolate", [ctx.blob(op.inputs[0])], [op.outputs[0].name], p)
+
+
+def _rank3(ctx: Context, op) -> None:
+    if ctx.rank(op.inputs[0]) != 3:
+        raise CannotLower("expects a (1,c,h,w) input")
+
+
+@lowers("nn.PixelShuffle", "F.pixel_shuffle")
+def pixel_shuffle(ctx: Context, op) -> None:
+    _rank3(ctx, op)
+    ctx.emit("PixelShuffle", "pixelshuffle", [ctx.blob(op.inputs[0])], [op.outputs[0].name],
+             {0: int(param(op, "upscale_factor"))})
+
+
+@lowers("nn.PixelUnshuffle", "F.pixel_unshuffle")
+def pixel_unshuffle(ctx: Context, op) -> None:
+    _rank3(ctx, op)
+    ctx.emit("Reorg", "pixelunshuffle", [ctx.blob(op.inputs[0])], [op.outputs[0].name],
+             {0: int(param(op, "downscale_factor"))})
+
+
+@lowers("nn.ChannelShuffle", "F.channel_shuffle", "torch.channel_shuffle")
+def channel_shuffle(ctx: Context, op) -> None:
+    _rank3(ctx, op)
+    ctx.emit("ShuffleChannel", "channelshuffle", [ctx.blob(op.inputs[0])], [op.outputs[0].name],
+             {0: int(param(op, "groups"))})

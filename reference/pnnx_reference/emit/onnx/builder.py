@@ -1,0 +1,157 @@
+"""OnnxBuilder: the state one export accumulates (nodes, initializers, graph inputs/outputs)
+plus the small helpers every lowering uses (operand names, constants, weights, params)."""
+from __future__ import annotations
+
+import itertools
+from typing import Sequence
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+from ...ir import Graph, Operand, Operator
+from .dtypes import FLOATS, numpy_type, onnx_type
+from .registry import Unsupported
+
+
+class OnnxBuilder:
+    def __init__(self, graph: Graph, opset: int, fp16: bool) -> None:
+        self.graph, self.opset, self.fp16 = graph, opset, fp16
+        self.nodes: list = []
+        self.initializers: list = []
+        self.inputs: list = []
+        self.outputs: list = []
+        self.op: Operator | None = None          # the operator being lowered
+        self._used = {o.name for o in graph.operands} | {op.name for op in graph.ops}
+        self._consts: dict[tuple, str] = {}
+        self._counter = itertools.count()
+
+    # --- names --------------------------------------------------------------------------
+    def fresh(self, hint: str) -> str:
+        name = hint
+        while name in self._used:
+            name = f"{hint}_{next(self._counter)}"
+        self._used.add(name)
+        return name
+
+    def x(self, op: Operator, i: int = 0) -> str:
+        if i >= len(op.inputs):
+            raise Unsupported(f"expected at least {i + 1} inputs, got {len(op.inputs)}")
+        return op.inputs[i].name
+
+    def y(self, op: Operator, i: int = 0) -> str:
+        if i >= len(op.outputs):
+            raise Unsupported(f"expected at least {i + 1} outputs, got {len(op.outputs)}")
+        return op.outputs[i].name
+
+    def named_input(self, op: Operator, key: str, position: int | None = None) -> Operand | None:
+        """The input bound to keyword `key` ($key=...), else the one at `position`."""
+        if op.inputnames and len(op.inputnames) == len(op.inputs) and any(op.inputnames):
+            for operand, name in zip(op.inputs, op.inputnames):
+                if name == key:
+                    return operand
+            return None
+        if position is not None and position < len(op.inputs):
+            return op.inputs[position]
+        return None
+
+    # --- nodes --------------------------------------------------------------------------
+    def node(self, op_type: str, inputs: Sequence[str], outputs=1, **attrs):
+        """Append one node. `outputs`: a name, a list of names, or a count of fresh names.
+        Returns the output name (one output) or the list of names."""
+        if isinstance(outputs, int):
+            base = self.op.name if self.op is not None else "pnnx"
+            outputs = [self.fresh(f"{base}_{op_type.lower()}") for _ in range(outputs)]
+        elif isinstance(outputs, str):
+            outputs = [outputs]
+        base = self.op.name if self.op is not None else "pnnx"
+        name = self.fresh(f"{base}/{op_type}")
+        attrs = {k: v for k, v in attrs.items() if v is not None}
+        self.nodes.append(helper.make_node(op_type, list(inputs), list(outputs), name=name, **attrs))
+        return outputs[0] if len(outputs) == 1 else list(outputs)
+
+    # --- constants and weights --------------------------------------------------------------
+    def const(self, value, dtype: str = "i64", hint: str = "const") -> str:
+        """A small constant initializer (shapes, axes, scalars); deduplicated, never fp16."""
+        array = np.asarray(value, dtype=numpy_type(dtype))
+        key = (dtype, array.shape, array.tobytes())
+        if key not in self._consts:
+            name = self.fresh(hint)
+            self.initializers.append(numpy_helper.from_array(array, name))
+            self._consts[key] = name
+        return self._consts[key]
+
+    def weight(self, array: np.ndarray, hint: str, out: str | None = None) -> str:
+        """A weight initializer. With fp16, float weights are stored as float16 and a Cast
+        restores the compute dtype, so inputs, outputs and arithmetic keep their types."""
+        array = np.ascontiguousarray(array)
+        wide = array.dtype in (np.float32, np.float64)
+        if not (self.fp16 and wide):
+            name = out or self.fresh(hint)
+            self.initializers.append(numpy_helper.from_array(array, name))
+            return name
+        stored = self.fresh(hint if out is None else f"{hint}_fp16")
+        self.initializers.append(numpy_helper.from_array(array.astype(np.float16), stored))
+        to = TensorProto.FLOAT if array.dtype == np.float32 else TensorProto.DOUBLE
+        return self.node("Cast", [stored], out or self.fresh(f"{hint}_cast"), to=to)
+
+    def attr(self, op: Operator, key: str) -> np.ndarray:
+        if key not in op.attrs:
+            raise Unsupported(f"missing weight @{key}")
+        attribute = op.attrs[key]
+        if attribute.dtype in ("bf16", "c32"):
+            raise Unsupported(f"weight @{key} has dtype {attribute.dtype}")
+        return attribute.to_numpy()
+
+    def attr_weight(self, op: Operator, key: str, array: np.ndarray | None = None) -> str:
+        """Initializer for op.attrs[key] (or an array derived from it), named `<op>.<key>`."""
+        return self.weight(self.attr(op, key) if array is None else array, f"{op.name}.{key}")
+
+    # --- graph boundary ------------------------------------------------------------------------
+    def value_info(self, name: str, operand: Operand):
+        shape = None
+        if operand.shape is not None:
+            shape = [f"{name}_d{i}" if d < 0 else d for i, d in enumerate(operand.shape)]
+        return helper.make_tensor_value_info(name, onnx_type(operand.dtype), shape)
+
+    # --- params and shapes -------------------------------------------------------------------
+    @staticmethod
+    def shape(operand: Operand) -> list[int]:
+        if operand.shape is None:
+            raise Unsupported(f"shape of {operand.name} is unknown")
+        return list(operand.shape)
+
+    def rank(self, operand: Operand) -> int:
+        return len(self.shape(operand))
+
+    @staticmethod
+    def dtype(operand: Operand) -> str:
+        if operand.dtype is None:
+            raise Unsupported(f"dtype of {operand.name} is unknown")
+        return operand.dtype
+
+    def is_float(self, operand: Operand) -> bool:
+        return self.dtype(operand) in FLOATS
+
+
+def ints(value, n: int, name: str = "value") -> list[int]:
+    """An int or int list param as exactly n ints (`3` -> [3, 3])."""
+    if isinstance(value, bool) or value is None:
+        raise Unsupported(f"{name}={value!r} is not an int or int list")
+    if isinstance(value, int):
+        return [value] * n
+    values = [int(v) for v in value]
+    if len(values) == 1 and n > 1:
+        return values * n
+    if len(values) != n:
+        raise Unsupported(f"{name}={value!r} needs {n} values")
+    return values
+
+
+def int_list(value) -> list[int]:
+    if value is None:
+        return []
+    return [int(value)] if isinstance(value, int) else [int(v) for v in value]
+
+
+def axis(dim: int, rank: int) -> int:
+    return dim + rank if dim < 0 else dim

@@ -1,0 +1,99 @@
+"""Lower a pnnx Graph to an ONNX model and write it atomically."""
+from __future__ import annotations
+
+import os
+import tempfile
+
+import onnx
+from onnx import helper
+
+from ...errors import ConversionError, UnsupportedOperator
+from ...ir import Graph
+from .builder import OnnxBuilder
+from .registry import Unsupported, lookup
+
+# onnxruntime 1.31 loads opsets up to 26; 23 has every operator lowered here
+# (Attention, RMSNormalization, GroupNormalization-21, Gelu-20) with CPU kernels.
+DEFAULT_OPSET = 23
+MIN_OPSET = 21   # GroupNormalization with per-channel scale
+
+
+class UnsupportedOperators(UnsupportedOperator):
+    """Every operator of a graph that cannot be lowered, with the reason for each."""
+
+    def __init__(self, items: list[tuple[str, str, str]]) -> None:
+        self.items = items
+        first_type, first_name, first_reason = items[0]
+        super().__init__(first_type, first_name, first_reason)
+        listing = "; ".join(f"{t} ({n}): {r}" for t, n, r in items)
+        self.args = (f"unsupported for ONNX: {len(items)} operator(s): {listing}",)
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
+def build_model(graph: Graph, fp16: bool = True, opset: int | None = None) -> onnx.ModelProto:
+    """The ONNX model for `graph` (not written, not checked). `graph` is not modified."""
+    opset = DEFAULT_OPSET if opset is None else int(opset)
+    if not MIN_OPSET <= opset <= onnx.defs.onnx_opset_version():
+        raise ConversionError(f"ONNX opset {opset} is not supported; choose {MIN_OPSET}.."
+                              f"{onnx.defs.onnx_opset_version()}")
+    b = OnnxBuilder(graph, opset, fp16)
+    problems: list[tuple[str, str, str]] = []
+    for op in graph.ops:
+        fn = lookup(op.type)
+        if fn is None:
+            problems.append((op.type, op.name, "no ONNX lowering for this operator"))
+            continue
+        b.op = op
+        mark = (len(b.nodes), len(b.initializers), len(b.inputs), len(b.outputs))
+        try:
+            fn(b, op)
+        except Unsupported as err:
+            problems.append((op.type, op.name, str(err)))
+            _rollback(b, mark)
+        except KeyError as err:  # a lowering reads a parameter the operator does not carry
+            problems.append((op.type, op.name, f"missing parameter {err}"))
+            _rollback(b, mark)
+    if problems:
+        raise UnsupportedOperators(problems)
+    return _model(b, graph, opset)
+
+
+def _rollback(b: OnnxBuilder, mark: tuple[int, int, int, int]) -> None:
+    del b.nodes[mark[0]:], b.initializers[mark[1]:], b.inputs[mark[2]:], b.outputs[mark[3]:]
+    b._consts = {k: v for k, v in b._consts.items() if v in {i.name for i in b.initializers}}
+
+
+def _model(b: OnnxBuilder, graph: Graph, opset: int) -> onnx.ModelProto:
+    g = helper.make_graph(b.nodes, "pnnx", b.inputs, b.outputs, b.initializers)
+    opsets = [helper.make_opsetid("", opset)]
+    model = helper.make_model(g, opset_imports=opsets, producer_name="pnnx_reference",
+                              ir_version=helper.find_min_ir_version_for(opsets))
+    return model
+
+
+def write_onnx(graph: Graph, path, fp16: bool = True, opset: int | None = None) -> None:
+    """Write `graph` as a checked ONNX model to `path` (atomically; nothing on failure).
+
+    fp16=True stores float weights as float16 initializers followed by a Cast back to the
+    compute dtype: the file is about half the size, inputs and outputs stay float32.
+    Raises UnsupportedOperators (an UnsupportedOperator) naming every operator that has no
+    ONNX form, and ConversionError if the result does not pass the ONNX checker."""
+    model = build_model(graph, fp16=fp16, opset=opset)
+    try:
+        onnx.checker.check_model(model, full_check=True)
+    except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as err:
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise ConversionError(f"{path}: lowered ONNX model fails the checker: {first}") from err
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".onnx", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(model.SerializeToString())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

@@ -1,0 +1,78 @@
+"""Convolutions: nn.ConvNd / nn.ConvTransposeNd / F.convNd / F.conv_transposeNd -> Conv,
+ConvTranspose. Non-zero padding modes get one Pad in front (ONNX Conv pads with zeros)."""
+from __future__ import annotations
+
+from ..builder import ints
+from ..registry import Unsupported, lowering
+
+_PAD_MODES = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
+
+
+def _spatial(op_type: str) -> int:
+    return int(op_type.rstrip("d")[-1])
+
+
+def _pads(op, n: int, kernel: list[int], dilation: list[int]) -> list[int]:
+    padding = op.params.get("padding", 0)
+    if padding == "valid":
+        return [0] * (2 * n)
+    if padding == "same":  # torch puts the odd extra element at the end
+        total = [d * (k - 1) for k, d in zip(kernel, dilation)]
+        return [t // 2 for t in total] + [t - t // 2 for t in total]
+    p = ints(padding, n, "padding")
+    return p + p
+
+
+def _weight_and_bias(b, op):
+    if op.type.startswith("nn."):
+        weight = b.attr_weight(op, "weight")
+        bias = b.attr_weight(op, "bias") if "bias" in op.attrs else None
+        return weight, bias, list(op.attrs["weight"].shape)
+    w = b.named_input(op, "weight", 1)
+    bias = b.named_input(op, "bias", 2)
+    if w is None:
+        raise Unsupported("no weight input")
+    return w.name, (bias.name if bias is not None else None), b.shape(w)
+
+
+def _padded_input(b, op, pads: list[int]) -> tuple[str, list[int]]:
+    mode = op.params.get("padding_mode", "zeros") or "zeros"
+    if mode == "zeros" or not any(pads):
+        return b.x(op), pads
+    if mode not in _PAD_MODES:
+        raise Unsupported(f"padding_mode={mode!r}")
+    n = len(pads) // 2
+    full = [0, 0] + pads[:n] + [0, 0] + pads[n:]
+    padded = b.node("Pad", [b.x(op), b.const(full, hint="pads")], 1, mode=_PAD_MODES[mode])
+    return padded, [0] * len(pads)
+
+
+@lowering("nn.Conv1d", "nn.Conv2d", "nn.Conv3d", "F.conv1d", "F.conv2d", "F.conv3d")
+def conv(b, op):
+    n = _spatial(op.type)
+    weight, bias, wshape = _weight_and_bias(b, op)
+    kernel = wshape[2:]
+    if b.rank(op.inputs[0]) != n + 2:
+        raise Unsupported("unbatched input (no batch dimension)")
+    dilation = ints(op.params.get("dilation", 1), n, "dilation")
+    data, pads = _padded_input(b, op, _pads(op, n, kernel, dilation))
+    b.node("Conv", [data, weight] + ([bias] if bias else []), b.y(op),
+           kernel_shape=kernel, strides=ints(op.params.get("stride", 1), n, "stride"),
+           pads=pads, dilations=dilation, group=int(op.params.get("groups", 1)))
+
+
+@lowering("nn.ConvTranspose1d", "nn.ConvTranspose2d", "nn.ConvTranspose3d",
+          "F.conv_transpose1d", "F.conv_transpose2d", "F.conv_transpose3d")
+def conv_transpose(b, op):
+    n = _spatial(op.type)
+    weight, bias, wshape = _weight_and_bias(b, op)
+    if b.rank(op.inputs[0]) != n + 2:
+        raise Unsupported("unbatched input (no batch dimension)")
+    if (op.params.get("padding_mode", "zeros") or "zeros") != "zeros":
+        raise Unsupported("ConvTranspose supports padding_mode='zeros' only")
+    p = ints(op.params.get("padding", 0), n, "padding")
+    b.node("ConvTranspose", [b.x(op), weight] + ([bias] if bias else []), b.y(op),
+           kernel_shape=wshape[2:], strides=ints(op.params.get("stride", 1), n, "stride"),
+           pads=p + p, dilations=ints(op.params.get("dilation", 1), n, "dilation"),
+           output_padding=ints(op.params.get("output_padding", 0), n, "output_padding"),
+           group=int(op.params.get("groups", 1)))

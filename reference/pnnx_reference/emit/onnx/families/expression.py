@@ -1,0 +1,191 @@
+"""pnnx.Expression -> element-wise ONNX nodes, following torch's type promotion.
+
+Sub-trees without inputs (and `size(@i,d)` of static dims) fold to constants; a fully
+constant expression (e.g. a reshape shape list) becomes an initializer."""
+from __future__ import annotations
+
+import math
+
+from .... import expression as ex
+from ..dtypes import FLOATS, TORCH_NAMES, onnx_type
+from ..registry import Unsupported, lowering
+
+_ORDER = ["bool", "u8", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64"]
+_BINARY = {"add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div", "pow": "Pow",
+           "max": "Max", "maximum": "Max", "min": "Min", "minimum": "Min"}
+_BITWISE = {"and": ("And", "BitwiseAnd"), "or": ("Or", "BitwiseOr"), "xor": ("Xor", "BitwiseXor")}
+_UNARY = {"abs": "Abs", "neg": "Neg", "exp": "Exp", "log": "Log", "sqrt": "Sqrt", "sin": "Sin",
+          "cos": "Cos", "tan": "Tan", "asin": "Asin", "acos": "Acos", "atan": "Atan",
+          "sinh": "Sinh", "cosh": "Cosh", "asinh": "Asinh", "acosh": "Acosh", "atanh": "Atanh",
+          "tanh": "Tanh", "ceil": "Ceil", "floor": "Floor", "round": "Round", "sign": "Sign",
+          "erf": "Erf", "reciprocal": "Reciprocal"}
+_KEEP_INT = {"abs", "neg", "sign", "ceil", "floor", "round", "square", "trunc"}
+
+
+class _Value:
+    """A lowered sub-expression: an ONNX value with a dtype, or a Python constant."""
+
+    def __init__(self, name=None, dtype=None, const=None):
+        self.name, self.dtype, self.const = name, dtype, const
+
+    @property
+    def is_const(self):
+        return self.name is None
+
+
+@lowering("pnnx.Expression")
+def expression(b, op):
+    try:
+        tree = ex.parse(op.params.get("expr"))
+    except ex.ExpressionError as err:
+        raise Unsupported(str(err)) from err
+    out = op.outputs[0]
+    value = _Lowerer(b, op).lower(tree)
+    if value.is_const:
+        dtype = "i64" if isinstance(value.const, list) else b.dtype(out)
+        b.weight(_array(value.const, dtype), f"{op.name}.const", out=out.name) \
+            if dtype in FLOATS else _named_const(b, value.const, dtype, out.name)
+        return
+    _finish(b, op, value, out)
+
+
+def _array(value, dtype):
+    import numpy as np
+
+    from ..dtypes import numpy_type
+    return np.asarray(value, dtype=numpy_type(dtype))
+
+
+def _named_const(b, value, dtype, name):
+    from onnx import numpy_helper
+    b.initializers.append(numpy_helper.from_array(_array(value, dtype), name))
+
+
+def _finish(b, op, value, out):
+    target = b.dtype(out)
+    produced_here = b.nodes and b.nodes[-1].output[0] == value.name and \
+        value.name not in {i.name for i in op.inputs}
+    if value.dtype != target:
+        b.node("Cast", [value.name], out.name, to=onnx_type(target))
+    elif produced_here:
+        b.nodes[-1].output[0] = out.name
+    else:
+        b.node("Identity", [value.name], out.name)
+
+
+class _Lowerer:
+    def __init__(self, b, op):
+        self.b, self.op = b, op
+
+    def lower(self, node) -> _Value:
+        if isinstance(node, ex.Input):
+            if node.index >= len(self.op.inputs):
+                raise Unsupported(f"@{node.index} has no input operand")
+            operand = self.op.inputs[node.index]
+            return _Value(operand.name, self.b.dtype(operand))
+        if isinstance(node, ex.Literal):
+            if isinstance(node.value, (complex, str)) or node.value is None:
+                raise Unsupported(f"literal {node.text}")
+            return _Value(const=node.value)
+        if isinstance(node, ex.ListExpr):
+            items = [self.lower(i) for i in node.items]
+            if not all(i.is_const for i in items):
+                raise Unsupported("a list with dynamic elements")
+            return _Value(const=[i.const for i in items])
+        return self.call(node)
+
+    def call(self, node) -> _Value:
+        f = node.func
+        if f == "size":
+            return self.size(node)
+        args = [self.lower(a) for a in node.args]
+        if all(a.is_const for a in args):
+            return _Value(const=_fold(f, [a.const for a in args]))
+        if f in ex.CASTS:
+            target = TORCH_NAMES.get(f)
+            if target is None:
+                raise Unsupported(f"cast {f}")
+            return self.emit("Cast", args, target, to=onnx_type(target))
+        if f == "int":
+            raise Unsupported("int() of a tensor")
+        if len(args) == 1:
+            return self.unary(f, args[0])
+        return self.binary(f, args)
+
+    def size(self, node) -> _Value:
+        if len(node.args) != 2 or not isinstance(node.args[0], ex.Input):
+            raise Unsupported("size() of the whole shape")
+        shape = self.b.shape(self.op.inputs[node.args[0].index])
+        dim = self.lower(node.args[1]).const
+        if not isinstance(dim, int) or shape[dim] < 0:
+            raise Unsupported("size() of a dynamic dimension")
+        return _Value(const=shape[dim])
+
+    # --- nodes -----------------------------------------------------------------------------
+    def emit(self, onnx_op, args, dtype, **attrs) -> _Value:
+        names = [self.as_tensor(a, dtype) if onnx_op != "Cast" else a.name for a in args]
+        return _Value(self.b.node(onnx_op, names, 1, **attrs), dtype)
+
+    def as_tensor(self, value, dtype) -> str:
+        if value.is_const:
+            return self.b.const(value.const, dtype, "scalar")
+        if value.dtype != dtype:
+            return self.b.node("Cast", [value.name], to=onnx_type(dtype))
+        return value.name
+
+    def unary(self, f, a) -> _Value:
+        dtype = a.dtype if a.dtype in FLOATS or f in _KEEP_INT else "f32"
+        if f in _UNARY:
+            return self.emit(_UNARY[f], [a], dtype)
+        if f == "square":
+            return self.emit("Mul", [a, a], dtype)
+        if f == "rsqrt":
+            return self.emit("Reciprocal", [self.emit("Sqrt", [a], dtype)], dtype)
+        if f == "log10":
+            return self.emit("Div", [self.emit("Log", [a], dtype), _Value(const=math.log(10))], dtype)
+        if f == "log1p":
+            return self.emit("Log", [self.emit("Add", [a, _Value(const=1.0)], dtype)], dtype)
+        if f == "expm1":
+            return self.emit("Sub", [self.emit("Exp", [a], dtype), _Value(const=1.0)], dtype)
+        if f == "trunc":
+            if dtype not in FLOATS:
+                return a
+            floor = self.emit("Floor", [self.emit("Abs", [a], dtype)], dtype)
+            return self.emit("Mul", [self.emit("Sign", [a], dtype), floor], dtype)
+        raise Unsupported(f"expression function {f}")
+
+    def binary(self, f, args) -> _Value:
+        dtype = _promote(args)
+        if f == "div" and dtype not in FLOATS:
+            dtype = "f32"
+        if f in _BINARY:
+            return self.emit(_BINARY[f], args, dtype)
+        if f in _BITWISE:
+            return self.emit(_BITWISE[f][0 if dtype == "bool" else 1], args, dtype)
+        if f == "fmod":
+            return self.emit("Mod", args, dtype, fmod=1)  # C-style: sign of the dividend
+        if f == "remainder":
+            if dtype not in FLOATS:
+                return self.emit("Mod", args, dtype, fmod=0)
+            quotient = self.emit("Floor", [self.emit("Div", args, dtype)], dtype)
+            return self.emit("Sub", [args[0], self.emit("Mul", [quotient, args[1]], dtype)], dtype)
+        if f == "floor_divide" and dtype in FLOATS:
+            return self.emit("Floor", [self.emit("Div", args, dtype)], dtype)
+        raise Unsupported(f"expression function {f} on {dtype}")
+
+
+def _promote(args) -> str:
+    tensors = [a.dtype for a in args if not a.is_const]
+    dtype = max(tensors, key=_ORDER.index)
+    if dtype not in FLOATS and any(isinstance(a.const, float) for a in args if a.is_const):
+        return "f32"
+    return dtype
+
+
+def _fold(f, values):
+    node = ex.Call(f, tuple(ex.literal(v) for v in values))
+    try:
+        result = ex.evaluate(node, [])
+    except Exception as err:  # e.g. a torch function applied to a Python number
+        raise Unsupported(f"cannot fold {f}{tuple(values)}: {err}") from err
+    return result.item() if hasattr(result, "item") else result

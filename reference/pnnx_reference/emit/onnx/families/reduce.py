@@ -1,0 +1,103 @@
+"""Reductions: Reduce* (axes as an input, opset 18+), ArgMax/ArgMin, TopK, CumSum;
+torch.max/min with a dim give values and indices (ReduceMax + ArgMax)."""
+from __future__ import annotations
+
+from ..builder import axis, int_list
+from ..registry import Unsupported, lowering
+
+
+def _axes(b, op) -> list[int] | None:
+    dims = op.params.get("dim", op.params.get("axis"))
+    if dims is None:
+        return None
+    rank = b.rank(op.inputs[0])
+    return sorted(axis(d, rank) for d in int_list(dims))
+
+
+def _reduce(b, op, onnx_op: str, out: str | None = None) -> str:
+    axes = _axes(b, op)
+    inputs = [b.x(op)] + ([b.const(axes, hint="axes")] if axes else [])
+    keep = 1 if op.params.get("keepdim", False) else 0
+    return b.node(onnx_op, inputs, out or b.y(op), keepdims=keep)
+
+
+def _simple(onnx_op: str, *types: str):
+    @lowering(*types)
+    def lower(b, op):
+        if op.params.get("dtype") is not None:
+            raise Unsupported("dtype= accumulation")
+        _reduce(b, op, onnx_op)
+    return lower
+
+
+_simple("ReduceMean", "torch.mean", "Tensor.mean")
+_simple("ReduceSum", "torch.sum", "Tensor.sum")
+_simple("ReduceProd", "torch.prod", "Tensor.prod")
+_simple("ReduceMax", "torch.amax", "Tensor.amax")
+_simple("ReduceMin", "torch.amin", "Tensor.amin")
+_simple("ReduceLogSumExp", "torch.logsumexp", "Tensor.logsumexp")
+
+
+@lowering("torch.norm", "Tensor.norm", "torch.linalg.vector_norm", "torch.linalg.norm")
+def norm(b, op):
+    p = op.params.get("p", op.params.get("ord", "fro"))
+    onnx_op = {"fro": "ReduceL2", 2: "ReduceL2", 2.0: "ReduceL2", 1: "ReduceL1", 1.0: "ReduceL1",
+               None: "ReduceL2"}.get(p)
+    if onnx_op is None:
+        raise Unsupported(f"p={p!r}")
+    _reduce(b, op, onnx_op)
+
+
+def _max_min(reduce_op: str, arg_op: str, binary_op: str):
+    def lower(b, op):
+        if len(op.inputs) == 2:  # torch.max(a, b): elementwise
+            b.node(binary_op, [o.name for o in op.inputs], b.y(op))
+            return
+        _reduce(b, op, reduce_op)
+        if len(op.outputs) == 2:
+            dim = _axes(b, op)
+            if dim is None or len(dim) != 1:
+                raise Unsupported("indices need one dim")
+            b.node(arg_op, [b.x(op)], b.y(op, 1), axis=dim[0],
+                   keepdims=1 if op.params.get("keepdim", False) else 0)
+    return lower
+
+
+lowering("torch.max", "Tensor.max")(_max_min("ReduceMax", "ArgMax", "Max"))
+lowering("torch.min", "Tensor.min")(_max_min("ReduceMin", "ArgMin", "Min"))
+
+
+def _arg(onnx_op: str):
+    def lower(b, op):
+        dim = op.params.get("dim")
+        keep = 1 if op.params.get("keepdim", False) else 0
+        if dim is None:
+            flat = b.node("Reshape", [b.x(op), b.const([-1], hint="shape")])
+            out = b.node(onnx_op, [flat], 1 if keep else b.y(op), axis=0, keepdims=keep)
+            if keep:  # torch keeps every dim as size 1
+                b.node("Reshape", [out, b.const([1] * b.rank(op.inputs[0]), hint="shape")], b.y(op))
+            return
+        b.node(onnx_op, [b.x(op)], b.y(op), axis=axis(int(dim), b.rank(op.inputs[0])),
+               keepdims=keep)
+    return lower
+
+
+lowering("torch.argmax", "Tensor.argmax")(_arg("ArgMax"))
+lowering("torch.argmin", "Tensor.argmin")(_arg("ArgMin"))
+
+
+@lowering("torch.topk", "Tensor.topk")
+def topk(b, op):
+    dim = axis(int(op.params.get("dim", -1)), b.rank(op.inputs[0]))
+    outs = [o.name for o in op.outputs] + ([] if len(op.outputs) == 2 else [b.fresh("indices")])
+    b.node("TopK", [b.x(op), b.const([int(op.params["k"])], hint="k")], outs, axis=dim,
+           largest=int(bool(op.params.get("largest", True))),
+           sorted=int(bool(op.params.get("sorted", True))))
+
+
+@lowering("torch.cumsum", "Tensor.cumsum")
+def cumsum(b, op):
+    if op.params.get("dtype") is not None:
+        raise Unsupported("dtype= accumulation")
+    dim = axis(int(op.params["dim"]), b.rank(op.inputs[0]))
+    b.node("CumSum", [b.x(op), b.const(dim, hint="axis")], b.y(op))

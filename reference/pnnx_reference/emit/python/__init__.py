@@ -1,0 +1,1 @@
+"""Pieces of the `_pnnx.py` generator (see `emit.python_code`)."""

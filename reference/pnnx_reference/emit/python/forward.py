@@ -1,0 +1,226 @@
+"""One `forward` statement per operator, chosen by a small registry keyed on the type."""
+from __future__ import annotations
+
+from typing import Callable
+
+from pnnx_reference import expression
+from pnnx_reference.emit.python.api_paths import check_api_type
+from pnnx_reference.emit.python.names import CodegenError, check_keyword_name, is_identifier
+from pnnx_reference.emit.python.slicing import index_expression, slice_expression
+from pnnx_reference.emit.python.values import render_kwargs
+from pnnx_reference.ir import Operator
+
+# functions taking one sequence of tensors: their inputs are passed as one tuple
+SEQUENCE_FUNCS = {"torch.cat", "torch.concat", "torch.concatenate", "torch.stack", "torch.hstack",
+                  "torch.vstack", "torch.dstack", "torch.column_stack", "torch.row_stack"}
+# functions taking tensors as *args
+VARARGS_FUNCS = {"torch.einsum", "torch.block_diag", "torch.broadcast_tensors",
+                 "torch.cartesian_prod", "torch.meshgrid", "torch.atleast_1d", "torch.atleast_2d",
+                 "torch.atleast_3d"}
+SEQUENCE_NAMES = {"tensors", "operands"}
+# params passed positionally before the tensors
+LEADING_PARAMS = {"torch.einsum": ("equation",)}
+# Tensor methods whose size list is spread positionally: `v.reshape(1, 2, -1)`
+SPREAD_SIZES = {"Tensor.reshape": "shape", "Tensor.view": "shape", "Tensor.expand": "sizes",
+                "Tensor.repeat": "sizes"}
+_SIZE_KEYS = {"shape", "size", "sizes", "repeats"}
+# nn modules returning a structure: how the outputs are unpacked (`_` when missing)
+RESULT_SHAPES = {"nn.LSTM": (1, (1, 1)), "nn.GRU": (1, 1), "nn.RNN": (1, 1),
+                 "nn.MultiheadAttention": (1, 1)}
+Renderer = Callable[[Operator, object], list]
+
+
+def _targets(op: Operator, ctx) -> str:
+    return ", ".join(ctx.var(o) for o in op.outputs)
+
+
+def _assign(op: Operator, ctx, rhs: str) -> list[str]:
+    if not op.outputs:
+        return [rhs]
+    return [f"{_targets(op, ctx)} = {rhs}"]
+
+
+def _input_name(op: Operator, i: int) -> str:
+    name = op.inputnames[i] if i < len(op.inputnames) else ""
+    return check_keyword_name(name, "input name", op.name) if name else ""
+
+
+def _groups(op: Operator, ctx, first: int) -> list[tuple[str, list[str]]]:
+    """(name, [vars]) per argument; consecutive inputs of a sequence parameter share one."""
+    if not op.inputnames and op.type in SEQUENCE_FUNCS | VARARGS_FUNCS:
+        return [("", [ctx.var(o) for o in op.inputs[first:]])]
+    groups: list[tuple[str, list[str]]] = []
+    for i in range(first, len(op.inputs)):
+        name = _input_name(op, i)
+        if groups and name in SEQUENCE_NAMES and groups[-1][0] == name:
+            groups[-1][1].append(ctx.var(op.inputs[i]))
+        else:
+            groups.append((name, [ctx.var(op.inputs[i])]))
+    return groups
+
+
+def _group_text(op: Operator, name: str, names: list[str]) -> str:
+    if op.type in VARARGS_FUNCS:
+        return ", ".join(names)
+    if name in SEQUENCE_NAMES or op.type in SEQUENCE_FUNCS:
+        return "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
+    return names[0]
+
+
+def call_arguments(op: Operator, ctx, first: int = 0, skip_params=()) -> str:
+    """Unnamed inputs and a leading `input` positionally, other inputs as keywords, then params."""
+    positional = [repr(op.params[k]) for k in LEADING_PARAMS.get(op.type, ()) if k in op.params]
+    if any(not isinstance(op.params[k], str) for k in LEADING_PARAMS.get(op.type, ()) if k in op.params):
+        raise CodegenError(f"{op.name!r}: {op.type} expects a string equation")
+    keywords = []
+    for index, (name, names) in enumerate(_groups(op, ctx, first)):
+        text = _group_text(op, name, names)
+        if not name or (index == 0 and (name == "input" or name in SEQUENCE_NAMES)) or op.type in VARARGS_FUNCS:
+            positional.append(text)
+        else:
+            keywords.append(f"{name}={text}")
+    skip = set(skip_params) | set(LEADING_PARAMS.get(op.type, ()))
+    return ", ".join(positional + keywords + render_kwargs(op.params, op.name, skip))
+
+
+# --- renderers ---------------------------------------------------------------------------
+def render_function(op: Operator, ctx) -> list[str]:
+    check_api_type(op.type, op.name)
+    skip = ("value",) if op.type == "F.pad" and op.params.get("mode", "constant") != "constant" else ()
+    rhs = f"{op.type}({call_arguments(op, ctx, skip_params=skip)})"
+    if op.type in ("torch.max", "torch.min") and "dim" in op.params and len(op.outputs) == 1:
+        return [f"{_targets(op, ctx)}, _ = {rhs}"]
+    return _assign(op, ctx, rhs)
+
+
+def render_tensor_method(op: Operator, ctx) -> list[str]:
+    check_api_type(op.type, op.name)
+    if not op.inputs:
+        raise CodegenError(f"{op.name!r}: {op.type} needs its tensor as input 0")
+    method = "fill_" if op.type == "Tensor.fill" else op.type.split(".", 1)[1]
+    receiver = ctx.var(op.inputs[0])
+    size_key = _spread_key(op)
+    if size_key is not None:
+        sizes = [str(int(d)) for d in op.params[size_key]]
+        args = ", ".join(sizes + render_kwargs(op.params, op.name, skip=(size_key,)))
+    elif op.type in SPREAD_SIZES and any(n in _SIZE_KEYS for n in op.inputnames[1:]):
+        args = _spread_size_input(op, ctx)
+    else:
+        args = call_arguments(op, ctx, first=1)
+    return _assign(op, ctx, f"{receiver}.{method}({args})")
+
+
+def _spread_key(op: Operator):
+    if op.type not in SPREAD_SIZES:
+        return None
+    for key in sorted(_SIZE_KEYS):
+        value = op.params.get(key)
+        if isinstance(value, list) and all(isinstance(d, int) and not isinstance(d, bool) for d in value):
+            return key
+    return None
+
+
+def _spread_size_input(op: Operator, ctx) -> str:
+    """`v.reshape(*v_shape)` where the size list is an operand."""
+    spread = [f"*{ctx.var(o)}" for o, n in zip(op.inputs[1:], op.inputnames[1:]) if n in _SIZE_KEYS]
+    return ", ".join(spread + render_kwargs(op.params, op.name))
+
+
+def render_module(op: Operator, ctx) -> list[str]:
+    check_api_type(op.type, op.name)
+    member = ctx.member(op)
+    args = [ctx.var(o) for o in op.inputs]
+    names = [_input_name(op, i) for i in range(len(op.inputs))] if op.inputnames else [""] * len(args)
+    if op.type == "nn.LSTM" and len(args) == 3:
+        args, names = [args[0], f"({args[1]}, {args[2]})"], names[:2]
+    texts = [a if i == 0 or n in ("", "input") else f"{n}={a}" for i, (a, n) in enumerate(zip(args, names))]
+    texts = sorted(texts, key=lambda t: "=" in t)  # keep positional ones first
+    rhs = f"self.{member}({', '.join(texts)})"
+    structure = RESULT_SHAPES.get(op.type)
+    if structure is None or not op.outputs:
+        return _assign(op, ctx, rhs)
+    outputs = iter(ctx.var(o) for o in op.outputs)
+    return [f"{', '.join(_unpack_part(s, outputs) for s in structure)} = {rhs}"]
+
+
+def _unpack_part(structure, outputs) -> str:
+    if isinstance(structure, tuple):
+        return "(" + ", ".join(_unpack_part(s, outputs) for s in structure) + ")"
+    return next(outputs, "_")
+
+
+def render_expression(op: Operator, ctx) -> list[str]:
+    node = expression.parse(op.params.get("expr", ""))
+    return _assign(op, ctx, expression.render_python(node, [ctx.var(o) for o in op.inputs]))
+
+
+def render_attribute(op: Operator, ctx) -> list[str]:
+    if not op.attrs:
+        raise CodegenError(f"{op.name!r}: pnnx.Attribute has no data")
+    key = next(iter(op.attrs))
+    return _assign(op, ctx, f"self.{ctx.attr_member(op, key)}")
+
+
+def render_slice(op: Operator, ctx) -> list[str]:
+    return _assign(op, ctx, f"{ctx.var(op.inputs[0])}[{slice_expression(op, ctx)}]")
+
+
+def render_index(op: Operator, ctx) -> list[str]:
+    return _assign(op, ctx, f"{ctx.var(op.inputs[0])}[{index_expression(op, ctx)}]")
+
+
+def render_tuple(op: Operator, ctx) -> list[str]:
+    items = [ctx.var(o) for o in op.inputs]
+    text = "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+    return _assign(op, ctx, text)
+
+
+def render_list(op: Operator, ctx) -> list[str]:
+    return _assign(op, ctx, "[" + ", ".join(ctx.var(o) for o in op.inputs) + "]")
+
+
+def render_unpack(op: Operator, ctx) -> list[str]:
+    return [f"{_targets(op, ctx)}{',' if len(op.outputs) == 1 else ''} = {ctx.var(op.inputs[0])}"]
+
+
+def render_custom_op(op: Operator, ctx) -> list[str]:
+    parts = op.type.split(".")[2:]
+    if len(parts) != 2 or not all(is_identifier(p) and not p.startswith("_") for p in parts):
+        raise CodegenError(f"operator {op.name!r}: bad custom operator type {op.type!r}")
+    args = [ctx.var(o) for o in op.inputs] + render_kwargs(op.params, op.name)
+    return _assign(op, ctx, f"torch.ops.{parts[0]}.{parts[1]}({', '.join(args)})")
+
+
+def _nothing(op: Operator, ctx) -> list[str]:
+    return []
+
+
+EXACT: dict[str, Renderer] = {
+    "pnnx.Input": _nothing, "pnnx.Output": _nothing, "pnnx.SliceIndexes": _nothing,
+    "pnnx.Expression": render_expression, "pnnx.Attribute": render_attribute,
+    "Tensor.slice": render_slice, "Tensor.index": render_index,
+    "prim::TupleConstruct": render_tuple, "prim::ListConstruct": render_list,
+    "prim::TupleUnpack": render_unpack, "prim::ListUnpack": render_unpack,
+}
+BY_PREFIX: list[tuple[str, Renderer]] = [
+    ("torchvision.ops.", render_function), ("Tensor.", render_tensor_method),
+    ("F.", render_function), ("torch.", render_function), ("pnnx.custom_op.", render_custom_op),
+]
+
+
+def is_module_type(op_type: str) -> bool:
+    """`nn.X` and `torchvision.ops.X` classes are members built in `__init__`."""
+    prefix = "torchvision.ops."
+    return op_type.startswith("nn.") or (op_type.startswith(prefix) and op_type[len(prefix):][:1].isupper())
+
+
+def render_forward_op(op: Operator, ctx) -> list[str]:
+    if op.type in EXACT:
+        return EXACT[op.type](op, ctx)
+    if is_module_type(op.type):
+        return render_module(op, ctx)
+    for prefix, renderer in BY_PREFIX:
+        if op.type.startswith(prefix):
+            return renderer(op, ctx)
+    raise CodegenError(f"operator {op.name!r}: cannot write type {op.type!r} as Python "
+                       "(allowed: nn., F., torch., Tensor., torchvision.ops., pnnx.*)")

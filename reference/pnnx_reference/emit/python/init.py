@@ -1,0 +1,96 @@
+"""`Model.__init__`: nn modules rebuilt from their constructor params, weights from pnnx.bin."""
+from __future__ import annotations
+
+from pnnx_reference.emit.python.api_paths import check_api_type
+from pnnx_reference.emit.python.forward import is_module_type
+from pnnx_reference.emit.python.names import CodegenError, check_keyword_name
+from pnnx_reference.emit.python.values import render_kwargs, render_shape, render_value
+from pnnx_reference.ir import DTYPES, NULL_DTYPE, Attribute, Graph, Operator
+
+# module attributes that are buffers: assigned as plain tensors, not nn.Parameter
+BUFFER_ATTRS = {"running_mean", "running_var", "num_batches_tracked"}
+# F.* inputs that take a buffer-like tensor
+_BUFFER_SLOTS = {("F.batch_norm", "running_mean"), ("F.batch_norm", "running_var"),
+                 ("F.instance_norm", "running_mean"), ("F.instance_norm", "running_var")}
+
+
+def constructor_line(op: Operator, ctx) -> str:
+    check_api_type(op.type, op.name)
+    params = dict(op.params)
+    if op.type.startswith("nn.Adaptive") and "output_size" in params:
+        params["output_size"] = _zero_to_none(params["output_size"])
+    if op.type in ("nn.quantized.Conv2d", "nn.quantized.Linear"):
+        params = {k: v for k, v in params.items() if k not in ("scale", "zero_point")}
+    return f"self.{ctx.member(op)} = {op.type}({', '.join(render_kwargs(params, op.name))})"
+
+
+def _zero_to_none(value):
+    if isinstance(value, list):
+        return [None if v == 0 else v for v in value]
+    return None if value == 0 else value
+
+
+def _load_call(op: Operator, key: str, attr: Attribute, as_tensor: bool, trailing_comma: bool) -> str:
+    if attr.dtype not in DTYPES:
+        raise CodegenError(f"{op.name!r}: attribute {key!r} has unknown dtype {attr.dtype!r}")
+    dtype = DTYPES[attr.dtype]
+    entry = render_value(f"{op.name}.{key}")  # the pnnx.bin entry name, quoted by repr()
+    shape = render_shape(attr.shape)
+    if as_tensor:
+        return f"self.load_pnnx_bin_as_tensor(archive, {entry}, {shape}, {dtype.numpy!r})"
+    grad = ", requires_grad=False" if dtype.is_integer else ""
+    return f"self.load_pnnx_bin_as_parameter(archive, {entry}, {shape}, {dtype.numpy!r}{grad})"
+
+
+def _attr_path(op: Operator, key: str) -> str:
+    """`weight` or `out_proj.weight`: each part must be a real Python attribute name."""
+    for part in key.split("."):
+        check_keyword_name(part, "attribute", op.name)
+    return key
+
+
+def module_weight_lines(op: Operator, ctx) -> list[str]:
+    lines = []
+    for key, attr in op.attrs.items():
+        if attr.dtype == NULL_DTYPE:
+            continue
+        path = _attr_path(op, key)
+        as_tensor = path.rsplit(".", 1)[-1] in BUFFER_ATTRS
+        lines.append(f"self.{ctx.member(op)}.{path} = {_load_call(op, key, attr, as_tensor, False)}")
+    return lines
+
+
+def _feeds_only_buffer_slots(op: Operator) -> bool:
+    out = op.outputs[0] if op.outputs else None
+    if out is None or not out.consumers:
+        return False
+    for consumer in out.consumers:
+        for operand, name in zip(consumer.inputs, consumer.inputnames):
+            if operand is out and (consumer.type, name) not in _BUFFER_SLOTS:
+                return False
+        if not consumer.inputnames:
+            return False
+    return True
+
+
+def attribute_lines(op: Operator, ctx) -> list[str]:
+    lines = []
+    for key, attr in op.attrs.items():
+        if attr.dtype == NULL_DTYPE:
+            continue
+        load = _load_call(op, key, attr, _feeds_only_buffer_slots(op), True)
+        lines.append(f"self.{ctx.attr_member(op, key)} = {load}")
+    return lines
+
+
+def init_body(graph: Graph, ctx) -> tuple[list[str], list[str]]:
+    """(constructor lines, weight-loading lines)."""
+    modules = [op for op in graph.ops if is_module_type(op.type)]
+    constructors = [constructor_line(op, ctx) for op in modules]
+    weights = []
+    for op in graph.ops:
+        if is_module_type(op.type):
+            weights += module_weight_lines(op, ctx)
+        elif op.type == "pnnx.Attribute":
+            weights += attribute_lines(op, ctx)
+    return constructors, weights

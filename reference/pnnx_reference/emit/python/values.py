@@ -1,0 +1,55 @@
+"""Parameter values as Python source: every string goes through repr(), dtype names come
+from a closed table, numbers are written exactly (repr), so a param file cannot inject code."""
+from __future__ import annotations
+
+import math
+
+from pnnx_reference.emit.python.names import CodegenError, check_keyword_name
+from pnnx_reference.expression import DTYPE_NAMES
+
+# upstream's param reader keeps these as strings; the generated call needs the float
+_FLOAT_WORDS = {"inf": "float('inf')", "-inf": "float('-inf')", "nan": "float('nan')"}
+
+
+def render_value(value) -> str:
+    if value is None or isinstance(value, bool) or isinstance(value, int):
+        return repr(value)
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            return f"float('{value}')"
+        return _float_text(value)
+    if isinstance(value, complex):
+        return repr(value)
+    if isinstance(value, str):
+        if value in DTYPE_NAMES:
+            return value
+        return _FLOAT_WORDS.get(value, repr(value))
+    if isinstance(value, (list, tuple)):
+        items = [render_value(v) for v in value]
+        return "(" + items[0] + ",)" if len(items) == 1 else "(" + ", ".join(items) + ")"
+    raise CodegenError(f"cannot write parameter value {value!r}")
+
+
+def _float_text(value: float) -> str:
+    """Shortest text; a float32-exact value (as read from pnnx.param) gets its shortest float32
+    spelling, which is the double the user most likely wrote (`0.1`, not `0.10000000149011612`)."""
+    import numpy as np
+
+    narrow = np.float32(value)
+    if float(narrow) == value:
+        text = repr(float(str(narrow)))
+        if float(np.float32(float(text))) == value:
+            return text
+    return repr(value)
+
+
+def render_kwargs(params: dict, op_name: str, skip=()) -> list[str]:
+    """`key=value` strings in key order (upstream writes them alphabetically)."""
+    return [f"{check_keyword_name(k, 'parameter', op_name)}={render_value(params[k])}"
+            for k in sorted(params) if k not in skip]
+
+
+def render_shape(shape) -> str:
+    """A shape tuple literal: `(1, 3, 8)`, `(4,)`, `()`."""
+    dims = [str(int(d)) for d in shape]
+    return "(" + dims[0] + ",)" if len(dims) == 1 else "(" + ", ".join(dims) + ")"

@@ -1,0 +1,334 @@
+"""pnnx.param text: `dumps`/`loads` (text only) and `save`/`load` (with pnnx.bin).
+
+The writer reproduces upstream HEAD byte for byte: `%-24s %-24s %d %d` columns, params
+and attrs sorted bytewise, `$` keys only when every input is named, `#` annotations for
+inputs then outputs. The reader is strict: every problem raises FormatError with the
+file, the line and one clear message.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import FormatError
+from ..ir import DTYPES, NULL_DTYPE, UNKNOWN_DIM, Attribute, Graph, Operand, Operator
+from . import pnnx_bin
+from .textfile import read_text_lines
+from .pnnx_values import INT32_MAX, ValueTextError, decode_value, encode_value
+
+MAGIC = "7767517"
+MAX_PARAM_BYTES = 256 * 1024 * 1024  # real files are a few MB; bounds memory on hostile input
+MAX_LINE_CHARS = 16 * 1024 * 1024
+_VALID_DTYPES = frozenset(DTYPES) | {NULL_DTYPE}
+
+
+# --- writing -------------------------------------------------------------------------
+def _check_token(kind: str, text: str) -> str:
+    if not text or any(c.isspace() for c in text):
+        raise ValueError(f"{kind} {text!r} is empty or contains whitespace")
+    return text
+
+
+def _encode_shape(shape, dtype: str | None) -> str:
+    dims = ",".join("?" if d == UNKNOWN_DIM else str(int(d)) for d in shape)
+    return f"({dims}){dtype or NULL_DTYPE}"
+
+
+def _shape_tokens(operands: list[Operand]) -> list[str]:
+    return [f"#{o.name}={_encode_shape(o.shape, o.dtype)}" for o in operands if o.shape]
+
+
+def _input_key_tokens(op: Operator) -> list[str]:
+    if len(op.inputnames) != len(op.inputs):
+        return []
+    return [f"${key}={o.name}" for key, o in zip(op.inputnames, op.inputs) if key]
+
+
+def dump_operator(op: Operator) -> str:
+    """One operator line, without the newline."""
+    head = "%-24s %-24s %d %d" % (_check_token("operator type", op.type),
+                                  _check_token("operator name", op.name),
+                                  len(op.inputs), len(op.outputs))
+    tokens = [_check_token("operand name", o.name) for o in op.inputs + op.outputs]
+    tokens += [f"{_check_token('param key', k)}={encode_value(op.params[k])}" for k in sorted(op.params)]
+    tokens += [f"@{k}={_encode_shape(a.shape, a.dtype)}" for k, a in sorted(op.attrs.items())]
+    tokens += _input_key_tokens(op)
+    tokens += _shape_tokens(op.inputs + op.outputs)
+    return " ".join([head] + tokens)
+
+
+def dumps(graph: Graph) -> str:
+    """The pnnx.param text of `graph`. Raises ValueError for values the format cannot hold."""
+    lines = [MAGIC, f"{len(graph.ops)} {len(graph.operands)}"]
+    lines += [dump_operator(op) for op in graph.ops]
+    return "\n".join(lines) + "\n"
+
+
+def bin_entries(graph: Graph):
+    """(entry name, bytes) for every attribute, in upstream's order."""
+    for op in graph.ops:
+        for key, attr in sorted(op.attrs.items()):
+            if len(attr.data) != attr.nbytes_expected:
+                raise ValueError(f"{op.name}.{key}: {len(attr.data)} bytes of data, "
+                                 f"shape {attr.shape} {attr.dtype} needs {attr.nbytes_expected}")
+            yield f"{op.name}.{key}", attr.data
+
+
+def _atomic_write(path: Path, write) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def save(graph: Graph, param_path, bin_path) -> None:
+    """Write pnnx.param and pnnx.bin; each appears complete or not at all."""
+    text = dumps(graph)
+    entries = list(bin_entries(graph))
+    _atomic_write(Path(bin_path), lambda p: pnnx_bin.write_bin(p, entries))
+    _atomic_write(Path(param_path), lambda p: p.write_bytes(text.encode("utf-8")))
+
+
+# --- reading -------------------------------------------------------------------------
+@dataclass
+class _Annotation:
+    shape: list[int]
+    dtype: str | None
+    line: int
+
+
+class _Reader:
+    """Builds a Graph line by line, remembering where each operand was annotated."""
+
+    def __init__(self, path: str, collect: list[FormatError] | None = None) -> None:
+        self.path = path
+        self.collect = collect  # None: raise on the first problem; a list: gather them
+        self.graph = Graph()
+        self.operands: dict[str, Operand] = {}
+        self.produced_at: dict[str, int] = {}
+        self.op_names: dict[str, int] = {}
+        self.annotations: dict[str, _Annotation] = {}
+        self.declared: tuple[int, int] | None = None
+        self.lineno = 0
+
+    def fail(self, message: str, line: int | None = -1):
+        raise FormatError(self.path, message, self.lineno if line == -1 else line)
+
+    # header
+    def magic(self, line: str) -> None:
+        if line.strip() != MAGIC:
+            self.fail(f"bad magic {line.strip()[:40]!r}, expected {MAGIC}")
+
+    def counts(self, line: str) -> None:
+        parts = line.split()
+        if len(parts) != 2 or not all(p.isdigit() and len(p) <= 10 for p in parts):
+            self.fail(f"expected '<operator count> <operand count>', got {line.strip()[:60]!r}")
+        self.declared = (int(parts[0]), int(parts[1]))
+
+    # operator lines
+    def operator(self, line: str) -> None:
+        tokens = line.split()
+        if not tokens:
+            self.fail("empty line")
+        if len(tokens) < 4:
+            self.fail(f"expected '<type> <name> <inputs> <outputs>', got {len(tokens)} fields")
+        op_type, name = tokens[0], tokens[1]
+        nin, nout = self._count(tokens[2], "input"), self._count(tokens[3], "output")
+        if len(tokens) < 4 + nin + nout:
+            self.fail(f"operator {name} declares {nin} inputs and {nout} outputs "
+                      f"but lists {len(tokens) - 4} names")
+        self._check_op_name(name)
+        op = self.graph.new_operator(op_type, name)
+        names = tokens[4:4 + nin + nout]
+        self.graph.connect(op, inputs=[self._consume(n) for n in names[:nin]])
+        self.graph.connect(op, outputs=[self._produce(n) for n in names[nin:]])
+        for token in tokens[4 + nin + nout:]:
+            self._item(op, token)
+
+    def _count(self, text: str, what: str) -> int:
+        if not text.isdigit() or len(text) > 9:
+            self.fail(f"bad {what} count {text[:40]!r}")
+        return int(text)
+
+    def _check_op_name(self, name: str) -> None:
+        if name in self.op_names:
+            self.fail(f"duplicate operator name {name} (first on line {self.op_names[name]})")
+        self.op_names[name] = self.lineno
+
+    def _consume(self, name: str) -> Operand:
+        if name not in self.operands:
+            self.fail(f"operand {name} is used before it is produced")
+        return self.operands[name]
+
+    def _produce(self, name: str) -> Operand:
+        if name in self.operands:
+            self.fail(f"operand {name} is produced twice (first on line {self.produced_at[name]})")
+        operand = self.graph.new_operand(name)
+        self.operands[name] = operand
+        self.produced_at[name] = self.lineno
+        return operand
+
+    def _item(self, op: Operator, token: str) -> None:
+        key, sep, value = token.partition("=")
+        if not sep:
+            self.fail(f"expected key=value, got {token[:60]!r}")
+        handler = _ITEM_HANDLERS.get(key[:1], _Reader._param)
+        handler(self, op, key, value)
+
+    def _param(self, op: Operator, key: str, value: str) -> None:
+        if not key:
+            self.fail(f"parameter with empty key: ={value[:40]}")
+        if key in op.params:
+            self.fail(f"duplicate parameter {key}")
+        try:
+            op.params[key] = decode_value(value)
+        except ValueTextError as err:
+            self.fail(f"parameter {key}: {err}")
+
+    def _attr(self, op: Operator, key: str, value: str) -> None:
+        key = key[1:]
+        if not key:
+            self.fail("attribute with empty name")
+        if key in op.attrs:
+            self.fail(f"duplicate attribute @{key}")
+        shape, dtype = self._shape(value, f"attribute @{key}", allow_unknown=False)
+        op.attrs[key] = Attribute(tuple(shape), dtype or NULL_DTYPE)
+
+    def _input_key(self, op: Operator, key: str, value: str) -> None:
+        argname = key[1:]
+        slots = [i for i, o in enumerate(op.inputs) if o.name == value]
+        if not argname or not slots:
+            self.fail(f"${argname}={value}: {value} is not an input of {op.name}")
+        if not op.inputnames:
+            op.inputnames = [""] * len(op.inputs)
+        free = [i for i in slots if not op.inputnames[i]]
+        if not free:
+            self.fail(f"${argname}={value}: input {value} is already named")
+        op.inputnames[free[0]] = argname
+
+    def _shape_annotation(self, op: Operator, key: str, value: str) -> None:
+        name = key[1:]
+        if not any(o.name == name for o in op.inputs + op.outputs):
+            self.fail(f"#{name}: {name} is not an operand of {op.name}")
+        shape, dtype = self._shape(value, f"#{name}", allow_unknown=True)
+        if not shape:
+            self.fail(f"#{name}: empty shape (upstream never writes one)")
+        previous = self.annotations.get(name)
+        if previous is None:
+            if self.produced_at[name] != self.lineno:
+                self.fail(f"#{name}: operand {name} is annotated here but not where it "
+                          f"is produced (line {self.produced_at[name]})")
+            self.annotations[name] = _Annotation(shape, dtype, self.lineno)
+            operand = self.operands[name]
+            operand.shape, operand.dtype = shape, dtype
+        elif (previous.shape, previous.dtype) != (shape, dtype):
+            self.fail(f"#{name}: annotation {value} differs from the one on line {previous.line}")
+
+    def _shape(self, text: str, what: str, allow_unknown: bool) -> tuple[list[int], str | None]:
+        if not text.startswith("(") or ")" not in text:
+            self.fail(f"{what}: expected (d0,d1,...)dtype, got {text[:60]!r}")
+        dims_text, _, dtype = text[1:].partition(")")
+        if dtype not in _VALID_DTYPES:
+            self.fail(f"{what}: unknown dtype {dtype[:20]!r}")
+        dims = [self._dim(d, what, allow_unknown) for d in dims_text.split(",")] if dims_text else []
+        return dims, (None if dtype == NULL_DTYPE else dtype)
+
+    def _dim(self, text: str, what: str, allow_unknown: bool) -> int:
+        if text == "?" and allow_unknown:
+            return UNKNOWN_DIM
+        if not text.isdigit() or int(text) > INT32_MAX:
+            self.fail(f"{what}: bad dimension {text[:20]!r}")
+        return int(text)
+
+    # end of file
+    def finish(self) -> Graph:
+        if self.declared is None:
+            if self.lineno < 2:
+                self.report(FormatError(self.path, "file ends before the operator/operand count line", self.lineno))
+            return self.graph
+        ops, operands = self.declared
+        if ops != len(self.graph.ops):
+            self.report(FormatError(self.path, f"header declares {ops} operators but the file "
+                                               f"has {len(self.graph.ops)}", 2))
+        if operands != len(self.graph.operands):
+            self.report(FormatError(self.path, f"header declares {operands} operands but the file "
+                                               f"has {len(self.graph.operands)}", 2))
+        return self.graph
+
+    def feed(self, line: str) -> None:
+        self.lineno += 1
+        if len(line) > MAX_LINE_CHARS:
+            self.fail(f"line longer than {MAX_LINE_CHARS} bytes")
+        try:
+            if self.lineno == 1:
+                self.magic(line)
+            elif self.lineno == 2:
+                self.counts(line)
+            else:
+                self.operator(line)
+        except FormatError as err:
+            self.report(err)
+
+    def report(self, err: FormatError) -> None:
+        if self.collect is None:
+            raise err
+        self.collect.append(err)
+
+
+_ITEM_HANDLERS = {"@": _Reader._attr, "$": _Reader._input_key, "#": _Reader._shape_annotation}
+
+
+def loads(text: str, path="<string>") -> Graph:
+    """Parse pnnx.param text. Attributes get shape and dtype but no data."""
+    if len(text) > MAX_PARAM_BYTES:
+        raise FormatError(path, f"file larger than {MAX_PARAM_BYTES} bytes")
+    reader = _Reader(str(path))
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    for line in lines:
+        reader.feed(line.rstrip("\r"))
+    return reader.finish()
+
+
+def load_text(param_path) -> Graph:
+    """Read a pnnx.param file (streaming, bounded memory); attributes get no data."""
+    path = Path(param_path)
+    reader = _Reader(str(path))
+    for line in read_text_lines(path, MAX_PARAM_BYTES, MAX_LINE_CHARS):
+        reader.feed(line)
+    return reader.finish()
+
+
+def default_bin_path(param_path) -> Path:
+    path = Path(param_path)
+    if path.name.endswith(".param"):
+        return path.with_name(path.name[: -len(".param")] + ".bin")
+    return path.with_name(path.name + ".bin")
+
+
+def load(param_path, bin_path=None) -> Graph:
+    """Read pnnx.param and its pnnx.bin; every attribute gets its data."""
+    graph = load_text(param_path)
+    bin_path = Path(bin_path) if bin_path is not None else default_bin_path(param_path)
+    entries = pnnx_bin.read_bin(bin_path)
+    for op in graph.ops:
+        for key, attr in op.attrs.items():
+            _fill_attribute(bin_path, f"{op.name}.{key}", attr, entries)
+    return graph
+
+
+def _fill_attribute(bin_path: Path, entry: str, attr: Attribute, entries: dict[str, bytes]) -> None:
+    if entry not in entries:
+        if attr.nbytes_expected == 0:
+            return
+        raise FormatError(bin_path, f"missing entry {entry}")
+    data = entries[entry]
+    if len(data) != attr.nbytes_expected:
+        raise FormatError(bin_path, f"entry {entry} has {len(data)} bytes, "
+                                    f"{attr.shape} {attr.dtype} needs {attr.nbytes_expected}")
+    attr.data = data

@@ -1,0 +1,33 @@
+"""Passes over the IR, one module per idea, run in upstream's order by `run_passes`.
+
+optlevel 0: none; 1: expression fusion and dead-code elimination ("optimization for
+inference"); 2 (the default): also constant folding, conv/linear+batchnorm fusion, no-op
+removal, adjacent reshape/permute merging, attention fusion and operand renaming to 0..N."""
+from __future__ import annotations
+
+from ..ir import Graph
+from . import (canonicalize, dead_code, eliminate_noop, fold_constants, fuse_adjacent,
+               fuse_attention, fuse_batchnorm, fuse_expression)
+from .context import PassContext
+
+PIPELINES = {
+    0: (),
+    1: (fuse_expression, dead_code),
+    # constants fold first, so that an expression mixing constants and inputs is not fused
+    # around a value that could have been a single attribute
+    2: (fold_constants, dead_code, fuse_expression, eliminate_noop, fuse_batchnorm, fuse_adjacent,
+        eliminate_noop, fuse_attention, fuse_expression, dead_code, canonicalize),
+}
+
+
+def run_passes(graph: Graph, optlevel: int = 2, context: PassContext | None = None) -> Graph:
+    """Optimise `graph` in place for `optlevel` (0, 1 or 2) and return it."""
+    if optlevel not in (0, 1, 2):
+        raise ValueError(f"optlevel must be 0, 1 or 2, not {optlevel!r}")
+    context = context or PassContext()
+    for module in PIPELINES[optlevel]:
+        module.run(graph, context)
+    return graph
+
+
+__all__ = ["PassContext", "run_passes"]

@@ -1,0 +1,13 @@
+"""What the passes may know beyond the graph: the values operands had while tracing."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..ir import Operand
+
+
+@dataclass
+class PassContext:
+    values: dict[Operand, object] = field(default_factory=dict)
+    # operands whose traced value is the same for every input shape (constant folding)
+    dynamic: bool = False

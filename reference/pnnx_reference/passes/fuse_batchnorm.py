@@ -1,0 +1,51 @@
+"""Fold an inference-mode BatchNorm into the convolution or linear layer that feeds it."""
+from __future__ import annotations
+
+import torch
+
+from ..ir import Attribute, Graph, Operator
+from .rewire import bypass, single_consumer
+
+_PAIRS = {"nn.Conv1d": "nn.BatchNorm1d", "nn.Conv2d": "nn.BatchNorm2d", "nn.Conv3d": "nn.BatchNorm3d",
+          "nn.Linear": "nn.BatchNorm1d"}
+
+
+def _fusable(layer: Operator, bn: Operator) -> bool:
+    if _PAIRS.get(layer.type) != bn.type or len(bn.inputs) != 1:
+        return False
+    if "running_mean" not in bn.attrs or "running_var" not in bn.attrs:
+        return False
+    if layer.type == "nn.Linear":  # BatchNorm1d normalises dim 1: only (N, C) outputs fit
+        return layer.outputs[0].shape is not None and len(layer.outputs[0].shape) == 2
+    return True
+
+
+def _fold(layer: Operator, bn: Operator) -> None:
+    weight = layer.attrs["weight"].to_torch().double()
+    out_channels = weight.shape[0]
+    bias = layer.attrs["bias"].to_torch().double() if "bias" in layer.attrs else torch.zeros(out_channels, dtype=torch.double)
+    mean = bn.attrs["running_mean"].to_torch().double()
+    var = bn.attrs["running_var"].to_torch().double()
+    gamma = bn.attrs["weight"].to_torch().double() if "weight" in bn.attrs else torch.ones_like(mean)
+    beta = bn.attrs["bias"].to_torch().double() if "bias" in bn.attrs else torch.zeros_like(mean)
+    scale = gamma / torch.sqrt(var + float(bn.params.get("eps", 1e-5)))
+    dtype = layer.attrs["weight"].to_torch().dtype
+    fused_w = weight * scale.reshape([-1] + [1] * (weight.dim() - 1))
+    layer.attrs["weight"] = Attribute.from_torch(fused_w.to(dtype).contiguous())
+    layer.attrs["bias"] = Attribute.from_torch(((bias - mean) * scale + beta).to(dtype))
+    layer.params["bias"] = True
+    layer.attrs = dict(sorted(layer.attrs.items()))
+
+
+def run(graph: Graph, context=None) -> bool:
+    changed = False
+    for layer in list(graph.ops):
+        if layer.type not in _PAIRS or len(layer.outputs) != 1 or "weight" not in layer.attrs:
+            continue
+        bn = single_consumer(layer.outputs[0])
+        if bn is None or not _fusable(layer, bn):
+            continue
+        _fold(layer, bn)
+        bypass(graph, bn, layer.outputs[0])
+        changed = True
+    return changed

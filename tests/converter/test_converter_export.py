@@ -1,0 +1,63 @@
+"""export(): every artefact written, graph returned, emitter failures recorded not raised."""
+import pytest
+import torch
+import torch.nn as nn
+import torchvision
+
+from converter_helpers import import_file, types
+from pnnx_reference.api import ARTEFACTS, export
+from pnnx_reference.formats import pnnx_param
+
+
+class Tiny(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        x = torch.relu(self.conv(x))
+        return self.fc(x.mean((2, 3)))
+
+
+def test_tiny_model_round_trips_through_the_files(tmp_path):
+    torch.manual_seed(0)
+    model = Tiny().eval()
+    x = torch.rand(1, 3, 8, 8)
+    result = export(model, x, tmp_path, "tiny", optlevel=1)
+    assert result.paths["pnnxparam"] == tmp_path / "tiny.pnnx.param"
+    loaded = pnnx_param.load(result.paths["pnnxparam"], result.paths["pnnxbin"])
+    assert types(loaded) == types(result.graph)
+    generated = import_file(result.paths["pnnxpy"], "tiny_pnnx")
+    net = generated.Model().eval()
+    with torch.no_grad():
+        assert torch.equal(net(x), model(x))
+
+
+def test_unsupported_emitter_is_recorded(tmp_path):
+    class Strided(nn.Module):
+        def forward(self, x):
+            return x[:, ::2]
+
+    result = export(Strided(), torch.rand(2, 8), tmp_path, "s")
+    assert "pnnxparam" in result.paths and "pnnxpy" in result.paths
+    for emitter, message in result.unsupported.items():
+        assert emitter in ("onnx", "ncnn") and message
+    assert set(result.paths) | {a for a in ARTEFACTS if a.startswith(tuple(result.unsupported))} == set(ARTEFACTS)
+
+
+@pytest.mark.slow
+def test_resnet18_writes_every_file(tmp_path):
+    torch.manual_seed(0)
+    model = torchvision.models.resnet18(weights=None).eval()
+    x = torch.rand(1, 3, 224, 224)
+    result = export(model, x, tmp_path, "resnet18")
+    assert result.unsupported == {}
+    assert set(result.paths) == set(ARTEFACTS)
+    for path in result.paths.values():
+        assert path.stat().st_size > 0
+    assert types(result.graph).count("nn.Conv2d") == 20 and "nn.BatchNorm2d" not in types(result.graph)
+    generated = import_file(result.paths["pnnxpy"], "resnet18_pnnx")
+    net = generated.Model().eval()
+    with torch.no_grad():
+        torch.testing.assert_close(net(x), model(x), rtol=1e-4, atol=1e-4)

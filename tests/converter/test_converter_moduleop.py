@@ -1,0 +1,51 @@
+"""moduleop=: a chosen module class stays one operator with its tensors as attrs."""
+import sys
+
+import torch
+import torch.nn as nn
+
+from converter_helpers import op_of, types
+from pnnx_reference.api import capture
+
+
+class Focus(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(12, 4, 1)
+        self.register_buffer("gain", torch.ones(1))
+
+    def forward(self, x):
+        x = torch.cat([x[..., ::2, ::2], x[..., 1::2, ::2], x[..., ::2, 1::2], x[..., 1::2, 1::2]], 1)
+        return self.conv(x) * self.gain
+
+
+class Yolo(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.model = nn.Sequential(Focus(), nn.SiLU())
+
+    def forward(self, x):
+        return self.model(x)
+
+
+QUALIFIED = f"{Focus.__module__}.Focus"
+
+
+def test_without_moduleop_the_module_is_inlined():
+    graph = capture(Yolo(), torch.rand(1, 3, 8, 8))
+    assert "torch.cat" in types(graph) and "nn.Conv2d" in types(graph)
+
+
+def test_moduleop_by_qualified_name_keeps_one_operator():
+    graph = capture(Yolo(), torch.rand(1, 3, 8, 8), moduleop=[QUALIFIED])
+    assert types(graph) == ["pnnx.Input", QUALIFIED, "nn.SiLU", "pnnx.Output"]
+    focus = op_of(graph, QUALIFIED)
+    assert focus.name == "model.0"
+    assert sorted(focus.attrs) == ["conv.bias", "conv.weight", "gain"]
+    assert focus.outputs[0].shape == [1, 4, 4, 4]
+
+
+def test_moduleop_by_class_object():
+    graph = capture(Yolo(), torch.rand(1, 3, 8, 8), moduleop=[Focus])
+    assert QUALIFIED in types(graph)
+    assert sys.modules[Focus.__module__] is not None

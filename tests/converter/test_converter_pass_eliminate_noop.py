@@ -1,0 +1,35 @@
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from converter_helpers import check_links, types
+from pnnx_reference.capture import trace
+from pnnx_reference.passes import eliminate_noop
+
+
+class Noops(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.drop = nn.Dropout(0.5)
+        self.ident = nn.Identity()
+
+    def forward(self, x):
+        x = self.ident(self.drop(x))
+        x = F.dropout(x, 0.1, training=False).contiguous()
+        x = x.view(2, 3).permute(0, 1)
+        return x.reshape(3, 2)  # a real reshape: stays
+
+
+def test_dropout_identity_and_noop_reshapes_go():
+    graph = trace(Noops().eval(), torch.rand(2, 3)).graph
+    assert eliminate_noop.run(graph) is True
+    assert types(graph) == ["pnnx.Input", "Tensor.reshape", "pnnx.Output"]
+    assert graph.ops[1].inputs[0] is graph.ops[0].outputs[0]
+    check_links(graph)
+
+
+def test_graph_output_read_through_a_noop():
+    graph = trace(nn.Sequential(nn.Dropout()).eval(), torch.rand(2)).graph
+    eliminate_noop.run(graph)
+    assert types(graph) == ["pnnx.Input", "pnnx.Output"]
+    assert graph.ops[1].inputs[0] is graph.ops[0].outputs[0]

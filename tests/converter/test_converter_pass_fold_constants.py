@@ -1,0 +1,54 @@
+import torch
+import torch.nn as nn
+
+from converter_helpers import check_links, op_of, types
+from pnnx_reference.capture import trace
+from pnnx_reference.capture.dynamic import merge_shapes
+from pnnx_reference.passes import PassContext, dead_code, fold_constants
+
+
+class Consts(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.rand(4))
+
+    def forward(self, x):
+        scale = torch.sigmoid(self.w) * 2  # depends on the weight only: folds
+        noise = torch.rand(4)              # random: must stay an operator
+        return x * scale + noise
+
+
+def _fold(captured):
+    fold_constants.run(captured.graph, PassContext(captured.values))
+    dead_code.run(captured.graph)
+    return captured.graph
+
+
+def test_weight_only_computation_becomes_one_attribute():
+    model = Consts()
+    graph = _fold(trace(model, torch.rand(2, 4)))
+    folded = [op for op in graph.ops if op.name.startswith("pnnx_fold_")]
+    assert len(folded) == 1
+    assert torch.equal(folded[0].attrs["data"].to_torch(), torch.sigmoid(model.w.detach()) * 2)
+    assert "torch.sigmoid" not in types(graph) and "torch.rand" in types(graph)
+    check_links(graph)
+
+
+class Reshape(nn.Module):
+    def forward(self, x):
+        return x.reshape(x.size(0), -1)
+
+
+def test_shape_input_folds_when_shapes_are_static():
+    graph = _fold(trace(Reshape(), torch.rand(2, 3, 4)))
+    reshape = op_of(graph, "Tensor.reshape")
+    assert reshape.params == {"shape": [2, -1]} and reshape.inputnames == ["input"]
+    assert "pnnx.Expression" not in types(graph)
+
+
+def test_shape_input_stays_when_a_dim_is_dynamic():
+    first, second = trace(Reshape(), torch.rand(2, 3, 4)), trace(Reshape(), torch.rand(5, 3, 4))
+    graph = _fold(merge_shapes(first, second))
+    reshape = op_of(graph, "Tensor.reshape")
+    assert reshape.inputnames == ["input", "shape"] and "shape" not in reshape.params
+    assert op_of(graph, "pnnx.Expression").params["expr"] == "[size(@0,0),-1]"

@@ -1,0 +1,75 @@
+"""Misbehaving plug-ins for the isolation tests, and a converter that writes nothing."""
+from __future__ import annotations
+
+import ctypes
+import os
+import time
+
+import numpy as np
+
+from pnnx_conformance.artefacts import Artefacts
+from pnnx_conformance.backends.base import Backend
+from pnnx_conformance.converters.base import Converter
+
+
+class NullConverter(Converter):
+    name = "null"
+
+    def convert(self, case, workdir, model=None, inputs=None, *, fp16=False):
+        workdir.mkdir(parents=True, exist_ok=True)
+        return Artefacts(self.name, case.id, workdir)
+
+
+class _Misbehaving(Backend):
+    consumes = ()
+    precisions = {"fp32": None}
+
+    def prepare(self, artefacts, precision):
+        pass
+
+
+class AbortBackend(_Misbehaving):
+    name = "abort"
+
+    def run(self, inputs):
+        print("about to abort", flush=True)
+        os.abort()
+
+
+class SegfaultBackend(_Misbehaving):
+    name = "segfault"
+
+    def run(self, inputs):
+        return ctypes.string_at(0)
+
+
+class HangBackend(_Misbehaving):
+    name = "hang"
+
+    def run(self, inputs):
+        time.sleep(3600)
+
+
+class HogBackend(_Misbehaving):
+    name = "hog"
+
+    def run(self, inputs):
+        hoard = []
+        while True:
+            hoard.append(np.ones(256 * 1024 * 1024, dtype=np.uint8))
+
+
+class WrongBackend(_Misbehaving):
+    """Runs, but adds 1 to everything: a numeric failure."""
+
+    name = "wrong"
+
+    def run(self, inputs):
+        return [np.asarray(x) + 1 for x in inputs]
+
+
+class RaisingBackend(_Misbehaving):
+    name = "raising"
+
+    def run(self, inputs):
+        raise ValueError("kernel missing")

@@ -1,0 +1,50 @@
+"""A backend that aborts, segfaults, hangs or allocates without bound becomes a recorded
+result, and the run goes on with a fresh worker."""
+from __future__ import annotations
+
+import pytest
+
+from pnnx_conformance.runner import RunOptions, run
+
+FAKE = "harness_fake_backends"
+
+
+def _run(tmp_path, backends, **kw):
+    opts = RunOptions(out=tmp_path, tier="full", pattern="F.relu/*", backends=backends,
+                      converters=[f"{FAKE}:NullConverter"], cases_provider="harness_cases:cases",
+                      jobs=1, progress=False, **kw)
+    summary = run(opts)
+    return {r.backend: r for r in summary.results if r.check == "parity"}, summary
+
+
+def test_crashes_become_results_and_the_run_goes_on(tmp_path):
+    parity, summary = _run(tmp_path, [f"{FAKE}:AbortBackend", f"{FAKE}:SegfaultBackend", "torch"], timeout_s=60)
+    abort, segv = parity[f"{FAKE}:AbortBackend"], parity[f"{FAKE}:SegfaultBackend"]
+    assert abort.status == "crash" and "SIGABRT" in abort.error
+    assert "about to abort" in abort.detail
+    assert segv.status == "crash" and "SIGSEGV" in segv.error
+    assert "Segmentation fault" in segv.detail
+    assert parity["torch"].status == "pass"
+    assert abort.op == "F.relu"
+
+
+def test_hang_is_a_timeout_and_memory_blowup_is_oom(tmp_path):
+    parity, _ = _run(tmp_path, [f"{FAKE}:HangBackend", f"{FAKE}:HogBackend", "torch"],
+                     timeout_s=8, memory_mb=6144)
+    hang, hog = parity[f"{FAKE}:HangBackend"], parity[f"{FAKE}:HogBackend"]
+    assert hang.status == "timeout" and "8 s" in hang.error
+    assert hog.status == "oom"
+    assert parity["torch"].status == "pass"
+
+
+def test_raising_and_wrong_backends(tmp_path):
+    parity, summary = _run(tmp_path, [f"{FAKE}:RaisingBackend", f"{FAKE}:WrongBackend"])
+    assert parity[f"{FAKE}:RaisingBackend"].status == "fail-runtime"
+    assert "kernel missing" in parity[f"{FAKE}:RaisingBackend"].error
+    wrong = parity[f"{FAKE}:WrongBackend"]
+    assert wrong.status == "fail-numeric"
+    assert wrong.metrics.max_abs == pytest.approx(1.0) and wrong.metrics.mismatch_pct == 100.0
+    # the NullConverter writes nothing: format fails, roundtrip is cleanly not supported
+    by_check = {r.check: r for r in summary.results if r.backend is None}
+    assert by_check["format"].status == "fail-format"
+    assert by_check["roundtrip"].status == "not-supported"

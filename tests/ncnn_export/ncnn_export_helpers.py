@@ -1,0 +1,80 @@
+"""Shared helpers for the ncnn export tests: stored upstream PNNX graph -> our ncnn -> compare."""
+from __future__ import annotations
+
+import functools
+import tempfile
+from pathlib import Path
+
+import ncnn
+import numpy as np
+import torch
+
+from pnnx_reference.emit.ncnn import write_ncnn
+from pnnx_reference.formats import pnnx_param
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+_OUT = Path(tempfile.mkdtemp(prefix="ncnn_export_"))
+
+FP32 = dict(atol=1e-4, rtol=1e-3)
+LOW_PRECISION = dict(atol=2e-2, rtol=2e-2)  # fp16 storage/arithmetic: ~3 decimal digits per layer
+
+
+def fixture_graph(name: str):
+    return pnnx_param.load(FIXTURES / name / "model.pnnx.param")
+
+
+@functools.lru_cache(maxsize=None)
+def exported(name: str, fp16: bool = True) -> Path:
+    """Our ncnn files for a stored case (written once per test process); returns the base path."""
+    base = _OUT / f"{name}{'' if fp16 else '_fp32'}"
+    write_ncnn(fixture_graph(name), f"{base}.ncnn.param", f"{base}.ncnn.bin", f"{base}_ncnn.py", fp16=fp16)
+    return base
+
+
+def run_ncnn(base: Path, inputs, n_out: int, mode: str = "fp32") -> list[np.ndarray]:
+    """Run an exported model; mode: fp32 (low precision off), default (ncnn's options), vulkan."""
+    net = ncnn.Net()
+    if mode == "fp32":
+        for flag in ("use_fp16_packed", "use_fp16_storage", "use_fp16_arithmetic", "use_bf16_storage"):
+            setattr(net.opt, flag, False)
+    net.opt.use_vulkan_compute = mode == "vulkan"
+    net.opt.num_threads = 1
+    assert net.load_param(f"{base}.ncnn.param") == 0
+    assert net.load_model(f"{base}.ncnn.bin") == 0
+    ex = net.create_extractor()
+    for i, t in enumerate(inputs):
+        if not t.is_floating_point():
+            t = t.to(torch.int32)
+        ex.input(f"in{i}", ncnn.Mat(t.numpy(), batch_index=0 if t.dim() >= 2 else 233).clone())
+    outs = []
+    for i in range(n_out):
+        ret, mat = ex.extract(f"out{i}")
+        assert ret == 0, f"extract out{i} failed"
+        outs.append(np.array(mat.numpy(batch_index=0)).copy())
+    del ex
+    net.clear()
+    return outs
+
+
+def torch_outputs(model, inputs) -> list[np.ndarray]:
+    with torch.no_grad():
+        out = model(*inputs)
+    out = list(out) if isinstance(out, (tuple, list)) else [out]
+    return [o.numpy() for o in out]
+
+
+def assert_outputs_match(got, expected, tol: dict, what: str) -> None:
+    assert len(got) == len(expected)
+    for i, (g, e) in enumerate(zip(got, expected)):
+        assert g.shape == e.shape, f"{what} out{i}: shape {g.shape} != {e.shape}"
+        np.testing.assert_allclose(g, e, err_msg=f"{what} out{i}", **tol)
+
+
+def param_layers(path) -> list[tuple[str, tuple[str, ...]]]:
+    """(type, sorted param keys) per layer line of an ncnn.param file."""
+    rows = []
+    for line in Path(path).read_text().splitlines()[2:]:
+        parts = line.split()
+        nin, nout = int(parts[2]), int(parts[3])
+        rows.append((parts[0], tuple(sorted(p.split("=")[0] for p in parts[4 + nin + nout:]))))
+    return rows

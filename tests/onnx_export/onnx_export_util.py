@@ -1,0 +1,107 @@
+"""Helpers for the ONNX export tests: build small pnnx graphs by hand, export them, check
+them with the ONNX checker and strict shape inference, run them in onnxruntime."""
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import torch
+
+from pnnx_reference.emit.onnx import build_model, write_onnx
+from pnnx_reference.ir import Attribute, Graph, dtype_suffix_of
+
+
+class GraphMaker:
+    """g = GraphMaker(); x = g.input((1, 3, 8, 8)); y = g.op("F.relu", [x], [(1, 3, 8, 8)])"""
+
+    def __init__(self) -> None:
+        self.graph = Graph()
+        self._n = 0
+
+    def _operand(self, shape, dtype):
+        name = str(len(self.graph.operands))
+        return self.graph.new_operand(name, shape, dtype)
+
+    def input(self, shape, dtype="f32"):
+        op = self.graph.new_operator("pnnx.Input", f"pnnx_input_{len(self.graph.inputs())}")
+        out = self._operand(shape, dtype)
+        self.graph.connect(op, outputs=[out])
+        return out
+
+    def op(self, type_, inputs, out_shapes, params=None, attrs=None, inputnames=None,
+           dtype="f32", name=None):
+        self._n += 1
+        op = self.graph.new_operator(type_, name or f"{type_.split('.')[-1]}_{self._n}")
+        outs = [self._operand(s, dtype) for s in out_shapes]
+        self.graph.connect(op, inputs=inputs, outputs=outs)
+        op.params.update(params or {})
+        for key, tensor in (attrs or {}).items():
+            op.attrs[key] = Attribute.from_torch(tensor)
+        if inputnames:
+            op.inputnames = list(inputnames)
+        return outs[0] if len(outs) == 1 else outs
+
+    def module(self, type_, module, inputs, out_shapes, params, **kw):
+        """An nn.* operator whose attrs are the module's parameters and buffers."""
+        attrs = {k: v for k, v in module.state_dict().items() if not k.endswith("num_batches_tracked")}
+        return self.op(type_, inputs, out_shapes, params, attrs, **kw)
+
+    def attribute(self, tensor):
+        self._n += 1
+        op = self.graph.new_operator("pnnx.Attribute", f"attr_{self._n}")
+        out = self._operand(list(tensor.shape), dtype_suffix_of(tensor.dtype))
+        self.graph.connect(op, outputs=[out])
+        op.attrs["data"] = Attribute.from_torch(tensor)
+        return out
+
+    def output(self, *operands):
+        for operand in operands:
+            op = self.graph.new_operator("pnnx.Output", f"pnnx_output_{len(self.graph.outputs())}")
+            self.graph.connect(op, inputs=[operand])
+        return self.graph
+
+
+def check_shapes(model: onnx.ModelProto, graph: Graph) -> None:
+    """Strict shape inference must agree with every annotated operand shape."""
+    inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True, data_prop=True)
+    infos = {v.name: v for v in list(inferred.graph.value_info) + list(inferred.graph.output)
+             + list(inferred.graph.input)}
+    for operand in graph.operands:
+        if operand.shape is None or operand.name not in infos:
+            continue
+        t = infos[operand.name].type.tensor_type
+        assert t.HasField("shape"), f"no inferred shape for {operand.name}"
+        dims = [d.dim_value if d.HasField("dim_value") else -1 for d in t.shape.dim]
+        assert len(dims) == len(operand.shape), (operand.name, dims, operand.shape)
+        for got, want in zip(dims, operand.shape):
+            assert want < 0 or got < 0 or got == want, (operand.name, dims, operand.shape)
+
+
+def export_and_run(graph: Graph, inputs, tmp_path, fp16=False, opset=None, name="m"):
+    """write_onnx + checker + shape agreement + onnxruntime; returns (outputs, model)."""
+    path = tmp_path / f"{name}.pnnx.onnx"
+    write_onnx(graph, path, fp16=fp16, opset=opset)
+    model = onnx.load(path)
+    onnx.checker.check_model(model, full_check=True)
+    check_shapes(model, graph)
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    feeds = {i.name: np.ascontiguousarray(t.detach().numpy()) for i, t in
+             zip(session.get_inputs(), inputs)}
+    return session.run(None, feeds), model
+
+
+def assert_close(got, want, atol=1e-4, rtol=1e-4):
+    want = [w.detach().numpy() if isinstance(w, torch.Tensor) else np.asarray(w) for w in want]
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert g.shape == w.shape, (g.shape, w.shape)
+        np.testing.assert_allclose(g.astype(np.float64) if g.dtype != bool else g,
+                                   w.astype(np.float64) if w.dtype != bool else w,
+                                   atol=atol, rtol=rtol)
+
+
+def op_types(model) -> list[str]:
+    return [n.op_type for n in model.graph.node]
+
+
+__all__ = ["GraphMaker", "assert_close", "build_model", "check_shapes", "export_and_run", "op_types"]

@@ -1,0 +1,112 @@
+"""The F / Tensor / torch case families: coverage, determinism, traceability."""
+from __future__ import annotations
+
+import re
+import warnings
+
+import pytest
+import torch
+
+from pnnx_op_cases import registry
+from pnnx_op_cases.tables import load_table
+
+MY_TABLES = ("F", "Tensor", "torch")
+
+
+def _my_cases():
+    """Cases of the F / Tensor / torch families only, independent of other families."""
+    registry._import_families()
+    fns = {fn for op, fs in registry._FAMILIES.items() if op.split(".")[0] in MY_TABLES for fn in fs}
+    cases = [c for fn in sorted(fns, key=lambda fn: (fn.__module__, fn.__qualname__, id(fn))) for c in fn()]
+    return sorted(cases, key=lambda c: c.id)
+
+
+MY_CASES = _my_cases()
+ID_RE = re.compile(r"^(F|Tensor|torch)\.[A-Za-z0-9_.]+/[A-Za-z0-9_.-]+$")
+
+
+def _row_ops(table):
+    return [r.op for r in load_table(table)]
+
+
+@pytest.mark.parametrize("table", MY_TABLES)
+def test_every_row_has_cases(table):
+    covered = {c.op for c in MY_CASES}
+    missing = [op for op in _row_ops(table) if op not in covered]
+    assert not missing, f"rows without cases: {missing}"
+
+
+@pytest.mark.parametrize("table", MY_TABLES)
+def test_every_row_has_a_small_smoke_set(table):
+    for op in _row_ops(table):
+        smoke = [c for c in MY_CASES if c.op == op and c.tier == "smoke"]
+        assert 1 <= len(smoke) <= 2, (op, len(smoke))
+
+
+def test_case_ops_are_table_rows():
+    rows = {op for t in MY_TABLES for op in _row_ops(t)}
+    assert {c.op for c in MY_CASES} <= rows
+
+
+def test_ids_unique_readable_and_stable():
+    ids = [c.id for c in MY_CASES]
+    assert len(ids) == len(set(ids))
+    bad = [i for i in ids if not ID_RE.match(i)]
+    assert not bad, bad[:5]
+    assert [c.id for c in _my_cases()] == ids
+
+
+def test_registry_serves_these_cases():
+    ids = {c.id for c in registry.all_cases() if c.table in MY_TABLES}
+    assert ids == {c.id for c in MY_CASES}
+
+
+def test_variants_per_parametrised_operator():
+    counts = {}
+    for c in MY_CASES:
+        counts[c.op] = counts.get(c.op, 0) + 1
+    assert min(counts.values()) >= 2
+    assert sum(counts.values()) / len(counts) >= 4
+
+
+def test_reason_tags_carry_reasons():
+    for c in MY_CASES:
+        for tag in ("random", "no-trace"):
+            if tag in c.tags:
+                assert c.reasons.get(tag), c.id
+
+
+def _flat(out):
+    return out if isinstance(out, (tuple, list)) else (out,)
+
+
+def _same(a, b):
+    if a.is_complex():
+        return torch.equal(torch.view_as_real(a), torch.view_as_real(b))
+    return torch.equal(a, b) or (a.is_floating_point() and torch.allclose(a, b, atol=0, rtol=0, equal_nan=True))
+
+
+@pytest.mark.parametrize("case", MY_CASES, ids=lambda c: c.id)
+def test_case_builds_runs_and_traces(case):
+    out1 = case.run_eager()
+    out2 = case.run_eager()
+    assert len(out1) == len(out2) >= 1
+    assert all(isinstance(t, torch.Tensor) for t in out1)
+    if "random" not in case.tags:
+        for a, b in zip(out1, out2):
+            assert a.shape == b.shape and a.dtype == b.dtype
+            assert _same(a, b), case.id
+    if "no-trace" in case.tags:
+        return
+    model = case.make_model()
+    inputs = case.make_inputs()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        traced = torch.jit.trace(model, tuple(case.make_inputs()), check_trace=False)
+    with torch.no_grad():
+        got = _flat(traced(*inputs))
+    assert len(got) == len(out1)
+    if "random" not in case.tags:
+        for a, b in zip(got, out1):
+            assert a.shape == b.shape
+            assert _same(a, b) or torch.allclose(a.double(), b.double(), atol=1e-6, rtol=1e-5, equal_nan=True), case.id
