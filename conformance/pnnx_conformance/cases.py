@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import fnmatch
 import importlib
+import zlib
 from functools import lru_cache
 
 from .errors import HarnessError
@@ -45,9 +46,27 @@ def load_case(case_id: str):
         raise HarnessError(f"no case {case_id!r} in {provider()}") from None
 
 
+def budget_subset(cases: list, limit: int) -> list:
+    """At most `limit` cases, the same ones on every run: tables take turns, and within a
+    table cases go in crc32(id) order (stable when cases are added elsewhere)."""
+    if limit <= 0 or len(cases) <= limit:
+        return cases
+    by_table: dict[str, list] = {}
+    for case in sorted(cases, key=lambda c: zlib.crc32(c.id.encode())):
+        by_table.setdefault(case.table, []).append(case)
+    queues = [by_table[t] for t in sorted(by_table)]
+    chosen = []
+    while len(chosen) < limit:
+        for q in queues:
+            if q and len(chosen) < limit:
+                chosen.append(q.pop(0))
+    return sorted(chosen, key=lambda c: c.id)
+
+
 def select_cases(tier: str = "smoke", op: list[str] | None = None, table: list[str] | None = None,
-                 pattern: str | None = None) -> list:
-    """The cases of a tier (smoke: smoke-tagged ones; full: all), filtered, sorted by id."""
+                 pattern: str | None = None, limit: int = 0) -> list:
+    """The cases of a tier (smoke: smoke-tagged ones; full: all), filtered, sorted by id,
+    then thinned to `limit` cases (0: no limit) by budget_subset."""
     out = []
     for case in all_cases():
         if tier == "smoke" and case.tier != "smoke":
@@ -59,4 +78,4 @@ def select_cases(tier: str = "smoke", op: list[str] | None = None, table: list[s
         if pattern and not fnmatch.fnmatchcase(case.id, pattern):
             continue
         out.append(case)
-    return out
+    return budget_subset(out, limit)

@@ -192,6 +192,31 @@ def check_roundtrip(ex: Executor, case, unit: Unit, res: Result) -> None:
         raise NumericFailed(f"not bit-identical to the oracle: {why}")
 
 
+def check_reexport(ex: Executor, case, unit: Unit, res: Result) -> None:
+    """The generated `_pnnx.py` model, converted again, gives the same pnnx.param."""
+    from .backends.pnnx_python import load_generated_model
+
+    arts = _artefacts_or_outcome(ex, case, unit)
+    if not arts.has("pnnx.py", "pnnx.bin", "pnnx.param"):
+        raise NotSupported(arts.missing_reason(("pnnx.py", "pnnx.bin", "pnnx.param")))
+    try:
+        model = load_generated_model(arts.paths["pnnx.py"])
+    except Exception as e:
+        raise RuntimeFailed(_first_line(f"generated code: {type(e).__name__}: {e}"), traceback.format_exc()) from None
+    workdir = Path(arts.workdir).parent / f"{unit.converter}-reexport"
+    inputs = [x.clone() for x in ex.subject(case).inputs]
+    again = ex.converter(unit.converter).convert(case, workdir, model, inputs)
+    if not again.has("pnnx.param"):
+        raise NumericFailed("re-export wrote no pnnx.param")
+    first = Path(arts.paths["pnnx.param"]).read_text().splitlines()
+    second = Path(again.paths["pnnx.param"]).read_text().splitlines()
+    for i, (a, b) in enumerate(zip(first, second), 1):
+        if a != b:
+            raise FormatFailed(f"pnnx.param line {i} differs after re-export", f"first:  {a}\nagain:  {b}")
+    if len(first) != len(second):
+        raise FormatFailed(f"pnnx.param has {len(first)} lines, {len(second)} after re-export")
+
+
 def _accumulation_bound(subject, case, tol):
     terms = accumulation(case.op)
     if terms is None or tol.accum == 0:
@@ -248,4 +273,4 @@ def _run_backend(backend, arts, precision, inputs):
 
 
 CHECKS = {"convert": check_convert, "format": check_format, "roundtrip": check_roundtrip,
-          "parity": check_parity}
+          "reexport": check_reexport, "parity": check_parity}

@@ -32,7 +32,8 @@ def cmd_run(args) -> int:
                       shard=parse_shard(args.shard), jobs=args.jobs, timeout_s=args.timeout,
                       memory_mb=args.memory_mb, cases_provider=args.cases,
                       waivers=Path(args.waivers) if args.waivers else None,
-                      keep_artefacts=args.keep_artefacts, progress=not args.quiet)
+                      keep_artefacts=args.keep_artefacts, progress=not args.quiet,
+                      max_cases=args.max_cases)
     summary = run(opts)
     counts = ", ".join(f"{s} {n}" for s, n in sorted(summary.counts.items()))
     print(f"{summary.cases} cases, {len(summary.results)} records in {summary.wall_s:.1f} s: {counts}",
@@ -97,6 +98,18 @@ def cmd_verify(args) -> int:
     return 1 if problems else 0
 
 
+def cmd_pytest(args) -> int:
+    import pytest
+
+    from . import suite
+
+    import os
+
+    argv = ["-p", "pnnx_conformance.pytest_plugin", suite.__path__[0], "--conformance-tier", args.tier,
+            "-o", f"cache_dir={os.getcwd()}/.pytest_cache", *args.rest]
+    return int(pytest.main(argv))
+
+
 def cmd_backends(args) -> int:
     from .backends import discovered, load_backend
 
@@ -115,6 +128,8 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--op", action="append", help="operator (fnmatch pattern), repeatable or comma-separated")
     r.add_argument("--table", action="append", help="nn | F | Tensor | torch | models")
     r.add_argument("--pattern", help="fnmatch pattern on case ids")
+    r.add_argument("--max-cases", type=int, default=None,
+                   help="cap on cases (default: 60 for an unfiltered smoke run, else none; 0: no cap)")
     r.add_argument("--backend", action="append", help="backend name (default: the five built-ins)")
     r.add_argument("--converter", action="append", help="reference | upstream (default: both)")
     r.add_argument("--shard", default="1/1", help="K/N: run the K-th of N deterministic shards")
@@ -146,13 +161,22 @@ def parser() -> argparse.ArgumentParser:
     v.add_argument("corpus")
     v.add_argument("--cases", help="case provider module:function")
     v.set_defaults(fn=cmd_verify)
+    t = sub.add_parser("pytest", help="run the suite under pytest (arguments go to pytest)",
+                       add_help=False)
+    t.add_argument("--tier", default="smoke", choices=("smoke", "full"))
+    t.set_defaults(fn=cmd_pytest)
     b = sub.add_parser("backends", help="list discovered backends")
     b.set_defaults(fn=cmd_backends)
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["pytest"]:  # everything after the subcommand goes to pytest
+        args, rest = parser().parse_known_args(argv)
+        args.rest = rest
+    else:
+        args = parser().parse_args(argv)
     try:
         return args.fn(args)
     except CheckOutcome as e:

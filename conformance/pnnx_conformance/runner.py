@@ -20,7 +20,7 @@ from .junit import write_junit
 from .pool import run_units
 from .progress import Progress
 from .results import Result, write_results
-from .tiers import TIERS, executed_cases, floor_for
+from .tiers import TIERS, case_limit, executed_cases, floor_for
 from .units import plan
 from .waivers import DEFAULT_FILE, apply_waivers, load_waivers
 from .worker import WorkerConfig
@@ -50,6 +50,15 @@ class RunOptions:
     waivers: Path | None = None
     keep_artefacts: bool = False
     progress: bool = True
+    max_cases: int | None = None   # None: the tier's default (tiers.MAX_CASES) unless filtered
+
+    @property
+    def filtered(self) -> bool:
+        return bool(self.ops or self.tables or self.pattern)
+
+    @property
+    def limit(self) -> int:
+        return case_limit(self.tier, self.max_cases, self.filtered)
 
 
 @dataclass
@@ -95,7 +104,8 @@ def run(opts: RunOptions) -> RunSummary:
     converters = {name: converter_registry.load_converter(name) for name in opts.converters}
     waivers = load_waivers(opts.waivers or DEFAULT_FILE, [c.id for c in all_cases()]) \
         if (opts.waivers or DEFAULT_FILE.is_file()) else []
-    cases = [c for c in select_cases(opts.tier, opts.ops, opts.tables, opts.pattern) if in_shard(c.id, opts.shard)]
+    selected = select_cases(opts.tier, opts.ops, opts.tables, opts.pattern, opts.limit)
+    cases = [c for c in selected if in_shard(c.id, opts.shard)]
     units = plan(cases, list(converters), backends)
     out = Path(opts.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -126,8 +136,7 @@ def run(opts: RunOptions) -> RunSummary:
 
 def _run_errors(results, opts: RunOptions, n_cases: int) -> list[str]:
     errors = []
-    filtered = bool(opts.ops or opts.tables or opts.pattern)
-    floor = floor_for(opts.tier, opts.shard[1], filtered)
+    floor = floor_for(opts.tier, opts.shard[1], opts.filtered, opts.limit)
     executed = len(executed_cases(results))
     if executed < floor:
         errors.append(f"only {executed} of {n_cases} cases executed; the {opts.tier} tier's floor is {floor}")
@@ -150,7 +159,7 @@ def _write(out: Path, summary: RunSummary, opts: RunOptions, backends, converter
         slot = per_backend.setdefault(key, {"time_s": 0.0, "statuses": Counter()})
         slot["time_s"] = round(slot["time_s"] + r.time_s, 3)
         slot["statuses"][r.status] += 1
-    data = {"tier": opts.tier, "shard": list(opts.shard), "cases": summary.cases,
+    data = {"tier": opts.tier, "shard": list(opts.shard), "cases": summary.cases, "case_limit": opts.limit,
             "records": len(summary.results), "wall_s": round(summary.wall_s, 2),
             "statuses": dict(sorted(summary.counts.items())), "errors": summary.errors,
             "case_provider": provider(), "by_check": per_backend}

@@ -54,10 +54,15 @@ def _worker_main(conn, config: WorkerConfig, log_path: str) -> None:
     from .checks import Executor
 
     use_provider(config.cases_provider)
+    import torch  # noqa: F401  (warm-up outside any unit's time limit)
+
     executor = Executor(Path(config.workroot), config.tier)
     conn.send(("ready", os.getpid()))
     while True:
-        msg = conn.recv()
+        try:
+            msg = conn.recv()
+        except EOFError:  # the parent is gone
+            break
         if msg[0] == "stop":
             break
         result = executor.execute(Unit(**msg[1]))

@@ -27,8 +27,8 @@ Cases (forward arguments are always named x0, x1, ... one per InputSpec, in orde
     Tags: `smoke=True` adds the smoke tier; `reasons={"no-trace": "why"}` adds each key as
     a tag with its reason (random, training-only and no-trace need one). Tags derived from
     the description are added automatically: multi-input (2+ inputs), multi-output (ret is
-    a sequence), integer / bool (such inputs), noncontiguous (pre given, unless the caller
-    passes tags that already describe it).
+    a sequence), integer / bool (such inputs), noncontiguous (a pre line rebinding an input
+    to a strided view of itself, e.g. "x0 = x0.transpose(1, 2)" or "x0 = x0[:, ::2]").
 
 Helpers
     vid(*parts, **named) -> str      variant name: vid("2d", k=3, s=2) == "2d_k3_s2";
@@ -46,6 +46,8 @@ from .case import REASON_TAGS, TIER_SMOKE, Case, InputSpec, ToleranceHint
 
 ID_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.]*/[A-Za-z0-9_.-]+$")
 _INT_DTYPES = {"i8", "i16", "i32", "i64", "u8"}
+# a pre line that rebinds an input to a strided view of itself: "x0 = x0.transpose(1, 2)"
+_NONCONTIGUOUS = re.compile(r"\bx\d+\s*=\s*x\d+(\.(transpose|permute|movedim|swapaxes|mT|T|t)\b|\[)")
 
 HEADER = (
     "import torch\n"
@@ -178,7 +180,7 @@ def _auto_tags(inputs: Sequence[InputSpec], ret, pre) -> set[str]:
         tags.add("integer")
     if any(s.dtype == "bool" for s in inputs):
         tags.add("bool")
-    if pre and any(w in " ".join(_lines(pre)) for w in ("transpose", "permute", "[", ".t()", ".mT")):
+    if pre and any(_NONCONTIGUOUS.search(ln) for ln in _lines(pre)):
         tags.add("noncontiguous")
     return tags
 

@@ -82,15 +82,19 @@ def capture(model: nn.Module, inputs=None, *, inputs2=None, input_shapes=None, i
     if optlevel not in (0, 1, 2):
         raise ConversionError(f"optlevel must be 0, 1 or 2, not {optlevel!r}")
     load_custom_ops(customop)
-    if isinstance(model, nn.Module):
-        model = model.to(_device(device)).eval()
     args = _resolve_inputs(inputs, input_shapes, input_types, device)
-    captured = trace(model, args, moduleop=moduleop)
-    dynamic = inputs2 is not None or input_shapes2 is not None
-    if dynamic:
-        args2 = _resolve_inputs(inputs2, input_shapes2, input_types, device)
-        captured = merge_shapes(captured, trace(model, args2, moduleop=moduleop))
-    return run_passes(captured.graph, optlevel, PassContext(captured.values, dynamic))
+    training = isinstance(model, nn.Module) and model.training
+    if isinstance(model, nn.Module):
+        model.to(_device(device)).eval()  # converted for inference, as upstream expects
+    try:
+        captured = trace(model, args, moduleop=moduleop)
+        if inputs2 is not None or input_shapes2 is not None:
+            args2 = _resolve_inputs(inputs2, input_shapes2, input_types, device)
+            captured = merge_shapes(captured, trace(model, args2, moduleop=moduleop))
+    finally:
+        if training:
+            model.train()
+    return run_passes(captured.graph, optlevel, PassContext(captured.values))
 
 
 def default_paths(out_dir, name: str, overrides: dict) -> dict[str, Path]:
@@ -119,15 +123,16 @@ def export(model: nn.Module, inputs=None, out_dir=".", name: str = "model", *, i
     """Convert `model` and write NAME.pnnx.param, NAME.pnnx.bin, NAME_pnnx.py, NAME.pnnx.onnx,
     NAME.ncnn.param, NAME.ncnn.bin and NAME_ncnn.py into `out_dir` (each path overridable).
     An emitter that cannot lower an operator is recorded in `.unsupported`; the others still write."""
-    graph = capture(model, inputs, inputs2=inputs2, input_shapes=input_shapes,
-                    input_shapes2=input_shapes2, input_types=input_types, optlevel=optlevel,
-                    moduleop=moduleop, customop=customop, device=device)
+    args = _resolve_inputs(inputs, input_shapes, input_types, device)
+    graph = capture(model, args, inputs2=inputs2, input_shapes2=input_shapes2, input_types=input_types,
+                    optlevel=optlevel, moduleop=moduleop, customop=customop, device=device)
     overrides = dict(pnnxparam=pnnxparam, pnnxbin=pnnxbin, pnnxpy=pnnxpy, pnnxonnx=pnnxonnx,
                      ncnnparam=ncnnparam, ncnnbin=ncnnbin, ncnnpy=ncnnpy)
     paths = default_paths(out_dir, name, overrides)
     for path in paths.values():
         path.parent.mkdir(parents=True, exist_ok=True)
-    shapes = [list(o.outputs[0].shape) for o in graph.inputs() if o.outputs[0].shape is not None]
+    # test_inference() in the generated code feeds the first example shapes, as upstream does
+    shapes = [list(t.shape) for t in args if isinstance(t, torch.Tensor)]
     result = ExportResult(graph)
     for emitter, artefacts, module_name, write in _emitters(graph, paths, fp16, shapes):
         try:

@@ -162,3 +162,22 @@ def test_constant_tensor_made_in_forward_folds_at_optlevel2():
     attribute = op_of(graph, "pnnx.Attribute")
     assert attribute.name.startswith("pnnx_fold_")
     assert torch.equal(attribute.attrs["data"].to_torch(), torch.arange(4).float() * 2)
+
+
+def test_setitem_is_refused_not_dropped():
+    class SetItem(nn.Module):
+        def forward(self, x):
+            x[:, 0] = 0
+            return x
+
+    with pytest.raises(ConversionError, match="x\\[...\\] = y"):
+        trace(SetItem(), torch.rand(2, 3))
+
+
+def test_namespaced_functions_keep_their_path():
+    class Norm(nn.Module):
+        def forward(self, x):
+            return torch.linalg.norm(x, dim=1), torch.special.expit(x)
+
+    graph = trace(Norm(), torch.rand(2, 3)).graph
+    assert types(graph)[1:3] == ["torch.linalg.norm", "torch.special.expit"]

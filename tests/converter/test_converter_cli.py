@@ -94,6 +94,7 @@ def test_model_failing_on_inputshape(tmp_path, capsys):
     assert not (tmp_path / "tiny.pnnx.param").exists()
 
 
+@pytest.mark.slow
 def test_console_script_runs(tmp_path):
     model = tmp_path / "tiny.py"
     model.write_text(MODEL)

@@ -26,7 +26,7 @@ def test_differing_dims_become_unknown_and_shape_arithmetic_stays():
     view = op_of(graph, "Tensor.view")
     assert view.outputs[0].shape == [1, 8, -1]
     assert view.inputnames == ["input", "shape"]
-    assert op_of(graph, "pnnx.Expression").params["expr"] == "[size(@0,0),size(@0,1),mul(size(@0,2),size(@0,3))]"
+    assert op_of(graph, "pnnx.Expression").params["expr"] == "[1,8,mul(size(@0,2),size(@0,3))]"
     assert "#0=(1,3,?,?)f32" in dumps(graph)
 
 
@@ -47,3 +47,12 @@ def test_control_flow_that_differs_between_shapes_is_refused():
 
     with pytest.raises(ConversionError, match="different operators"):
         capture(Branch(), torch.rand(2, 8), inputs2=torch.rand(2, 3))
+
+
+def test_shape_used_outside_traced_arithmetic_is_refused():
+    class Untraced(nn.Module):
+        def forward(self, x):
+            return x.view(x.size(0), int(x.size(1) / 2), -1)
+
+    with pytest.raises(ConversionError, match="shape"):
+        capture(Untraced(), torch.rand(1, 4, 6), inputs2=torch.rand(1, 8, 6))

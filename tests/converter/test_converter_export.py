@@ -61,3 +61,19 @@ def test_resnet18_writes_every_file(tmp_path):
     net = generated.Model().eval()
     with torch.no_grad():
         torch.testing.assert_close(net(x), model(x), rtol=1e-4, atol=1e-4)
+
+
+def test_regenerated_model_converts_to_the_same_param(tmp_path):
+    torch.manual_seed(0)
+    x = torch.rand(1, 3, 8, 8)
+    first = export(Tiny().eval(), x, tmp_path, "first")
+    regenerated = import_file(first.paths["pnnxpy"], "first_pnnx").Model().eval()
+    second = export(regenerated, x, tmp_path, "second")
+    assert pnnx_param.dumps(second.graph) == pnnx_param.dumps(first.graph)
+
+
+def test_dynamic_export_feeds_the_first_shapes_to_test_inference(tmp_path):
+    result = export(Tiny().eval(), torch.rand(1, 3, 8, 8), tmp_path, "dyn", inputs2=torch.rand(1, 3, 6, 10))
+    assert result.graph.inputs()[0].outputs[0].shape == [1, 3, -1, -1]
+    generated = import_file(result.paths["pnnxpy"], "dyn_pnnx")
+    assert generated.test_inference().shape == (1, 2)

@@ -52,3 +52,27 @@ def test_shape_input_stays_when_a_dim_is_dynamic():
     reshape = op_of(graph, "Tensor.reshape")
     assert reshape.inputnames == ["input", "shape"] and "shape" not in reshape.params
     assert op_of(graph, "pnnx.Expression").params["expr"] == "[size(@0,0),-1]"
+
+
+def test_values_made_from_an_input_shape_fold_when_static():
+    class Zeros(nn.Module):
+        def forward(self, x):
+            return x + (x.new_zeros(4) + torch.ones_like(x))
+
+    graph = _fold(trace(Zeros(), torch.rand(2, 4)))
+    assert types(graph) == ["pnnx.Input", "pnnx.Attribute", "pnnx.Expression", "pnnx.Output"]
+    assert torch.equal(graph.ops[1].attrs["data"].to_torch(), torch.ones(2, 4))
+
+
+def test_static_sizes_inside_tensor_expressions_become_literals():
+    class Scale(nn.Module):
+        def forward(self, x, y):
+            return x * x.size(1) + y.size(0)
+
+    captured = trace(Scale(), (torch.rand(2, 3), torch.rand(5)))
+    assert [op.params["expr"] for op in captured.graph.ops if op.type == "pnnx.Expression"] == \
+        ["mul(@0,size(@0,1))", "add(@0,size(@1,0))"]
+    graph = _fold(captured)
+    assert [op.params["expr"] for op in graph.ops if op.type == "pnnx.Expression"] == ["mul(@0,3)", "add(@0,5)"]
+    assert [len(op.inputs) for op in graph.ops if op.type == "pnnx.Expression"] == [1, 1]
+    check_links(graph)

@@ -35,3 +35,10 @@ def test_bad_optlevel():
         run_passes(capture(Net(), torch.rand(1, 3, 4, 4), optlevel=0), 3)
     with pytest.raises(ConversionError, match="optlevel"):
         capture(Net(), torch.rand(1, 3, 4, 4), optlevel=5)
+
+
+def test_model_is_converted_in_eval_mode_and_left_as_it_was():
+    model = Net().train()
+    graph = capture(model, torch.rand(1, 3, 4, 4))
+    assert "nn.Dropout" not in types(graph) and "nn.BatchNorm2d" not in types(graph)
+    assert model.training is True

@@ -141,3 +141,32 @@ def test_walk_bin_stops_at_unknown_layers():
     layers = [NcnnLayer("MyCustomOp", "x", [], ["a"])]
     result = ncnn_bin.walk_bin(b"1234", layers)
     assert not result.complete and result.problems == []
+
+
+_ID = st.integers(0, 31)
+_NCNN_VALUE = st.one_of(
+    st.integers(-(2**31), 2**31 - 1), st.floats(width=32, allow_nan=False, allow_infinity=False),
+    st.lists(st.integers(-(2**31), 2**31 - 1), max_size=4),
+    st.lists(st.floats(width=32, allow_nan=False, allow_infinity=False), min_size=1, max_size=4),
+    st.from_regex(r"[A-Za-z][A-Za-z0-9_]{0,6}", fullmatch=True).filter(lambda s: s not in ("inf", "nan")),
+    st.from_regex(r'[0-9*(),+ -]{1,12}', fullmatch=True),
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.dictionaries(_ID, _NCNN_VALUE, max_size=5), min_size=1, max_size=4))
+def test_property_ncnn_dumps_loads_dumps(param_sets):
+    layers = [NcnnLayer("Input", "in0", [], ["b0"])]
+    for i, params in enumerate(param_sets):
+        layers.append(NcnnLayer("Custom", f"l{i}", [f"b{i}"], [f"b{i + 1}"], params))
+    text = ncnn_param.dumps(NcnnModel(layers))
+    loaded = ncnn_param.loads(text)
+    assert ncnn_param.dumps(loaded) == text
+    for layer, back in zip(layers, loaded.layers):
+        assert back.params.keys() == layer.params.keys()
+        for key, value in layer.params.items():
+            expected = [float(np.float32(v)) for v in value] if isinstance(value, list) and any(
+                isinstance(v, float) for v in value) else value
+            if isinstance(value, float):
+                expected = float(np.float32(value))
+            assert back.params[key] == expected

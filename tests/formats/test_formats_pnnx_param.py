@@ -140,6 +140,14 @@ def test_dumps_refuses_values_the_format_cannot_hold():
     with pytest.raises(ValueError, match="mixes kinds"):
         pnnx_param.dumps(g)
     del g.ops[1].params["bad"]
+    g.ops[1].params["@w"] = 1
+    with pytest.raises(ValueError, match="starts with @"):
+        pnnx_param.dumps(g)
+    del g.ops[1].params["@w"]
+    g.operands[0].name = "a=b"
+    with pytest.raises(ValueError, match="contains '='"):
+        pnnx_param.dumps(g)
+    g.operands[0].name = "0"
     g.ops[0].name = "in 0"
     with pytest.raises(ValueError, match="operator name"):
         pnnx_param.dumps(g)
@@ -191,3 +199,28 @@ def test_property_dumps_loads_dumps(graph):
 def test_property_save_load(tmp_path, graph):
     pnnx_param.save(graph, tmp_path / "g.pnnx.param", tmp_path / "g.pnnx.bin")
     assert_graphs_equal(graph, pnnx_param.load(tmp_path / "g.pnnx.param"), data=True)
+
+
+OLD_ERA = HEAD + """3 3
+pnnx.Input               pnnx_input_0             0 1 0 #0=(1,32)f32
+nn.LayerNorm             ln                       1 1 0 1 elementwise_affine=True eps=1.000000e-05 normalized_shape=(32) @bias=(32)f32 @weight=(32)f32 #0=(1,32)f32 #1=(1,32)f32
+pnnx.Expression          pnnx_expr_0              1 1 1 2 expr=mul(@0,2.000000e-01) scale=(5.000000e-01,5.000000e-01) #1=(1,32)f32 #2=(1,32)f32
+"""
+
+
+def test_old_float_era_reads_and_is_rewritten_in_head_format():
+    graph = pnnx_param.loads(OLD_ERA)
+    assert graph.ops[1].params["eps"] == float(np.float32(1e-5))
+    assert graph.ops[2].params["scale"] == [0.5, 0.5]
+    text = pnnx_param.dumps(graph)
+    assert "eps=1.000000e-5 " in text and "scale=(0.5,0.5)" in text
+    assert "expr=mul(@0,2.000000e-01)" in text  # expressions are strings: kept verbatim
+    assert pnnx_param.dumps(pnnx_param.loads(text)) == text
+
+
+def test_weightless_graph_loads_without_bin(tmp_path):
+    (tmp_path / "w.pnnx.param").write_text(HEAD + "1 1\npnnx.Input in0 0 1 x\n")
+    assert len(pnnx_param.load(tmp_path / "w.pnnx.param").ops) == 1
+    (tmp_path / "w.pnnx.param").write_text(HEAD + "1 1\npnnx.Attribute a 0 1 x @data=(2)f32\n")
+    with pytest.raises(FormatError, match="cannot read: No such file or directory"):
+        pnnx_param.load(tmp_path / "w.pnnx.param")

@@ -87,7 +87,7 @@ def test_corrupt_entry_is_reported(tmp_path):
 
 
 NCNN = """7767517
-4 4
+4 5
 Input                    in0                      0 1 in0
 Convolution              conv_0                   1 1 in0 1 0=2 1=1 5=1 6=8
 Split                    splitncnn_0              1 2 1 2 3
@@ -109,17 +109,18 @@ def test_clean_ncnn(tmp_path):
 
 
 NCNN_RULES = [
-    ("counts", NCNN.replace("4 4", "4 5"), ["{p}:2: header declares 5 blobs but the file has 4"]),
+    ("counts", NCNN.replace("4 5", "3 4"), ["{p}:2: header declares 3 layers but the file has 4",
+                                          "{p}:2: header declares 4 blobs but the file has 5"]),
     ("grammar", NCNN.replace("0=0", "x=0"), ["{p}:6: expected <id>=<value>, got 'x=0'"]),
-    ("consumed before produced", NCNN.replace("2 1 2 3 out0", "2 1 2 9 out0").replace("4 4", "4 5"),
+    ("consumed before produced", NCNN.replace("2 1 2 3 out0", "2 1 2 9 out0").replace("4 5", "4 6"),
      ["{p}:6: blob 9 is used before it is produced"]),
-    ("produced twice", NCNN.replace("1 2 1 2 3", "1 2 1 2 1").replace("2 1 2 3 out0", "2 1 2 1 out0").replace("4 4", "4 3"),
+    ("produced twice", NCNN.replace("1 2 1 2 3", "1 2 1 2 1").replace("2 1 2 3 out0", "2 1 2 1 out0").replace("4 5", "4 4"),
      ["{p}:5: blob 1 is produced twice (first on line 4)",
       "{p}:6: blob 1 is consumed by 2 layers (splitncnn_0, add_0); ncnn needs a Split"]),
     ("needs split", NCNN.replace("Split                    splitncnn_0              1 2 1 2 3\n", "")
-     .replace("2 1 2 3 out0", "2 1 1 1 out0").replace("4 4", "3 3"),
+     .replace("2 1 2 3 out0", "2 1 1 1 out0").replace("4 5", "3 3"),
      ["{p}:5: blob 1 is consumed by 2 layers (add_0, add_0); ncnn needs a Split"]),
-    ("input", NCNN.replace("0 1 in0", "0 2 in0 x").replace("4 4", "4 5"),
+    ("input", NCNN.replace("0 1 in0", "0 2 in0 x").replace("4 5", "4 6"),
      ["{p}:3: Input in0 must have 0 inputs and 1 output, has 0 and 2"]),
 ]
 
@@ -155,3 +156,10 @@ def test_console_script_installed(tmp_path):
     exe = os.path.join(os.path.dirname(sys.executable), "pnnx-validate")
     done = subprocess.run([exe, str(param)], capture_output=True, text=True)
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
+def test_validator_goes_on_after_a_bad_line(tmp_path):
+    text = PNNX.replace("F.relu_0                 1 1 1 2 $input=1", "fc 1 1 1 2 k=99999999999 $input=1")
+    param = _write_pnnx(tmp_path, text)
+    assert _messages(param) == [f"{param}:5: duplicate operator name fc (first on line 4)",
+                                f"{param}:5: parameter k: integer 99999999999 does not fit in int32"]

@@ -141,6 +141,17 @@ CASES = {
     "expr_pow_max": ("binary", lambda: Fn(lambda s, a, b: torch.pow(a, 2) + torch.maximum(a, b)), [(1, 3, 4), (1, 3, 4)]),
     "expr_neg_rsqrt": ("binary", lambda: Fn(lambda s, x: -torch.rsqrt(x + 1) + torch.reciprocal(x + 2)), IMG),
     "expr_trig": ("binary", lambda: Fn(lambda s, x: torch.sin(x) * torch.cos(x) + torch.atan(x)), IMG),
+    # norms, tiling, flips and friends
+    "rmsnorm": ("norm", lambda: seq(nn.RMSNorm(12, eps=1e-5)), [(1, 5, 12)]),
+    "lrn": ("norm", lambda: seq(nn.LocalResponseNorm(3, alpha=0.5, k=2.0)), IMG),
+    "repeat": ("tile", lambda: Fn(lambda s, x: x.repeat(1, 2, 1, 3)), [(1, 3, 4, 5)]),
+    "expand": ("tile", lambda: Fn(lambda s, x: x.expand(1, 3, 4, 5)), [(1, 3, 1, 5)]),
+    "flip": ("tile", lambda: Fn(lambda s, x: torch.flip(x, dims=(1, 3))), [(1, 3, 4, 5)]),
+    "cumsum": ("tile", lambda: Fn(lambda s, x: torch.cumsum(x, dim=2)), [(1, 3, 4, 5)]),
+    "roll": ("tile", lambda: Fn(lambda s, x: torch.roll(x, shifts=(1, -2), dims=(1, 2))), [(1, 3, 4, 5)]),
+    "channel_shuffle_view": ("resize", lambda: Fn(lambda s, x: x.view(1, 2, 4, 12, 12).transpose(1, 2)
+                                                   .reshape(1, 8, 12, 12).relu()), IMG),
+    "inplace_relu": ("activation", lambda: Fn(lambda s, x: F.relu_(x * 1.0 - 0.5)), IMG),
     # a small network (Split, fusions, several outputs)
     "block": ("network", lambda: Block(), IMG),
 }

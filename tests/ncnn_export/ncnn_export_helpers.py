@@ -1,4 +1,5 @@
-"""Shared helpers for the ncnn export tests: stored upstream PNNX graph -> our ncnn -> compare."""
+"""Shared helpers for the ncnn export tests: a PNNX graph (from our capture, or the upstream
+pnnx graph stored in fixtures/) -> our ncnn lowering -> run in ncnn -> compare with torch."""
 from __future__ import annotations
 
 import functools
@@ -9,6 +10,8 @@ import ncnn
 import numpy as np
 import torch
 
+from ncnn_export_cases import build
+from pnnx_reference.api import capture
 from pnnx_reference.emit.ncnn import write_ncnn
 from pnnx_reference.formats import pnnx_param
 
@@ -23,11 +26,22 @@ def fixture_graph(name: str):
     return pnnx_param.load(FIXTURES / name / "model.pnnx.param")
 
 
+def upstream_cases() -> list[str]:
+    return sorted(p.name for p in FIXTURES.iterdir() if (p / "model.ncnn.bin").exists())
+
+
+def captured_graph(name: str):
+    model, inputs = build(name)
+    return capture(model, tuple(inputs))
+
+
 @functools.lru_cache(maxsize=None)
-def exported(name: str, fp16: bool = True) -> Path:
-    """Our ncnn files for a stored case (written once per test process); returns the base path."""
-    base = _OUT / f"{name}{'' if fp16 else '_fp32'}"
-    write_ncnn(fixture_graph(name), f"{base}.ncnn.param", f"{base}.ncnn.bin", f"{base}_ncnn.py", fp16=fp16)
+def exported(name: str, source: str = "ours", fp16: bool = True) -> Path:
+    """Our ncnn files for a case (written once per test process), lowered from our captured
+    graph (`ours`) or from upstream pnnx's stored graph (`upstream`); returns the base path."""
+    graph = captured_graph(name) if source == "ours" else fixture_graph(name)
+    base = _OUT / f"{name}_{source}{'' if fp16 else '_fp32'}"
+    write_ncnn(graph, f"{base}.ncnn.param", f"{base}.ncnn.bin", f"{base}_ncnn.py", fp16=fp16)
     return base
 
 

@@ -2,11 +2,17 @@
 onnxruntime against torch."""
 from __future__ import annotations
 
+import copy
+
+import onnx
+import pytest
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
 from onnx_export_util import GraphMaker, assert_close, export_and_run, op_types
+from pnnx_reference.emit.onnx import DEFAULT_OPSET, UnsupportedOperators, write_onnx
+from pnnx_reference.errors import ConversionError, UnsupportedOperator
 
 
 def _conv_params(m: nn.Conv2d) -> dict:
@@ -36,3 +42,126 @@ def test_conv_relu_linear_cat_view_expression(tmp_path):
     assert_close(got, want)
     assert op_types(model) == ["Conv", "Relu", "GlobalAveragePool", "Reshape", "Mul", "Sub",
                                "Add", "Concat", "Gemm"]
+
+
+
+def _unsupported_graph():
+    g = GraphMaker()
+    a = g.input((1, 4, 8, 8))
+    r = g.op("F.relu", [a], [(1, 4, 8, 8)], inputnames=["input"])
+    m, idx = g.op("nn.MaxPool2d", [r], [(1, 4, 4, 4), (1, 4, 4, 4)],
+                  dict(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False,
+                       return_indices=True))
+    w = g.op("nn.Frobnicate", [m], [(1, 4, 4, 4)], name="frob")
+    return g.output(w, idx)
+
+
+def test_unsupported_lists_every_operator_and_writes_nothing(tmp_path):
+    path = tmp_path / "x.pnnx.onnx"
+    with pytest.raises(UnsupportedOperators) as info:
+        write_onnx(_unsupported_graph(), path)
+    err = info.value
+    assert isinstance(err, UnsupportedOperator)
+    assert [t for t, _, _ in err.items] == ["nn.MaxPool2d", "nn.Frobnicate"]
+    assert "return_indices" in str(err) and "frob" in str(err)
+    assert "\n" not in str(err)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_failed_export_keeps_the_previous_file(tmp_path):
+    path = tmp_path / "x.pnnx.onnx"
+    path.write_bytes(b"previous")
+    with pytest.raises(UnsupportedOperator):
+        write_onnx(_unsupported_graph(), path)
+    assert path.read_bytes() == b"previous"
+
+
+def _snapshot(graph):
+    return [(op.type, op.name, [o.name for o in op.inputs], [o.name for o in op.outputs],
+             copy.deepcopy(op.params), {k: (a.shape, a.dtype, a.data) for k, a in op.attrs.items()},
+             list(op.inputnames)) for op in graph.ops], [(o.name, o.shape, o.dtype) for o in graph.operands]
+
+
+def _linear_graph(batch=1):
+    torch.manual_seed(0)
+    fc = nn.Linear(6, 3)
+    g = GraphMaker()
+    a = g.input((batch, 5, 6))
+    y = g.module("nn.Linear", fc, [a], [(batch, 5, 3)], dict(bias=True, in_features=6, out_features=3))
+    s = g.op("F.silu", [y], [(batch, 5, 3)], inputnames=["input"])
+    return g.output(s), fc
+
+
+def test_export_does_not_modify_the_graph(tmp_path):
+    graph, _ = _linear_graph()
+    before = _snapshot(graph)
+    write_onnx(graph, tmp_path / "a.onnx", fp16=True)
+    write_onnx(graph, tmp_path / "b.onnx", fp16=False)
+    assert _snapshot(graph) == before
+
+
+def test_opset_option(tmp_path):
+    graph, fc = _linear_graph()
+    write_onnx(graph, tmp_path / "default.onnx")
+    assert onnx.load(tmp_path / "default.onnx").opset_import[0].version == DEFAULT_OPSET
+    x = torch.rand(1, 5, 6)
+    got, model = export_and_run(graph, [x], tmp_path, opset=21, name="o21")
+    assert model.opset_import[0].domain == "" and model.opset_import[0].version == 21
+    assert_close(got, [F.silu(fc(x))])
+    with pytest.raises(ConversionError):
+        write_onnx(graph, tmp_path / "bad.onnx", opset=99)
+
+
+def test_linear_on_3d_input_is_matmul_add(tmp_path):
+    graph, fc = _linear_graph()
+    x = torch.rand(1, 5, 6)
+    got, model = export_and_run(graph, [x], tmp_path)
+    assert op_types(model) == ["MatMul", "Add", "Sigmoid", "Mul"]
+    assert_close(got, [F.silu(fc(x))])
+
+
+def test_dynamic_dims_become_dim_params(tmp_path):
+    graph, fc = _linear_graph(batch=-1)
+    for x in (torch.rand(2, 5, 6), torch.rand(7, 5, 6)):
+        got, model = export_and_run(graph, [x], tmp_path)
+        assert_close(got, [F.silu(fc(x))])
+    dim = model.graph.input[0].type.tensor_type.shape.dim[0]
+    assert dim.dim_param and not dim.HasField("dim_value")
+
+
+def test_fp16_attribute_is_float16_with_a_cast(tmp_path):
+    torch.manual_seed(0)
+    k = torch.rand(1, 4, 1, 1)
+    g = GraphMaker()
+    a = g.input((1, 4, 3, 3))
+    c = g.attribute(k)
+    y = g.op("pnnx.Expression", [a, c], [(1, 4, 3, 3)], {"expr": "mul(@0,@1)"})
+    graph = g.output(y)
+    x = torch.rand(1, 4, 3, 3)
+    got, model = export_and_run(graph, [x], tmp_path, fp16=True)
+    assert [i.data_type for i in model.graph.initializer] == [onnx.TensorProto.FLOAT16]
+    assert op_types(model) == ["Cast", "Mul"]
+    assert_close(got, [x * k.half().float()], atol=1e-6)
+
+
+def test_expression_promotes_int_and_folds_sizes(tmp_path):
+    g = GraphMaker()
+    a = g.input((2, 3), dtype="i64")
+    b = g.input((2, 3))
+    y = g.op("pnnx.Expression", [a, b], [(2, 3)],
+             {"expr": "add(div(@0,size(@1,1)),sqrt(square(@1)))"})
+    graph = g.output(y)
+    ia, fb = torch.randint(0, 9, (2, 3)), torch.rand(2, 3) - 0.5
+    got, model = export_and_run(graph, [ia, fb], tmp_path)
+    assert_close(got, [ia / 3 + torch.sqrt(fb * fb)])
+    assert "Shape" not in op_types(model)
+
+
+def test_output_that_is_an_input_gets_an_identity(tmp_path):
+    g = GraphMaker()
+    a = g.input((2, 3))
+    graph = g.output(a, a)
+    x = torch.rand(2, 3)
+    got, model = export_and_run(graph, [x], tmp_path)
+    assert_close(got, [x, x])
+    assert op_types(model) == ["Identity", "Identity"]

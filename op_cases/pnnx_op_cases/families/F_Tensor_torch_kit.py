@@ -82,6 +82,7 @@ def unary(op: str, call: str, lo: float = -1.0, hi: float = 1.0, *, with_ints: b
         ("r1_n13", call.format(x="x0"), [f(13, low=lo, high=hi)]),
         ("r3_b2_c16", call.format(x="x0"), [f(2, 16, 9, low=lo, high=hi)]),
         ("r4_noncontig", f"x = x0.transpose(1, 3)\nreturn {call.format(x='x')}", [f(1, 4, 5, 12, low=lo, high=hi)]),
+        ("r0_scalar", call.format(x="x0"), [f(low=lo, high=hi)]),
     ]
     if with_ints:
         rows.append(("i32", call.format(x="x0"), [i(2, 12, low=-10, high=10, dtype="i32")]))

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..registry import family
-from .F_Tensor_torch_kit import case, f, smoke, table, unary
+from .F_Tensor_torch_kit import f, table, unary
 
 _RANDOM = "samples a random negative slope per element in training mode"
 
@@ -51,25 +51,33 @@ for _op, _settings in _PARAMS.items():
     _register_params(_op, _settings)
 
 
-_INPLACE = {"F.relu_": "F.relu_(x)", "F.elu_": "F.elu_(x, alpha=0.5)",
-            "F.hardtanh_": "F.hardtanh_(x, -0.5, 0.5)", "F.leaky_relu_": "F.leaky_relu_(x, 0.2)",
-            "F.threshold_": "F.threshold_(x, 0.2, -1.0)"}
+# op -> two argument settings (the second one also tried on a wider input)
+_INPLACE = {
+    "F.relu_": ("", ""),
+    "F.elu_": (", alpha=0.5", ", 2.0"),
+    "F.hardtanh_": (", -0.5, 0.5", ", min_val=0.0, max_val=6.0"),
+    "F.leaky_relu_": (", 0.2", ", negative_slope=0.01"),
+    "F.threshold_": (", 0.2, -1.0", ", threshold=-0.5, value=3.0"),
+}
 
 
-def _register_inplace(op: str, call: str):
+def _register_inplace(op: str, args: tuple[str, str]):
     # Acts on an intermediate, never on a model input the harness may reuse.
+    a0, a1 = args
     def gen():
         rows = [
-            ("r4", f"x = x0 * 2.0\n{call}\nx", [f(1, 3, 8, 8)]),
-            ("r2_c13", f"x = x0 - 0.25\n{call}\nx", [f(13, 7)]),
-            ("r3_b2_return_result", f"x = x0 + 0.0\n{call}", [f(2, 4, 9)]),
+            ("r4", f"x = x0 * 2.0\n{op}(x{a0})\nx", [f(1, 3, 8, 8)]),
+            ("r2_c13", f"x = x0 - 0.25\n{op}(x{a1})\nx", [f(13, 7)]),
+            ("r3_b2_return_result", f"x = x0 + 0.0\n{op}(x{a0})", [f(2, 4, 9, low=-3, high=3)]),
+            ("r1_c16_setting2", f"x = x0 * 3.0\n{op}(x{a1})", [f(16)]),
+            ("r5_setting2", f"x = x0 + 0.1\n{op}(x{a1})\nx * 2.0", [f(1, 4, 2, 3, 5)]),
         ]
         return table(op, rows, tags={"inplace"})
     family(op)(gen)
 
 
-for _op, _call in _INPLACE.items():
-    _register_inplace(_op, _call)
+for _op, _args in _INPLACE.items():
+    _register_inplace(_op, _args)
 
 
 @family("F.rrelu")
@@ -90,6 +98,8 @@ def _rrelu_():
     rows = [
         ("eval_r4", "x = x0 * 2.0\nF.rrelu_(x, training=False)", [f(1, 3, 8, 8)]),
         ("eval_bounds", "x = x0 - 0.5\nF.rrelu_(x, 0.05, 0.25)", [f(2, 13, 9)]),
+        ("eval_r1_kw", "x = x0 * 3.0\nF.rrelu_(x, lower=0.2, upper=0.2)\nx", [f(16)]),
+        ("eval_noncontig", "x = x0.transpose(1, 2) * 1.0\nF.rrelu_(x)", [f(2, 5, 6)]),
         ("train", "x = x0 + 0.0\nF.rrelu_(x, training=True)", [f(2, 8, 8)],
          {"reasons": {"random": _RANDOM}}),
     ]

@@ -96,6 +96,8 @@ def adaptive_pool():
             yield module_case(op, "o3", f"{ctor}(3)", [x], smoke=nd == 2)
             yield module_case(op, "o_same", f"{ctor}({SPATIAL[nd]})", [x])
             yield module_case(op, "o4_uneven", f"{ctor}({_tuple(nd, 4, 5, 3)})", [x])
+            larger = tuple(s + 3 for s in SPATIAL[nd])   # windows overlap and repeat
+            yield module_case(op, "o_larger", f"{ctor}({larger})", [x])
             if nd >= 2:
                 yield module_case(op, "o_none", f"{ctor}({(None,) + _tuple(nd - 1, 2)})", [x])
             if kind == "Max":

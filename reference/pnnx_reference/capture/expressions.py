@@ -4,7 +4,7 @@ from __future__ import annotations
 import torch
 
 from .literals import literal
-from .shapes import SymInt, render
+from .shapes import SymInt, operands_of, render
 
 UNARY = {n: n for n in (
     "abs acos acosh asin asinh atan atanh ceil cos cosh erf exp expm1 floor log log10 log1p "
@@ -54,7 +54,6 @@ class Refs:
         return literal(value)
 
     def _symint(self, value: SymInt) -> str:
-        from .shapes import operands_of
         for operand in operands_of(value, []):
             if not any(o is operand for o in self.operands):
                 self.operands.append(operand)

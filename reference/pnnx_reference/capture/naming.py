@@ -24,7 +24,9 @@ def _function_table() -> dict[int, str]:
     """id(callable) -> API path; F wins over torch where they are the same object
     (F.conv2d is torch.conv2d)."""
     table: dict[int, str] = {}
-    for prefix, namespace in (("torch", torch), ("F", F)):
+    namespaces = (("torch", torch), ("torch.linalg", torch.linalg), ("torch.fft", torch.fft),
+                  ("torch.special", torch.special), ("F", F))
+    for prefix, namespace in namespaces:
         for name in dir(namespace):
             if name.startswith("_"):
                 continue

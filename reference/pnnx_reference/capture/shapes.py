@@ -76,23 +76,3 @@ def _render_node(node, operands):
         index = next(i for i, o in enumerate(operands) if o is node[1])
         return f"size(@{index},{node[2]})"
     return f"{node[0]}(" + ",".join(render(c, operands) for c in node[1:]) + ")"
-
-
-def static_dims(value) -> bool:
-    """True when every shape dim the value reads is known (not -1)."""
-    return not _reads_unknown(value)
-
-
-def _reads_unknown(value) -> bool:
-    if isinstance(value, SymInt):
-        return _node_unknown(value.node)
-    if isinstance(value, (list, tuple)):
-        return any(_reads_unknown(v) for v in value)
-    return False
-
-
-def _node_unknown(node) -> bool:
-    if node[0] == "size":
-        shape = node[1].shape
-        return shape is None or shape[node[2]] == -1
-    return any(isinstance(c, SymInt) and _node_unknown(c.node) for c in node[1:])

@@ -147,11 +147,23 @@ class Tracer(TorchFunctionMode):
         op_type = naming.api_path(func)
         if op_type == "Tensor.size":
             return self._size(args[0], func(*args, **kwargs), *args[1:], **kwargs)
+        if op_type == "Tensor.__setitem__":
+            raise ConversionError("in-place assignment `x[...] = y` is not supported by the capture yet")
         result = func(*args, **kwargs)
-        if op_type is None or not any(isinstance(t, torch.Tensor) for t in _flatten(result)):
+        if not any(isinstance(t, torch.Tensor) for t in _flatten(result)):
+            return result
+        if op_type is None:
+            self._refuse_unknown(func, args, kwargs)
             return result
         self._record(func, op_type, args, kwargs, result)
         return result
+
+    def _refuse_unknown(self, func, args, kwargs) -> None:
+        """A tensor computed by a call we cannot name would silently become a constant."""
+        if any(isinstance(t, torch.Tensor) and id(t) in self._tensors for t in _flatten((args, kwargs))):
+            name = getattr(func, "__qualname__", None) or repr(func)
+            raise ConversionError(f"cannot capture {getattr(func, '__module__', None) or 'torch'}.{name}: "
+                                  f"it is not a public torch, torch.nn.functional or Tensor API")
 
     def _getter(self, func, name: str, args):
         result = func(*args)
@@ -184,8 +196,6 @@ class Tracer(TorchFunctionMode):
             self._emit(op_type, self._op_name(op_type), [self.operand_of(args[0])], ["input"],
                        params, [result])
             return
-        if op_type == "Tensor.__setitem__":
-            raise ConversionError("in-place assignment `x[...] = y` is not supported by the capture yet")
         self._record_call(op_type, bind(func, op_type, args, kwargs), result)
 
     def _record_call(self, op_type, pairs, result) -> None:

@@ -16,7 +16,6 @@ purpose:
 """
 from __future__ import annotations
 
-import ast
 import os
 import sys
 import tempfile
@@ -160,7 +159,7 @@ def generate_python(graph: Graph, py_path, bin_path, input_shapes=None) -> str:
     lines += _entry_points(graph, ctx, specs, py_path.name)
     source = "\n".join(lines)
     try:
-        ast.parse(source)
+        compile(source, str(py_path), "exec", dont_inherit=True)
     except SyntaxError as err:  # a generator bug, never user input: say so plainly
         raise CodegenError(f"internal error: generated Python does not parse ({err.msg}, line {err.lineno})") from None
     return source

@@ -81,6 +81,7 @@ _DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 # Decimal values at or above this round to infinity in float32 (FLT_MAX + half an ulp).
 _F32_OVERFLOW = Fraction(2**128 - 2**103)
 _F32_MAX = float(np.finfo(np.float32).max)
+_MAX_EXACT_CHARS = 200  # longer texts (never written by pnnx) skip the exact-rounding step
 
 
 def parse_float64(text: str) -> float:
@@ -97,8 +98,8 @@ def parse_float32(text: str) -> float:
     (a detour through float64 can round twice). Raises ValueError; out-of-range
     magnitudes give +-inf as strtof does."""
     d = parse_float64(text)
-    if not math.isfinite(d):
-        return d
+    if not math.isfinite(d) or len(text) > _MAX_EXACT_CHARS:
+        return float(np.float32(math.copysign(min(abs(d), _F32_MAX), d))) if abs(d) <= _F32_MAX else math.copysign(math.inf, d)
     exact = Fraction(text)
     if abs(exact) >= _F32_OVERFLOW:
         return math.copysign(math.inf, d)

@@ -14,7 +14,7 @@ from typing import Union
 from ..errors import FormatError
 from .textfile import read_text_lines
 from .floatfmt import float_to_string, parse_float32
-from .pnnx_values import INT32_MAX, INT32_MIN
+from .pnnx_values import INT32_MAX, INT32_MIN, clip, parse_int32
 
 MAGIC = "7767517"
 ARRAY_KEY_BASE = -23300
@@ -102,14 +102,14 @@ def dumps(model: NcnnModel) -> str:
 
 # --- reading -------------------------------------------------------------------------
 def _parse_number(text: str) -> int | float:
-    if re.fullmatch(r"[+-]?\d+", text):
-        value = int(text)
-        if not INT32_MIN <= value <= INT32_MAX:
-            raise ValueError(f"integer {text} does not fit in int32")
-        return value
-    value = parse_float32(text)  # raises ValueError on malformed text
+    if re.fullmatch(r"-?\d+", text):
+        return parse_int32(text)
+    try:
+        value = parse_float32(text)
+    except ValueError:
+        raise ValueError(f"not a number: {clip(text)!r}") from None
     if value in (float("inf"), float("-inf")) and "inf" not in text:
-        raise ValueError(f"float {text} does not fit in float32")
+        raise ValueError(f"float {clip(text)} does not fit in float32")
     return value
 
 
@@ -127,7 +127,7 @@ def _parse_array(text: str) -> list:
 def _parse_value(text: str) -> NcnnValue:
     if text.startswith('"'):
         if len(text) < 2 or not text.endswith('"') or '"' in text[1:-1]:
-            raise ValueError(f"unterminated string {text[:40]!r}")
+            raise ValueError(f"unterminated string {clip(text)!r}")
         if len(text) - 2 > MAX_STRING_CHARS:
             raise ValueError(f"string longer than {MAX_STRING_CHARS} characters")
         return text[1:-1]
@@ -188,7 +188,10 @@ class _Reader:
         blobs = tokens[4:4 + nin + nout]
         layer = NcnnLayer(tokens[0], tokens[1], blobs[:nin], blobs[nin:], {}, self.lineno)
         for token in tokens[4 + nin + nout:]:
-            self.param(layer, token)
+            try:
+                self.param(layer, token)
+            except FormatError as err:  # later params are still checked when collecting
+                self.report(err)
         return layer
 
     def param(self, layer: NcnnLayer, token: str) -> None:

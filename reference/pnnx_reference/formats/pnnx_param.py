@@ -15,7 +15,7 @@ from ..errors import FormatError
 from ..ir import DTYPES, NULL_DTYPE, UNKNOWN_DIM, Attribute, Graph, Operand, Operator
 from . import pnnx_bin
 from .textfile import read_text_lines
-from .pnnx_values import INT32_MAX, ValueTextError, decode_value, encode_value
+from .pnnx_values import INT32_MAX, ValueTextError, clip, decode_value, encode_value
 
 MAGIC = "7767517"
 MAX_PARAM_BYTES = 256 * 1024 * 1024  # real files are a few MB; bounds memory on hostile input
@@ -27,6 +27,15 @@ _VALID_DTYPES = frozenset(DTYPES) | {NULL_DTYPE}
 def _check_token(kind: str, text: str) -> str:
     if not text or any(c.isspace() for c in text):
         raise ValueError(f"{kind} {text!r} is empty or contains whitespace")
+    return text
+
+
+def _check_key(kind: str, text: str) -> str:
+    """Keys (and operand names, which become `#name=` keys) cannot hold `=`, and a
+    parameter key cannot start with the `@`, `$`, `#` markers."""
+    _check_token(kind, text)
+    if "=" in text or (kind == "param key" and text[0] in "@$#"):
+        raise ValueError(f"{kind} {text!r} cannot be written (contains '=' or starts with @, $ or #)")
     return text
 
 
@@ -42,7 +51,7 @@ def _shape_tokens(operands: list[Operand]) -> list[str]:
 def _input_key_tokens(op: Operator) -> list[str]:
     if len(op.inputnames) != len(op.inputs):
         return []
-    return [f"${key}={o.name}" for key, o in zip(op.inputnames, op.inputs) if key]
+    return [f"${_check_key('input name', key)}={o.name}" for key, o in zip(op.inputnames, op.inputs) if key]
 
 
 def dump_operator(op: Operator) -> str:
@@ -50,9 +59,10 @@ def dump_operator(op: Operator) -> str:
     head = "%-24s %-24s %d %d" % (_check_token("operator type", op.type),
                                   _check_token("operator name", op.name),
                                   len(op.inputs), len(op.outputs))
-    tokens = [_check_token("operand name", o.name) for o in op.inputs + op.outputs]
-    tokens += [f"{_check_token('param key', k)}={encode_value(op.params[k])}" for k in sorted(op.params)]
-    tokens += [f"@{k}={_encode_shape(a.shape, a.dtype)}" for k, a in sorted(op.attrs.items())]
+    tokens = [_check_key("operand name", o.name) for o in op.inputs + op.outputs]
+    tokens += [f"{_check_key('param key', k)}={encode_value(op.params[k])}" for k in sorted(op.params)]
+    tokens += [f"@{_check_key('attribute key', k)}={_encode_shape(a.shape, a.dtype)}"
+               for k, a in sorted(op.attrs.items())]
     tokens += _input_key_tokens(op)
     tokens += _shape_tokens(op.inputs + op.outputs)
     return " ".join([head] + tokens)
@@ -147,7 +157,10 @@ class _Reader:
         self.graph.connect(op, inputs=[self._consume(n) for n in names[:nin]])
         self.graph.connect(op, outputs=[self._produce(n) for n in names[nin:]])
         for token in tokens[4 + nin + nout:]:
-            self._item(op, token)
+            try:
+                self._item(op, token)
+            except FormatError as err:  # later items are still checked when collecting
+                self.report(err)
 
     def _count(self, text: str, what: str) -> int:
         if not text.isdigit() or len(text) > 9:
@@ -155,18 +168,23 @@ class _Reader:
         return int(text)
 
     def _check_op_name(self, name: str) -> None:
-        if name in self.op_names:
-            self.fail(f"duplicate operator name {name} (first on line {self.op_names[name]})")
+        if name in self.op_names:  # pnnx.bin entries are keyed by operator name
+            self.report(FormatError(self.path, f"duplicate operator name {name} "
+                                               f"(first on line {self.op_names[name]})", self.lineno))
+            return
         self.op_names[name] = self.lineno
 
     def _consume(self, name: str) -> Operand:
         if name not in self.operands:
-            self.fail(f"operand {name} is used before it is produced")
+            self.report(FormatError(self.path, f"operand {name} is used before it is produced", self.lineno))
+            return Operand(name)  # collecting: a stand-in outside the graph, so the line goes on
         return self.operands[name]
 
     def _produce(self, name: str) -> Operand:
         if name in self.operands:
-            self.fail(f"operand {name} is produced twice (first on line {self.produced_at[name]})")
+            self.report(FormatError(self.path, f"operand {name} is produced twice "
+                                               f"(first on line {self.produced_at[name]})", self.lineno))
+            return self.graph.new_operand(name)  # collecting: counted, but the first one keeps the name
         operand = self.graph.new_operand(name)
         self.operands[name] = operand
         self.produced_at[name] = self.lineno
@@ -218,6 +236,8 @@ class _Reader:
         if not shape:
             self.fail(f"#{name}: empty shape (upstream never writes one)")
         previous = self.annotations.get(name)
+        if name not in self.produced_at:
+            return  # a stand-in for an unknown operand, already reported
         if previous is None:
             if self.produced_at[name] != self.lineno:
                 self.fail(f"#{name}: operand {name} is annotated here but not where it "
@@ -240,8 +260,8 @@ class _Reader:
     def _dim(self, text: str, what: str, allow_unknown: bool) -> int:
         if text == "?" and allow_unknown:
             return UNKNOWN_DIM
-        if not text.isdigit() or int(text) > INT32_MAX:
-            self.fail(f"{what}: bad dimension {text[:20]!r}")
+        if not text.isdigit() or len(text) > 10 or int(text) > INT32_MAX:
+            self.fail(f"{what}: bad dimension {clip(text)!r}")
         return int(text)
 
     # end of file
@@ -315,6 +335,8 @@ def load(param_path, bin_path=None) -> Graph:
     """Read pnnx.param and its pnnx.bin; every attribute gets its data."""
     graph = load_text(param_path)
     bin_path = Path(bin_path) if bin_path is not None else default_bin_path(param_path)
+    if not bin_path.exists() and all(a.nbytes_expected == 0 for op in graph.ops for a in op.attrs.values()):
+        return graph  # nothing to read: a weightless graph needs no pnnx.bin
     entries = pnnx_bin.read_bin(bin_path)
     for op in graph.ops:
         for key, attr in op.attrs.items():

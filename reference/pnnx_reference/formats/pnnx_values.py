@@ -96,22 +96,28 @@ def _is_numeric(text: str) -> bool:
     return bool(text) and (text[0].isdigit() or (text[0] == "-" and text[1:2].isdigit()))
 
 
-def _parse_int(text: str) -> int:
+def clip(text: str, limit: int = 40) -> str:
+    """Shorten hostile values quoted in error messages."""
+    return text if len(text) <= limit else f"{text[:limit]}...({len(text)} chars)"
+
+
+def parse_int32(text: str) -> int:
+    """A decimal int32; raises ValueTextError. Long digit strings are refused before
+    conversion (Python refuses over 4300 digits with its own error)."""
     if not _INT.fullmatch(text):
-        raise ValueTextError(f"malformed integer {text!r}")
-    value = int(text)
-    if not INT32_MIN <= value <= INT32_MAX:
-        raise ValueTextError(f"integer {text} does not fit in int32")
-    return value
+        raise ValueTextError(f"malformed integer {clip(text)!r}")
+    if len(text.lstrip("-")) > 10 or not INT32_MIN <= int(text) <= INT32_MAX:
+        raise ValueTextError(f"integer {clip(text)} does not fit in int32")
+    return int(text)
 
 
 def _parse_float(text: str) -> float:
     try:
         value = parse_float32(text)
     except ValueError:
-        raise ValueTextError(f"malformed float {text!r}") from None
+        raise ValueTextError(f"malformed float {clip(text)!r}") from None
     if value in (float("inf"), float("-inf")):
-        raise ValueTextError(f"float {text} does not fit in float32")
+        raise ValueTextError(f"float {clip(text)} does not fit in float32")
     return value
 
 
@@ -127,14 +133,14 @@ def _parse_element(text: str):
             return _parse_complex(match)
         if "." in text or "e" in text:
             return _parse_float(text)
-        return _parse_int(text)
+        return parse_int32(text)
     return text
 
 
 def _parse_list(text: str) -> list:
     closing = ")" if text[0] == "(" else "]"
     if len(text) < 2 or text[-1] != closing:
-        raise ValueTextError(f"list {text!r} has no closing {closing!r}")
+        raise ValueTextError(f"list {clip(text)!r} has no closing {closing!r}")
     inner = text[1:-1]
     if inner == "":
         return []

@@ -14,6 +14,7 @@ import sys
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from ..errors import FormatError
 from ..ir import Graph
@@ -163,7 +164,7 @@ def validate_ncnn(param: Path) -> list[Problem]:
 VALIDATORS = {".pnnx.param": validate_pnnx, ".ncnn.param": validate_ncnn}
 
 
-def validator_for(path) -> callable:
+def validator_for(path) -> Callable[[Path], list[Problem]]:
     for suffix, check in VALIDATORS.items():
         if str(path).endswith(suffix):
             return check

@@ -9,5 +9,3 @@ from ..ir import Operand
 @dataclass
 class PassContext:
     values: dict[Operand, object] = field(default_factory=dict)
-    # operands whose traced value is the same for every input shape (constant folding)
-    dynamic: bool = False

@@ -8,7 +8,7 @@ from .rewire import bypass, static_shape
 _ALWAYS = {"nn.Dropout", "nn.Dropout1d", "nn.Dropout2d", "nn.Dropout3d", "nn.AlphaDropout",
            "nn.FeatureAlphaDropout", "nn.Identity", "F.dropout", "F.dropout1d", "F.dropout2d",
            "F.dropout3d", "F.alpha_dropout", "F.feature_alpha_dropout", "Tensor.contiguous",
-           "Tensor.detach", "torch.detach"}
+           "Tensor.detach", "torch.detach", "Tensor.cpu", "Tensor.cuda"}
 _RESHAPES = {"Tensor.view", "Tensor.reshape", "torch.reshape", "Tensor.flatten", "torch.flatten",
              "Tensor.squeeze", "torch.squeeze", "Tensor.unsqueeze", "torch.unsqueeze"}
 

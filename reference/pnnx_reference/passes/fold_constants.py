@@ -3,9 +3,12 @@
 a plain parameter (`Tensor.view ... shape=(1,-1)`)."""
 from __future__ import annotations
 
+import re
+
 import torch
 
 from ..ir import Attribute, Graph, Operator
+from .exprtext import InputList, substitute
 from .rewire import set_inputs, static_shape
 
 # Values that change from run to run must stay operators.
@@ -15,12 +18,21 @@ _RANDOM = {"torch.rand", "torch.randn", "torch.randint", "torch.rand_like", "tor
            "F.alpha_dropout", "F.feature_alpha_dropout", "Tensor.uniform", "Tensor.normal"}
 
 
+# Results that depend on the input's shape and dtype only, not on its values.
+_SHAPE_ONLY = {"Tensor.new_zeros", "Tensor.new_ones", "Tensor.new_full", "Tensor.new_empty",
+               "torch.zeros_like", "torch.ones_like", "torch.full_like", "torch.empty_like"}
+
+
+def _shape_only(op: Operator) -> bool:
+    return op.type in _SHAPE_ONLY and all(static_shape(i) for i in op.inputs)
+
+
 def _constant_ops(graph: Graph) -> set[int]:
     constant: set[int] = set()  # ids of operands known to be constant
     for op in graph.ops:
         if op.type in ("pnnx.Input", "pnnx.Output") or op.type in _RANDOM:
             continue
-        if op.type == "pnnx.Attribute" or all(id(i) in constant for i in op.inputs):
+        if op.type == "pnnx.Attribute" or _shape_only(op) or all(id(i) in constant for i in op.inputs):
             constant.update(id(o) for o in op.outputs)
     return constant
 
@@ -71,7 +83,35 @@ def _fold_shape_inputs(graph: Graph, context) -> None:
             set_inputs(graph, op, [i for i, _ in keep], [n for _, n in keep])
 
 
+_SIZE = re.compile(r"size\(@(\d+),(-?\d+)\)")
+
+
+def _known_dim(operand, dim: int) -> int | None:
+    shape = operand.shape
+    if shape is None or not -len(shape) <= dim < len(shape) or shape[dim] < 0:
+        return None
+    return shape[dim]
+
+
+def _fold_sizes(graph: Graph) -> None:
+    """`mul(@0,size(@0,1))` with a static dim 1 of 4 becomes `mul(@0,4)`."""
+    for op in graph.ops:
+        if op.type != "pnnx.Expression" or "size(" not in op.params.get("expr", ""):
+            continue
+
+        def value(match):
+            known = _known_dim(op.inputs[int(match.group(1))], int(match.group(2)))
+            return match.group(0) if known is None else str(known)
+
+        text = _SIZE.sub(value, op.params["expr"])
+        if text != op.params["expr"]:
+            kept = InputList()
+            op.params["expr"] = substitute(text, lambda i: kept.ref(op.inputs[i]))
+            set_inputs(graph, op, kept.operands)
+
+
 def run(graph: Graph, context) -> bool:
     _fold_shape_inputs(graph, context)
+    _fold_sizes(graph)
     _fold_tensors(graph, context)
     return True

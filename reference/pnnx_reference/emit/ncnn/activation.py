@@ -25,11 +25,11 @@ def _clip_bounds(op, low_key: str, high_key: str, low=None, high=None):
 
 
 PLAIN = {
-    ("nn.ReLU", "F.relu", "torch.relu", "Tensor.relu"): ("ReLU", "relu", lambda op: {}),
-    ("nn.LeakyReLU", "F.leaky_relu"): ("ReLU", "leakyrelu",
+    ("nn.ReLU", "F.relu", "F.relu_", "torch.relu", "Tensor.relu"): ("ReLU", "relu", lambda op: {}),
+    ("nn.LeakyReLU", "F.leaky_relu", "F.leaky_relu_"): ("ReLU", "leakyrelu",
                                        lambda op: {0: float(param(op, "negative_slope", 0.01))}),
     ("nn.ReLU6", "F.relu6"): ("Clip", "relu6", lambda op: {0: 0.0, 1: 6.0}),
-    ("nn.Hardtanh", "F.hardtanh"): ("Clip", "hardtanh",
+    ("nn.Hardtanh", "F.hardtanh", "F.hardtanh_"): ("Clip", "hardtanh",
                                     lambda op: _clip_bounds(op, "min_val", "max_val", -1.0, 1.0)),
     ("torch.clamp", "Tensor.clamp", "torch.clip", "Tensor.clip"): ("Clip", "clamp",
                                                                    lambda op: _clip_bounds(op, "min", "max")),
@@ -38,7 +38,7 @@ PLAIN = {
     ("nn.SiLU", "F.silu"): ("Swish", "silu", lambda op: {}),
     ("nn.Mish", "F.mish"): ("Mish", "mish", lambda op: {}),
     ("nn.GELU", "F.gelu"): ("GELU", "gelu", lambda op: {0: 1} if param(op, "approximate") == "tanh" else {}),
-    ("nn.ELU", "F.elu"): ("ELU", "elu", lambda op: {0: float(param(op, "alpha", 1.0))}),
+    ("nn.ELU", "F.elu", "F.elu_"): ("ELU", "elu", lambda op: {0: float(param(op, "alpha", 1.0))}),
     ("nn.CELU", "F.celu"): ("CELU", "celu", lambda op: {0: float(param(op, "alpha", 1.0))}),
     ("nn.SELU", "F.selu"): ("SELU", "selu", lambda op: {0: 1.67326324, 1: 1.05070098}),
     ("nn.Hardswish", "F.hardswish"): ("HardSwish", "hardswish", lambda op: {0: 1.0 / 6, 1: 0.5}),

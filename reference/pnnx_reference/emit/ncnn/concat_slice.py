@@ -65,13 +65,21 @@ def unbind(ctx: Context, op) -> None:
     _slice_along(ctx, op, ctx.axis(op.inputs[0], _dim(op)), squeeze=True)
 
 
-def _slice_specs(op) -> list[tuple[int, int, int, int]]:
-    """(dim, start, end, step) per sliced dim, for both the singular and plural param forms."""
-    if "dims" in op.params:
-        if any(s != INT_MAX for s in (param(op, "selects") or [])):
-            raise CannotLower("mixed slice/select indexing is not lowered")
-        return list(zip(param(op, "dims"), param(op, "starts"), param(op, "ends"), param(op, "steps")))
-    return [(param(op, "dim", 0), param(op, "start", 0), param(op, "end", INT_MAX), param(op, "step", 1))]
+def _slice_specs(op) -> tuple[list[tuple[int, int, int, int]], bool]:
+    """(dim, start, end, step) per sliced dim, for both the singular and plural param forms, and
+    whether some dims are selected (indexed away) rather than sliced."""
+    if "dims" not in op.params:
+        return [(param(op, "dim", 0), param(op, "start", 0), param(op, "end", INT_MAX), param(op, "step", 1))], False
+    dims = param(op, "dims")
+    selects = param(op, "selects") or [INT_MAX] * len(dims)
+    specs, selected = [], False
+    for dim, start, end, step, sel in zip(dims, param(op, "starts"), param(op, "ends"), param(op, "steps"), selects):
+        if sel != INT_MAX:
+            if not isinstance(sel, int):
+                raise CannotLower("select index from a tensor is not lowered")
+            start, end, step, selected = sel, (sel + 1 if sel != -1 else INT_MAX), 1, True
+        specs.append((dim, start, end, step))
+    return specs, selected
 
 
 def _crop(ctx: Context, op, specs, out_name: str) -> None:
@@ -94,7 +102,21 @@ def _crop(ctx: Context, op, specs, out_name: str) -> None:
 
 @lowers("Tensor.slice")
 def slice_(ctx: Context, op) -> None:
-    _crop(ctx, op, _slice_specs(op), op.outputs[0].name)
+    specs, selected = _slice_specs(op)
+    if not selected:
+        _crop(ctx, op, specs, op.outputs[0].name)
+        return
+    _crop_then_reshape(ctx, op, specs)
+
+
+def _crop_then_reshape(ctx: Context, op, specs) -> None:
+    out = op.outputs[0]
+    shape = ctx.shape(out)
+    if not shape:
+        raise CannotLower("select to a 0-d tensor")
+    t = ctx.temp(out.name)
+    _crop(ctx, op, specs, t)
+    ctx.emit("Reshape", "reshape", [t], [out.name], dims_params(shape))
 
 
 @lowers("Tensor.select", "torch.select")
@@ -102,11 +124,4 @@ def select(ctx: Context, op) -> None:
     dim, index = int(param(op, "dim")), param(op, "index")
     if not isinstance(index, int):
         raise CannotLower("select index from a tensor is not lowered")
-    out = op.outputs[0]
-    shape = ctx.shape(out)
-    if not shape:
-        raise CannotLower("select to a 0-d tensor")
-    end = index + 1 if index != -1 else INT_MAX
-    t = ctx.temp(out.name)
-    _crop(ctx, op, [(dim, index, end, 1)], t)
-    ctx.emit("Reshape", "reshape", [t], [out.name], dims_params(shape))
+    _crop_then_reshape(ctx, op, [(dim, index, index + 1 if index != -1 else INT_MAX, 1)])

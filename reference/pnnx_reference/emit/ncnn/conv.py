@@ -85,6 +85,7 @@ def _lower(ctx: Context, op, n: int, transposed: bool) -> None:
     mode = param(op, "padding_mode", "zeros")
     if mode not in ("zeros", None):
         src = _explicit_padding(ctx, op, p, n, mode, src)
+        p[7] = groups  # upstream writes the group on this path even when it is 1
     weights = [Weight(np.ascontiguousarray(weight).reshape(-1), tagged=True)]
     if bias is not None:
         weights.append(Weight(bias.reshape(-1), tagged=False))
@@ -98,7 +99,8 @@ def _explicit_padding(ctx: Context, op, p: dict, n: int, mode: str, src: str) ->
         raise CannotLower(f"padding_mode={mode} has no ncnn Padding equivalent here")
     if p.get(PAD[0]) == -233:
         raise CannotLower("padding='same' with a non-zero padding_mode")
-    pads = [p.pop(PAD[i], 0) for i in range(n)]
+    pads = [p.get(PAD[i], 0) for i in range(n)]
+    p.update({PAD[i]: 0 for i in range(n)})
     pw, ph = pads[0], pads[1] if n > 1 else 0
     out = ctx.temp(op.outputs[0].name)
     ctx.emit("Padding", "pad", [src], [out], {0: ph, 1: ph, 2: pw, 3: pw, 4: PADDING_TYPE[mode]})

@@ -7,6 +7,7 @@ from ...ir import Graph, Operand
 from . import families  # noqa: F401  (registers every lowering)
 from .context import CannotLower, Context
 from .layers import Layer
+from .prepass import PREPASSES
 from .optimize import fold_padding, fuse_activations, remove_dead
 from .registry import lowering_for
 from .split import insert_split, rename_outputs
@@ -39,6 +40,8 @@ def _skippable(op, outputs: list[Operand]) -> bool:
 
 
 def lower_graph(graph: Graph) -> tuple[list[Layer], Context, list[Operand]]:
+    for prepass in PREPASSES:
+        prepass(graph)
     ctx = Context(graph)
     outputs = graph_outputs(graph)
     for i, op in enumerate(graph.inputs()):
@@ -54,6 +57,7 @@ def lower_graph(graph: Graph) -> tuple[list[Layer], Context, list[Operand]]:
             failures.append((op.type, op.name, "no ncnn lowering for this operator"))
             continue
         try:
+            _check_operands(ctx, op)
             lowering(ctx, op)
         except (CannotLower, PnnxError) as err:
             failures.append((op.type, op.name, str(err)))
@@ -66,6 +70,13 @@ def lower_graph(graph: Graph) -> tuple[list[Layer], Context, list[Operand]]:
     if failures:
         raise _unsupported(failures)
     return _finish(ctx.layers, out_blobs), ctx, outputs
+
+
+def _check_operands(ctx: Context, op) -> None:
+    """Every known-shape activation must have batch 1 (ncnn blobs have no batch axis)."""
+    for operand in (*op.inputs, *op.outputs):
+        if operand.shape is not None and (operand.shape or ctx.has_batch(operand)):
+            ctx.shape(operand)
 
 
 def _finish(layers: list[Layer], out_blobs: list[str]) -> list[Layer]:

@@ -90,3 +90,31 @@ def instance_norm(ctx: Context, op) -> None:
     arrays = [gamma, beta if beta is not None else np.zeros(channels, np.float32)] if affine else []
     _emit(ctx, op, "InstanceNorm", "in",
           {0: int(channels), 1: float(param(op, "eps", 1e-5)), 2: int(affine)}, arrays)
+
+
+@lowers("nn.RMSNorm", "F.rms_norm")
+def rms_norm(ctx: Context, op) -> None:
+    normalized = param(op, "normalized_shape")
+    normalized = [normalized] if isinstance(normalized, int) else list(normalized)
+    rank = ctx.rank(op.inputs[0])
+    if len(normalized) > 2 or rank > 3 or len(normalized) > rank or (len(normalized) == 2 and rank == 2):
+        raise CannotLower(f"ncnn RMSNorm normalizes the last dim (or the last two of a 3-d blob); "
+                          f"got normalized_shape={normalized} on a rank-{rank} blob")
+    eps = param(op, "eps")
+    if eps is None:  # torch then uses the dtype's machine epsilon
+        eps = float(np.finfo(np.float32).eps)
+    gamma = _array(ctx, op, "weight", 2)
+    arrays = [gamma] if gamma is not None else []
+    _emit(ctx, op, "RMSNorm", "rmsnorm", {0: int(math.prod(normalized)), 1: float(eps), 2: int(gamma is not None)},
+          arrays)
+
+
+@lowers("nn.LocalResponseNorm", "F.local_response_norm")
+def local_response_norm(ctx: Context, op) -> None:
+    size = int(param(op, "size"))
+    if size % 2 == 0:
+        raise CannotLower("an even LRN size pads asymmetrically in torch; ncnn pads both sides equally")
+    if ctx.rank(op.inputs[0]) != 3:
+        raise CannotLower("ncnn LRN takes (c,h,w) blobs")
+    _emit(ctx, op, "LRN", "lrn", {0: 0, 1: size, 2: float(param(op, "alpha", 1e-4)),
+                                   3: float(param(op, "beta", 0.75)), 4: float(param(op, "k", 1.0))}, [])

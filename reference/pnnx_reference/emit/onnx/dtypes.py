@@ -28,6 +28,8 @@ TORCH_NAMES = {
 def onnx_type(suffix: str | None) -> int:
     if suffix is None:
         raise Unsupported("operand dtype is unknown")
+    if suffix in ("c64", "c128", "c32"):
+        raise Unsupported(f"complex tensors ({suffix}): onnxruntime has no complex kernels")
     if suffix not in ONNX_TYPES:
         raise Unsupported(f"dtype {suffix} has no ONNX tensor type")
     return ONNX_TYPES[suffix]

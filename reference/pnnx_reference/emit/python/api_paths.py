@@ -45,8 +45,21 @@ def check_api_type(op_type: str, op_name: str) -> str:
         raise CodegenError(f"operator {op_name!r}: torch submodule of {op_type!r} is not allowed")
     if root != "torch" and len(parts) > 1:
         raise CodegenError(f"operator {op_name!r}: unknown operator type {op_type!r}")
+    if root == "Tensor":
+        parts = [tensor_method_name(op_type)]
     _check_member(roots[root], parts, op_type, op_name, module_class=(root == "nn"))
     return op_type
+
+
+def tensor_method_name(op_type: str) -> str:
+    """`Tensor.fill` -> `fill_`: upstream drops the in-place underscore where torch.Tensor has
+    no out-of-place method of that name (`fill`, `copy`, `zero`)."""
+    import torch
+
+    name = op_type.split(".", 1)[1]
+    if not hasattr(torch.Tensor, name) and hasattr(torch.Tensor, name + "_"):
+        return name + "_"
+    return name
 
 
 def _check_torchvision(op_type: str, rest: str, op_name: str) -> str:

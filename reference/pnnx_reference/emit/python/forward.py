@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Callable
 
 from pnnx_reference import expression
-from pnnx_reference.emit.python.api_paths import check_api_type
+from pnnx_reference.emit.python.api_paths import check_api_type, tensor_method_name
 from pnnx_reference.emit.python.names import CodegenError, check_keyword_name, is_identifier
 from pnnx_reference.emit.python.slicing import index_expression, slice_expression
 from pnnx_reference.emit.python.values import render_kwargs
@@ -18,6 +18,9 @@ VARARGS_FUNCS = {"torch.einsum", "torch.block_diag", "torch.broadcast_tensors",
                  "torch.cartesian_prod", "torch.meshgrid", "torch.atleast_1d", "torch.atleast_2d",
                  "torch.atleast_3d"}
 SEQUENCE_NAMES = {"tensors", "operands"}
+# per-function sequence parameters (a repeated input name is always a sequence as well)
+SEQUENCE_PARAMS = {"Tensor.index_put": {"indices"}, "Tensor.index_put_": {"indices"},
+                   "torch.index_put": {"indices"}, "torch.index_put_": {"indices"}}
 # params passed positionally before the tensors
 LEADING_PARAMS = {"torch.einsum": ("equation",)}
 # Tensor methods whose size list is spread positionally: `v.reshape(1, 2, -1)`
@@ -52,17 +55,22 @@ def _groups(op: Operator, ctx, first: int) -> list[tuple[str, list[str]]]:
     groups: list[tuple[str, list[str]]] = []
     for i in range(first, len(op.inputs)):
         name = _input_name(op, i)
-        if groups and name in SEQUENCE_NAMES and groups[-1][0] == name:
+        if groups and name and groups[-1][0] == name:
             groups[-1][1].append(ctx.var(op.inputs[i]))
         else:
             groups.append((name, [ctx.var(op.inputs[i])]))
     return groups
 
 
+def _is_sequence(op: Operator, name: str, names: list[str]) -> bool:
+    return (len(names) > 1 or name in SEQUENCE_NAMES or name in SEQUENCE_PARAMS.get(op.type, ())
+            or (not name and op.type in SEQUENCE_FUNCS))
+
+
 def _group_text(op: Operator, name: str, names: list[str]) -> str:
     if op.type in VARARGS_FUNCS:
         return ", ".join(names)
-    if name in SEQUENCE_NAMES or op.type in SEQUENCE_FUNCS:
+    if _is_sequence(op, name, names):
         return "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
     return names[0]
 
@@ -80,6 +88,8 @@ def call_arguments(op: Operator, ctx, first: int = 0, skip_params=()) -> str:
         else:
             keywords.append(f"{name}={text}")
     skip = set(skip_params) | set(LEADING_PARAMS.get(op.type, ()))
+    if op.type in VARARGS_FUNCS:  # `torch.einsum(eq, *operands)` takes no `path=None` keyword
+        skip |= {k for k, v in op.params.items() if v is None}
     return ", ".join(positional + keywords + render_kwargs(op.params, op.name, skip))
 
 
@@ -97,7 +107,7 @@ def render_tensor_method(op: Operator, ctx) -> list[str]:
     check_api_type(op.type, op.name)
     if not op.inputs:
         raise CodegenError(f"{op.name!r}: {op.type} needs its tensor as input 0")
-    method = "fill_" if op.type == "Tensor.fill" else op.type.split(".", 1)[1]
+    method = tensor_method_name(op.type)
     receiver = ctx.var(op.inputs[0])
     size_key = _spread_key(op)
     if size_key is not None:
@@ -131,7 +141,7 @@ def render_module(op: Operator, ctx) -> list[str]:
     member = ctx.member(op)
     args = [ctx.var(o) for o in op.inputs]
     names = [_input_name(op, i) for i in range(len(op.inputs))] if op.inputnames else [""] * len(args)
-    if op.type == "nn.LSTM" and len(args) == 3:
+    if op.type in ("nn.LSTM", "nn.LSTMCell") and len(args) == 3:  # (h, c) is one argument
         args, names = [args[0], f"({args[1]}, {args[2]})"], names[:2]
     texts = [a if i == 0 or n in ("", "input") else f"{n}={a}" for i, (a, n) in enumerate(zip(args, names))]
     texts = sorted(texts, key=lambda t: "=" in t)  # keep positional ones first

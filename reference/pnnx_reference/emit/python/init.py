@@ -43,10 +43,16 @@ def _load_call(op: Operator, key: str, attr: Attribute, as_tensor: bool, trailin
 
 
 def _attr_path(op: Operator, key: str) -> str:
-    """`weight` or `out_proj.weight`: each part must be a real Python attribute name."""
-    for part in key.split("."):
-        check_keyword_name(part, "attribute", op.name)
-    return key
+    """`.weight`, `.out_proj.weight`, `.layers[0].linear1.weight`: each part is a Python
+    attribute name, or a child index of a Sequential / ModuleList."""
+    parts = key.split(".")
+    text = ""
+    for k, part in enumerate(parts):
+        if part.isdigit() and 0 < k < len(parts) - 1 and len(part) < 10:
+            text += f"[{int(part)}]"
+        else:
+            text += "." + check_keyword_name(part, "attribute", op.name)
+    return text
 
 
 def module_weight_lines(op: Operator, ctx) -> list[str]:
@@ -55,8 +61,8 @@ def module_weight_lines(op: Operator, ctx) -> list[str]:
         if attr.dtype == NULL_DTYPE:
             continue
         path = _attr_path(op, key)
-        as_tensor = path.rsplit(".", 1)[-1] in BUFFER_ATTRS
-        lines.append(f"self.{ctx.member(op)}.{path} = {_load_call(op, key, attr, as_tensor, False)}")
+        as_tensor = key.rsplit(".", 1)[-1] in BUFFER_ATTRS
+        lines.append(f"self.{ctx.member(op)}{path} = {_load_call(op, key, attr, as_tensor, False)}")
     return lines
 
 

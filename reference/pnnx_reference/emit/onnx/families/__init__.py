@@ -1,3 +1,3 @@
 """Operator families; importing this package registers every lowering."""
-from . import (activation, attention, conv, elementwise, expression, io, linear,  # noqa: F401
-               norm, pool, reduce, rnn, shape)
+from . import (activation, attention, conv, creation, elementwise, expression, io,  # noqa: F401
+               linear, norm, pool, reduce, rnn, shape)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..builder import axis
+from ..dtypes import from_torch_name, onnx_type
 from ..registry import Unsupported, lowering
 
 
@@ -25,14 +26,33 @@ _simple("HardSigmoid", "nn.Hardsigmoid", "F.hardsigmoid", alpha=1.0 / 6, beta=0.
 _simple("Mish", "nn.Mish", "F.mish")
 _simple("Selu", "nn.SELU", "F.selu")
 _simple("Identity", "nn.Identity", "nn.Dropout", "nn.Dropout1d", "nn.Dropout2d", "nn.Dropout3d",
-        "nn.AlphaDropout", "nn.FeatureAlphaDropout", "F.dropout", "F.dropout1d", "F.dropout2d",
-        "F.dropout3d", "F.alpha_dropout", "F.feature_alpha_dropout", "Tensor.contiguous",
-        "Tensor.clone", "Tensor.detach", "torch.clone", "torch.detach")
+        "nn.AlphaDropout", "nn.FeatureAlphaDropout", "Tensor.contiguous", "Tensor.clone",
+        "Tensor.detach", "torch.clone", "torch.detach")
+
+
+@lowering("F.dropout", "F.dropout1d", "F.dropout2d", "F.dropout3d", "F.alpha_dropout",
+          "F.feature_alpha_dropout")
+def dropout(b, op):
+    if not op.params.get("training", False):
+        b.node("Identity", [b.x(op)], b.y(op))
+        return
+    if op.type != "F.dropout":
+        raise Unsupported("training=True: ONNX Dropout drops elements, not channels or alpha")
+    ratio = b.const(float(op.params.get("p", 0.5)), b.dtype(op.inputs[0]), "ratio")
+    b.node("Dropout", [b.x(op), ratio, b.const(True, "bool", "training")], b.y(op))
 
 
 @lowering("nn.LeakyReLU", "F.leaky_relu", "F.leaky_relu_")
 def leaky_relu(b, op):
     b.node("LeakyRelu", [b.x(op)], b.y(op), alpha=float(op.params.get("negative_slope", 0.01)))
+
+
+@lowering("nn.RReLU", "F.rrelu", "F.rrelu_")
+def rrelu(b, op):
+    if op.params.get("training", False):
+        raise Unsupported("training=True draws random slopes")
+    lower, upper = float(op.params.get("lower", 1 / 8)), float(op.params.get("upper", 1 / 3))
+    b.node("LeakyRelu", [b.x(op)], b.y(op), alpha=(lower + upper) / 2)
 
 
 @lowering("nn.ELU", "F.elu", "F.elu_")
@@ -74,11 +94,15 @@ def hardtanh(b, op):
 def softplus(b, op):
     # torch switches to the identity above `threshold`; Softplus reaches it there anyway
     beta = float(op.params.get("beta", 1.0))
-    if beta == 1.0:
-        b.node("Softplus", [b.x(op)], b.y(op))
-        return
-    scaled = b.node("Mul", [b.x(op), _scalar(b, op, beta)])
-    b.node("Div", [b.node("Softplus", [scaled]), _scalar(b, op, beta)], b.y(op))
+    threshold = float(op.params.get("threshold", 20.0))
+    linear = threshold < 20.0  # below 20 the switch to the identity is visible in float32
+    scaled = b.x(op) if beta == 1.0 else b.node("Mul", [b.x(op), _scalar(b, op, beta)])
+    out = b.node("Softplus", [scaled], 1 if beta != 1.0 or linear else b.y(op))
+    if beta != 1.0:
+        out = b.node("Div", [out, _scalar(b, op, beta)], 1 if linear else b.y(op))
+    if linear:
+        above = b.node("Greater", [scaled, _scalar(b, op, threshold)])
+        b.node("Where", [above, b.x(op), out], b.y(op))
 
 
 @lowering("nn.Softshrink", "F.softshrink")
@@ -119,9 +143,21 @@ def prelu(b, op):
         b.node("PRelu", [b.x(op), b.attr_weight(op, "weight", slope)], b.y(op))
         return
     weight = b.named_input(op, "weight", 1)
-    if weight is None or b.shape(weight) != [1] and rank >= 3:
-        raise Unsupported("F.prelu needs a one-element weight here")
-    b.node("PRelu", [b.x(op), weight.name], b.y(op))
+    if weight is None:
+        raise Unsupported("no weight operand")
+    slope = weight.name
+    n = b.shape(weight)[0] if b.rank(weight) == 1 else -1
+    if n > 1 and rank >= 3:  # per channel (dim 1)
+        slope = b.node("Reshape", [slope, b.const([n] + [1] * (rank - 2), hint="shape")])
+    b.node("PRelu", [b.x(op), slope], b.y(op))
+
+
+def _source(b, op) -> str:
+    """The input, cast first when a `dtype=` argument asks for it (as torch does)."""
+    name = op.params.get("dtype")
+    if name is None:
+        return b.x(op)
+    return b.node("Cast", [b.x(op)], to=onnx_type(from_torch_name(name)))
 
 
 def _dim(b, op, default=None):
@@ -133,17 +169,17 @@ def _dim(b, op, default=None):
 
 @lowering("nn.Softmax", "F.softmax", "torch.softmax", "Tensor.softmax")
 def softmax(b, op):
-    b.node("Softmax", [b.x(op)], b.y(op), axis=_dim(b, op))
+    b.node("Softmax", [_source(b, op)], b.y(op), axis=_dim(b, op))
 
 
 @lowering("nn.LogSoftmax", "F.log_softmax", "torch.log_softmax", "Tensor.log_softmax")
 def log_softmax(b, op):
-    b.node("LogSoftmax", [b.x(op)], b.y(op), axis=_dim(b, op))
+    b.node("LogSoftmax", [_source(b, op)], b.y(op), axis=_dim(b, op))
 
 
 @lowering("nn.Softmin", "F.softmin")
 def softmin(b, op):
-    b.node("Softmax", [b.node("Neg", [b.x(op)])], b.y(op), axis=_dim(b, op))
+    b.node("Softmax", [b.node("Neg", [_source(b, op)])], b.y(op), axis=_dim(b, op))
 
 
 @lowering("nn.Softmax2d")

@@ -55,12 +55,20 @@ def multihead_attention(b, op):
         raise Unsupported("add_bias_kv, add_zero_attn or separate kdim/vdim projections")
     if len(op.inputs) > 3:
         raise Unsupported("attention masks")
-    if any(o.consumers for o in op.outputs[1:]):
-        raise Unsupported("the returned attention weights are used")
     if b.rank(op.inputs[0]) != 3:
         raise Unsupported("unbatched input")
     q, k, v = _projections(b, op, e)
-    att = b.node("Attention", [q, k, v], q_num_heads=heads, kv_num_heads=heads)
+    weights = op.outputs[1] if len(op.outputs) > 1 and op.outputs[1].consumers else None
+    if weights is None:
+        att = b.node("Attention", [q, k, v], q_num_heads=heads, kv_num_heads=heads)
+    else:  # the softmax output (B, heads, L, S), averaged over heads unless it is 4-D
+        att, probs = b.node("Attention", [q, k, v], [b.fresh(f"{op.name}_att"), "", "",
+                            b.fresh(f"{op.name}_probs")], q_num_heads=heads,
+                            kv_num_heads=heads, qk_matmul_output_mode=3)[::3]
+        if b.rank(weights) == 4:
+            b.node("Identity", [probs], weights.name)
+        else:
+            b.node("ReduceMean", [probs, b.const([1], hint="axes")], weights.name, keepdims=0)
     out_w = b.weight(b.attr(op, "out_proj.weight").T.copy(), f"{op.name}.out_proj.weight")
     out = b.node("MatMul", [att, out_w])
     last = b.y(op) if p.get("batch_first") else 1

@@ -71,8 +71,20 @@ def conv_transpose(b, op):
     if (op.params.get("padding_mode", "zeros") or "zeros") != "zeros":
         raise Unsupported("ConvTranspose supports padding_mode='zeros' only")
     p = ints(op.params.get("padding", 0), n, "padding")
+    stride = ints(op.params.get("stride", 1), n, "stride")
+    dilation = ints(op.params.get("dilation", 1), n, "dilation")
+    out_pad = _output_padding(b, op, wshape[2:], stride, p, dilation)
     b.node("ConvTranspose", [b.x(op), weight] + ([bias] if bias else []), b.y(op),
-           kernel_shape=wshape[2:], strides=ints(op.params.get("stride", 1), n, "stride"),
-           pads=p + p, dilations=ints(op.params.get("dilation", 1), n, "dilation"),
-           output_padding=ints(op.params.get("output_padding", 0), n, "output_padding"),
-           group=int(op.params.get("groups", 1)))
+           kernel_shape=wshape[2:], strides=stride, pads=p + p, dilations=dilation,
+           output_padding=out_pad, group=int(op.params.get("groups", 1)))
+
+
+def _output_padding(b, op, kernel, stride, pad, dilation) -> list[int]:
+    """From the output shape where known: a forward(output_size=...) call changes it."""
+    n = len(kernel)
+    given = ints(op.params.get("output_padding", 0), n, "output_padding")
+    ins, outs = b.shape(op.inputs[0])[2:], b.shape(op.outputs[0])[2:]
+    if any(d < 0 for d in ins + outs):
+        return given
+    return [o - ((i - 1) * s - 2 * p + d * (k - 1) + 1)
+            for i, o, s, p, d, k in zip(ins, outs, stride, pad, dilation, kernel)]

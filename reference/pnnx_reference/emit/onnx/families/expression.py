@@ -19,6 +19,8 @@ _UNARY = {"abs": "Abs", "neg": "Neg", "exp": "Exp", "log": "Log", "sqrt": "Sqrt"
           "sinh": "Sinh", "cosh": "Cosh", "asinh": "Asinh", "acosh": "Acosh", "atanh": "Atanh",
           "tanh": "Tanh", "ceil": "Ceil", "floor": "Floor", "round": "Round", "sign": "Sign",
           "erf": "Erf", "reciprocal": "Reciprocal"}
+_BOOL_ARITH = {"add": "Or", "mul": "And", "max": "Or", "maximum": "Or", "min": "And",
+               "minimum": "And"}
 _KEEP_INT = {"abs", "neg", "sign", "ceil", "floor", "round", "square", "trunc"}
 
 
@@ -134,6 +136,8 @@ class _Lowerer:
         return value.name
 
     def unary(self, f, a) -> _Value:
+        if f in ("ceil", "floor", "round", "trunc") and a.dtype not in FLOATS:
+            return a  # already integral
         dtype = a.dtype if a.dtype in FLOATS or f in _KEEP_INT else "f32"
         if f in _UNARY:
             return self.emit(_UNARY[f], [a], dtype)
@@ -158,8 +162,15 @@ class _Lowerer:
         dtype = _promote(args)
         if f == "div" and dtype not in FLOATS:
             dtype = "f32"
+        if dtype == "bool" and f in _BOOL_ARITH:
+            return self.emit(_BOOL_ARITH[f], args, dtype)
         if f in _BINARY:
             return self.emit(_BINARY[f], args, dtype)
+        if f == "logaddexp" and dtype in FLOATS:  # max + log1p(exp(-|a - b|)), stable
+            gap = self.emit("Neg", [self.emit("Abs", [self.emit("Sub", args, dtype)], dtype)], dtype)
+            tail = self.emit("Log", [self.emit("Add", [self.emit("Exp", [gap], dtype),
+                                                        _Value(const=1.0)], dtype)], dtype)
+            return self.emit("Add", [self.emit("Max", args, dtype), tail], dtype)
         if f in _BITWISE:
             return self.emit(_BITWISE[f][0 if dtype == "bool" else 1], args, dtype)
         if f == "fmod":
@@ -176,6 +187,8 @@ class _Lowerer:
 
 def _promote(args) -> str:
     tensors = [a.dtype for a in args if not a.is_const]
+    if any(t not in _ORDER for t in tensors):
+        raise Unsupported(f"operands of dtype {tensors}")
     dtype = max(tensors, key=_ORDER.index)
     if dtype not in FLOATS and any(isinstance(a.const, float) for a in args if a.is_const):
         return "f32"

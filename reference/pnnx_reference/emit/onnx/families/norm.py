@@ -27,7 +27,7 @@ def _input_or(b, op, key, position, value, shape):
     return operand.name if operand is not None else _filled(b, op, value, shape)
 
 
-@lowering("nn.BatchNorm1d", "nn.BatchNorm2d", "nn.BatchNorm3d")
+@lowering("nn.BatchNorm1d", "nn.BatchNorm2d", "nn.BatchNorm3d", "nn.SyncBatchNorm")
 def batch_norm_module(b, op):
     if "running_mean" not in op.attrs:
         raise Unsupported("track_running_stats=False normalises with batch statistics")
@@ -131,6 +131,8 @@ def rms_norm(b, op):
 @lowering("nn.LocalResponseNorm", "F.local_response_norm")
 def local_response_norm(b, op):
     size = int(op.params["size"])
+    if b.rank(op.inputs[0]) != 4:
+        raise Unsupported("onnxruntime's LRN takes 4-D input only")
     if size % 2 == 0:
         raise Unsupported("even size: torch and ONNX LRN centre the window differently")
     b.node("LRN", [b.x(op)], b.y(op), size=size, alpha=float(op.params.get("alpha", 1e-4)),

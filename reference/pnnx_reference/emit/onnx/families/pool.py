@@ -2,12 +2,20 @@
 pixel_unshuffle and channel_shuffle decompose (no ONNX operator with torch's ordering)."""
 from __future__ import annotations
 
+import numpy as np
+
 from ..builder import ints
+from ..dtypes import numpy_type
 from ..registry import Unsupported, lowering
 
 
 def _n(op_type: str) -> int:
     return int(op_type.rstrip("d")[-1])
+
+
+def _spatial(b, op) -> int:
+    """Spatial rank: from the type (`...Pool2d`), else (F.interpolate) from the input."""
+    return _n(op.type) if op.type[-2].isdigit() else b.rank(op.inputs[0]) - 2
 
 
 def _check_batched(b, op, n):
@@ -56,14 +64,16 @@ def lp_pool(b, op):
     p = float(op.params["norm_type"])
     if p != int(p):
         raise Unsupported(f"norm_type={p}: ONNX LpPool takes an integer p")
+    if op.params.get("ceil_mode"):
+        raise Unsupported("ceil_mode=True: torch rescales partial windows by the full kernel size")
     kernel, stride, _ = _window(op, n)
     b.node("LpPool", [b.x(op)], b.y(op), kernel_shape=kernel, strides=stride, p=int(p),
            ceil_mode=int(bool(op.params.get("ceil_mode", False))))
 
 
-def _adaptive(global_op, window_op):
+def _adaptive(global_op, window_op, spatial=None):
     def lower(b, op):
-        n = _n(op.type)
+        n = spatial or _n(op.type)
         _check_batched(b, op, n)
         if op.params.get("return_indices") or len(op.outputs) > 1:
             raise Unsupported("return_indices")
@@ -79,9 +89,40 @@ def _adaptive(global_op, window_op):
     return lower
 
 
+def _adaptive_avg(b, op):
+    try:
+        _adaptive("GlobalAveragePool", "AveragePool", _spatial(b, op))(b, op)
+    except Unsupported:
+        _adaptive_avg_matmul(b, op)
+
+
+def _averaging_matrix(n_in: int, n_out: int) -> np.ndarray:
+    """(n_in, n_out): column j averages torch's adaptive window j."""
+    m = np.zeros((n_in, n_out), np.float32)
+    for j in range(n_out):
+        start, end = (j * n_in) // n_out, -((-(j + 1) * n_in) // n_out)
+        m[start:end, j] = 1.0 / (end - start)
+    return m
+
+
+def _adaptive_avg_matmul(b, op):
+    """Windows of unequal size: average is linear and separable, so one MatMul per spatial
+    axis with a constant averaging matrix (ONNX has no adaptive pooling)."""
+    n = _spatial(b, op)
+    shape, out = b.shape(op.inputs[0])[-n:], b.shape(op.outputs[0])[-n:]
+    if n > 2 or min(shape + out) < 0 or not b.is_float(op.inputs[0]):
+        raise Unsupported("unequal windows need static 1-D/2-D float input")
+    dt = b.dtype(op.inputs[0])
+    w = b.const(_averaging_matrix(shape[-1], out[-1]).astype(numpy_type(dt)), dt, "avg_w")
+    if n == 1:
+        b.node("MatMul", [b.x(op), w], b.y(op))
+        return
+    h = b.const(_averaging_matrix(shape[0], out[0]).T.astype(numpy_type(dt)), dt, "avg_h")
+    b.node("MatMul", [h, b.node("MatMul", [b.x(op), w])], b.y(op))
+
+
 lowering("nn.AdaptiveAvgPool1d", "nn.AdaptiveAvgPool2d", "nn.AdaptiveAvgPool3d",
-         "F.adaptive_avg_pool1d", "F.adaptive_avg_pool2d", "F.adaptive_avg_pool3d")(
-    _adaptive("GlobalAveragePool", "AveragePool"))
+         "F.adaptive_avg_pool1d", "F.adaptive_avg_pool2d", "F.adaptive_avg_pool3d")(_adaptive_avg)
 lowering("nn.AdaptiveMaxPool1d", "nn.AdaptiveMaxPool2d", "nn.AdaptiveMaxPool3d",
          "F.adaptive_max_pool1d", "F.adaptive_max_pool2d", "F.adaptive_max_pool3d")(
     _adaptive("GlobalMaxPool", "MaxPool"))
@@ -98,6 +139,8 @@ def pixel_shuffle(b, op):
 @lowering("nn.PixelUnshuffle", "F.pixel_unshuffle")
 def pixel_unshuffle(b, op):
     # SpaceToDepth orders channels block-major; torch orders them channel-major
+    if b.rank(op.inputs[0]) != 4:
+        raise Unsupported("needs 4-D input")
     n, c, h, w = b.shape(op.inputs[0])
     r = int(op.params["downscale_factor"])
     if min(c, h, w) < 0:
@@ -127,6 +170,9 @@ _RESIZE_MODES = {"nearest": "nearest", "nearest-exact": "nearest", "linear": "li
           "F.upsample", "F.upsample_nearest", "F.upsample_bilinear")
 def resize(b, op):
     mode = _mode(op)
+    if mode == "area":  # torch computes it as adaptive average pooling
+        _adaptive_avg(b, op)
+        return
     if mode not in _RESIZE_MODES:
         raise Unsupported(f"mode={mode!r}")
     if op.params.get("antialias"):
@@ -139,7 +185,8 @@ def resize(b, op):
     elif mode == "nearest-exact":
         attrs.update(coordinate_transformation_mode="half_pixel", nearest_mode="round_prefer_ceil")
     else:
-        attrs["coordinate_transformation_mode"] = "align_corners" if align else "pytorch_half_pixel"
+        # torch maps (dst + 0.5) / scale - 0.5 even for a length-1 output: ONNX half_pixel
+        attrs["coordinate_transformation_mode"] = "align_corners" if align else "half_pixel"
         if mode == "bicubic":
             attrs["cubic_coeff_a"] = -0.75
     inputs = _scales_or_sizes(b, op)
@@ -172,3 +219,36 @@ def _scales_or_sizes(b, op) -> list[str]:
             raise Unsupported("dynamic output size without scale_factor")
         out = out[:2] + ints(size, rank - 2, "size")
     return ["", "", b.const(out[2:], hint="sizes")]
+
+
+_GRID_MODES = {"bilinear": "linear", "nearest": "nearest", "bicubic": "cubic"}
+
+
+@lowering("F.grid_sample")
+def grid_sample(b, op):
+    mode = op.params.get("mode", "bilinear")
+    if mode not in _GRID_MODES:
+        raise Unsupported(f"mode={mode!r}")
+    grid = b.named_input(op, "grid", 1)
+    b.node("GridSample", [b.x(op), grid.name], b.y(op), mode=_GRID_MODES[mode],
+           padding_mode=op.params.get("padding_mode", "zeros"),
+           align_corners=int(bool(op.params.get("align_corners"))))
+
+
+@lowering("F.affine_grid")
+def affine_grid(b, op):
+    size = ints(op.params["size"], len(op.params["size"]), "size")
+    b.node("AffineGrid", [b.x(op), b.const(size, hint="size")], b.y(op),
+           align_corners=int(bool(op.params.get("align_corners"))))
+
+
+@lowering("nn.Fold", "F.fold")
+def fold(b, op):
+    size = ints(op.params["output_size"], 2, "output_size")
+    kernel = ints(op.params["kernel_size"], 2, "kernel_size")
+    if b.rank(op.inputs[0]) != 3:
+        raise Unsupported("unbatched input")
+    pad = ints(op.params.get("padding", 0), 2, "padding")
+    b.node("Col2Im", [b.x(op), b.const(size, hint="image_shape"), b.const(kernel, hint="block")],
+           b.y(op), dilations=ints(op.params.get("dilation", 1), 2, "dilation"), pads=pad + pad,
+           strides=ints(op.params.get("stride", 1), 2, "stride"))

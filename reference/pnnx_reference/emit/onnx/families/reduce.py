@@ -2,7 +2,10 @@
 torch.max/min with a dim give values and indices (ReduceMax + ArgMax)."""
 from __future__ import annotations
 
+from onnx import TensorProto
+
 from ..builder import axis, int_list
+from ..dtypes import onnx_type
 from ..registry import Unsupported, lowering
 
 
@@ -14,9 +17,9 @@ def _axes(b, op) -> list[int] | None:
     return sorted(axis(d, rank) for d in int_list(dims))
 
 
-def _reduce(b, op, onnx_op: str, out: str | None = None) -> str:
+def _reduce(b, op, onnx_op: str, out: str | None = None, source: str | None = None) -> str:
     axes = _axes(b, op)
-    inputs = [b.x(op)] + ([b.const(axes, hint="axes")] if axes else [])
+    inputs = [source or b.x(op)] + ([b.const(axes, hint="axes")] if axes else [])
     keep = 1 if op.params.get("keepdim", False) else 0
     return b.node(onnx_op, inputs, out or b.y(op), keepdims=keep)
 
@@ -24,10 +27,16 @@ def _reduce(b, op, onnx_op: str, out: str | None = None) -> str:
 def _simple(onnx_op: str, *types: str):
     @lowering(*types)
     def lower(b, op):
-        if op.params.get("dtype") is not None:
-            raise Unsupported("dtype= accumulation")
-        _reduce(b, op, onnx_op)
+        _reduce(b, op, onnx_op, source=_accumulator(b, op))
     return lower
+
+
+def _accumulator(b, op) -> str:
+    """The input in the output's dtype: torch sums bools as int64 and honours dtype=."""
+    want = b.dtype(op.outputs[0])
+    if b.dtype(op.inputs[0]) == want:
+        return b.x(op)
+    return b.node("Cast", [b.x(op)], to=onnx_type(want))
 
 
 _simple("ReduceMean", "torch.mean", "Tensor.mean")
@@ -97,7 +106,78 @@ def topk(b, op):
 
 @lowering("torch.cumsum", "Tensor.cumsum")
 def cumsum(b, op):
-    if op.params.get("dtype") is not None:
-        raise Unsupported("dtype= accumulation")
     dim = axis(int(op.params["dim"]), b.rank(op.inputs[0]))
-    b.node("CumSum", [b.x(op), b.const(dim, hint="axis")], b.y(op))
+    b.node("CumSum", [_accumulator(b, op), b.const(dim, hint="axis")], b.y(op))
+
+
+def _any_all(onnx_op: str):
+    def lower(b, op):
+        source = b.x(op) if b.dtype(op.inputs[0]) == "bool" else \
+            b.node("Cast", [b.x(op)], to=TensorProto.BOOL)
+        _reduce(b, op, onnx_op, source=source)
+    return lower
+
+
+lowering("torch.any", "Tensor.any")(_any_all("ReduceMax"))
+lowering("torch.all", "Tensor.all")(_any_all("ReduceMin"))
+
+
+def _moments(b, op, var_out, mean_out) -> str:
+    """Variance with torch's correction (unbiased=True means correction=1); the mean too
+    when `mean_out` is given."""
+    axes = _axes(b, op) or list(range(b.rank(op.inputs[0])))
+    shape = b.shape(op.inputs[0])
+    if any(shape[a] < 0 for a in axes):
+        raise Unsupported("variance over a dynamic dimension")
+    count = 1
+    for a in axes:
+        count *= shape[a]
+    correction = op.params.get("correction")
+    if correction is None:
+        correction = 1 if op.params.get("unbiased", True) else 0
+    axes_c = b.const(axes, hint="axes")
+    keep = 1 if op.params.get("keepdim", False) else 0
+    mean = b.node("ReduceMean", [b.x(op), axes_c], keepdims=1)
+    centred = b.node("Sub", [b.x(op), mean])
+    sq = b.node("ReduceSumSquare", [centred, axes_c], keepdims=keep)
+    dt = b.dtype(op.inputs[0])
+    var = b.node("Div", [sq, b.const(float(max(count - correction, 0)), dt, "count")], var_out)
+    if mean_out:
+        b.node("Identity", [mean], mean_out) if keep else b.node("Squeeze", [mean, axes_c], mean_out)
+    return var
+
+
+def _spread(take_sqrt: bool, with_mean: bool):
+    def lower(b, op):
+        mean_out = b.y(op, 1) if with_mean else None
+        var = _moments(b, op, 1 if take_sqrt else b.y(op), mean_out)
+        if take_sqrt:
+            b.node("Sqrt", [var], b.y(op))
+    return lower
+
+
+lowering("torch.var", "Tensor.var")(_spread(False, False))
+lowering("torch.std", "Tensor.std")(_spread(True, False))
+lowering("torch.var_mean")(_spread(False, True))
+lowering("torch.std_mean")(_spread(True, True))
+
+
+def _sort(b, op, values: str | None, indices: str):
+    dim = axis(int(op.params.get("dim", -1)), b.rank(op.inputs[0]))
+    n = b.shape(op.inputs[0])[dim]
+    if n < 0:
+        raise Unsupported("sort along a dynamic dimension")
+    if op.params.get("stable"):
+        raise Unsupported("stable=True")
+    b.node("TopK", [b.x(op), b.const([n], hint="k")], [values or b.fresh("values"), indices],
+           axis=dim, largest=int(bool(op.params.get("descending", False))), sorted=1)
+
+
+@lowering("torch.sort", "Tensor.sort")
+def sort(b, op):
+    _sort(b, op, b.y(op), b.y(op, 1))
+
+
+@lowering("torch.argsort", "Tensor.argsort")
+def argsort(b, op):
+    _sort(b, op, None, b.y(op))

@@ -1,4 +1,5 @@
-"""Recurrent layers: nn.LSTM / nn.GRU / nn.RNN -> one ONNX LSTM / GRU / RNN node per layer.
+"""Recurrent layers: nn.LSTM / nn.GRU / nn.RNN -> one ONNX LSTM / GRU / RNN node per layer;
+nn.LSTMCell / nn.GRUCell / nn.RNNCell -> the same node over a one-step sequence.
 
 ONNX orders gates differently (LSTM i,o,f,c vs torch i,f,g,o; GRU z,r,h vs torch r,z,n), so the
 weights are re-packed once at export. Sequence-major X is used (onnxruntime's CPU kernels do
@@ -9,15 +10,15 @@ import numpy as np
 
 from ..registry import Unsupported, lowering
 
-_GATES = {"nn.LSTM": (4, [0, 3, 1, 2]), "nn.GRU": (3, [1, 0, 2]), "nn.RNN": (1, [0])}
-_ONNX_OP = {"nn.LSTM": "LSTM", "nn.GRU": "GRU", "nn.RNN": "RNN"}
+_KIND = {"nn.LSTM": "LSTM", "nn.GRU": "GRU", "nn.RNN": "RNN",
+         "nn.LSTMCell": "LSTM", "nn.GRUCell": "GRU", "nn.RNNCell": "RNN"}
+_ORDER = {"LSTM": [0, 3, 1, 2], "GRU": [1, 0, 2], "RNN": [0]}
 
 
-def _pack(op, layer: int, directions: int, gates: int, order: list[int]):
-    """W, R, B for one layer, stacked over directions, gates in ONNX order."""
+def _pack(op, suffixes: list[str], order: list[int]):
+    """W, R, B stacked over directions (one suffix each), gates in ONNX order."""
     ws, rs, bs = [], [], []
-    for d in range(directions):
-        suffix = f"_l{layer}" + ("_reverse" if d else "")
+    for suffix in suffixes:
         w = op.attrs[f"weight_ih{suffix}"].to_numpy()
         r = op.attrs[f"weight_hh{suffix}"].to_numpy()
         h = r.shape[1]
@@ -27,75 +28,83 @@ def _pack(op, layer: int, directions: int, gates: int, order: list[int]):
         if f"bias_ih{suffix}" in op.attrs:
             bs.append(np.concatenate([reorder(op.attrs[f"bias_ih{suffix}"].to_numpy()),
                                       reorder(op.attrs[f"bias_hh{suffix}"].to_numpy())]))
-    bias = np.stack(bs) if bs else None
-    return np.stack(ws), np.stack(rs), bias
+    return np.stack(ws), np.stack(rs), (np.stack(bs) if bs else None)
 
 
-def _check(b, op):
-    p = op.params
-    if p.get("proj_size", 0):
-        raise Unsupported("proj_size > 0")
-    if b.rank(op.inputs[0]) != 3:
-        raise Unsupported("unbatched input")
-
-
-def _attrs(op, directions: int) -> dict:
-    attrs = {"hidden_size": int(op.params["hidden_size"]),
+def _attrs(op, kind: str, hidden: int, directions: int) -> dict:
+    attrs = {"hidden_size": hidden,
              "direction": "bidirectional" if directions == 2 else "forward"}
-    if op.type == "nn.GRU":
+    if kind == "GRU":
         attrs["linear_before_reset"] = 1  # torch applies r after the hidden matmul
-    if op.type == "nn.RNN":
+    if kind == "RNN":
         act = "Relu" if op.params.get("nonlinearity", "tanh") == "relu" else "Tanh"
         attrs["activations"] = [act] * directions
     return attrs
 
 
-def _initial_states(b, op, layers: int, directions: int) -> list[list[str]]:
+def _cell_node(b, op, x: str, suffixes, states: list[str], directions: int, name: str):
+    """One ONNX recurrent node; returns (Y, [Y_h(, Y_c)]) and the node itself."""
+    kind = _KIND[op.type]
+    w, r, bias = _pack(op, suffixes, _ORDER[kind])
+    inputs = [x, b.weight(w, f"{name}.W"), b.weight(r, f"{name}.R"),
+              b.weight(bias, f"{name}.B") if bias is not None else "", ""] + states
+    while inputs[-1] == "":
+        inputs.pop()
+    n_states = 2 if kind == "LSTM" else 1
+    y, *hc = b.node(kind, inputs, 1 + n_states, **_attrs(op, kind, r.shape[2], directions))
+    return y, hc, b.nodes[-1]
+
+
+def _initial_states(b, op, layers: int, directions: int, batch_axis: str | None):
     """h0 (and c0) as given to torch, (layers*dirs, batch, hidden), cut into one per layer."""
     states = []
     for operand in op.inputs[1:]:
-        if layers == 1:
-            states.append([operand.name])
-            continue
-        parts = b.node("Split", [operand.name, b.const([directions] * layers, hint="split")],
-                       layers, axis=0)
+        name = operand.name
+        if batch_axis is not None:
+            name = b.node("Unsqueeze", [name, batch_axis])
+        parts = [name] if layers == 1 else b.node(
+            "Split", [name, b.const([directions] * layers, hint="split")], layers, axis=0)
         states.append(parts)
     return states
 
 
 @lowering("nn.LSTM", "nn.GRU", "nn.RNN")
 def recurrent(b, op):
-    _check(b, op)
-    gates, order = _GATES[op.type]
+    if op.params.get("proj_size", 0):
+        raise Unsupported("proj_size > 0")
     directions = 2 if op.params.get("bidirectional") else 1
-    batch_first = bool(op.params.get("batch_first"))
     layers = int(op.params.get("num_layers", 1))
-    states = _initial_states(b, op, layers, directions)
-    n_states = 2 if op.type == "nn.LSTM" else 1
-    x = b.node("Transpose", [b.x(op)], perm=[1, 0, 2]) if batch_first else b.x(op)
-    finals: list[list[str]] = [[] for _ in range(n_states)]
+    unbatched = b.rank(op.inputs[0]) == 2  # (L, H_in): batch_first does not apply
+    batch_first = bool(op.params.get("batch_first")) and not unbatched
+    axis1 = b.const([1], hint="axes")
+    states = _initial_states(b, op, layers, directions, axis1 if unbatched else None)
+    x = b.x(op)
+    if unbatched:
+        x = b.node("Unsqueeze", [x, axis1])
+    elif batch_first:
+        x = b.node("Transpose", [x], perm=[1, 0, 2])
+    finals: list[list[str]] = [[] for _ in op.outputs[1:]]
     for layer in range(layers):
-        w, r, bias = _pack(op, layer, directions, gates, order)
-        name = f"{op.name}.l{layer}"
-        inputs = [x, b.weight(w, f"{name}.W"), b.weight(r, f"{name}.R"),
-                  b.weight(bias, f"{name}.B") if bias is not None else "", ""]
-        inputs += [s[layer] for s in states]
-        while inputs[-1] == "":
-            inputs.pop()
-        y, *hc = b.node(_ONNX_OP[op.type], inputs, 1 + n_states, **_attrs(op, directions))
-        cell = b.nodes[-1]
+        suffixes = [f"_l{layer}", f"_l{layer}_reverse"][:directions]
+        y, hc, _ = _cell_node(b, op, x, suffixes, [s[layer] for s in states], directions,
+                              f"{op.name}.l{layer}")
         for acc, value in zip(finals, hc):
             acc.append(value)
         x = _sequence_output(b, y, directions)
-    if batch_first:
+    if unbatched:
+        b.node("Squeeze", [x, axis1], b.y(op))
+    elif batch_first:
         b.node("Transpose", [x], b.y(op), perm=[1, 0, 2])
     else:  # x is the output of the last node (Squeeze or Reshape): name it after the op
         b.nodes[-1].output[0] = b.y(op)
-    for i, (out, values) in enumerate(zip(op.outputs[1:], finals)):
-        if layers == 1:  # the cell's own Y_h / Y_c are torch's h_n / c_n
-            cell.output[1 + i] = out.name
-        elif out.consumers:
-            b.node("Concat", values, out.name, axis=0)
+    for out, values in zip(op.outputs[1:], finals):
+        if not out.consumers:
+            continue
+        joined = values[0] if len(values) == 1 else b.node("Concat", values, axis=0)
+        if unbatched:
+            b.node("Squeeze", [joined, axis1], out.name)
+        else:
+            b.node("Identity", [joined], out.name)
 
 
 def _sequence_output(b, y: str, directions: int) -> str:
@@ -104,3 +113,15 @@ def _sequence_output(b, y: str, directions: int) -> str:
         return b.node("Squeeze", [y, b.const([1], hint="axes")])
     moved = b.node("Transpose", [y], perm=[0, 2, 1, 3])
     return b.node("Reshape", [moved, b.const([0, 0, -1], hint="shape")])
+
+
+@lowering("nn.LSTMCell", "nn.GRUCell", "nn.RNNCell")
+def cell(b, op):
+    """A cell step is a recurrent node over a sequence of length 1."""
+    unbatched = b.rank(op.inputs[0]) == 1
+    lead = b.const([0, 1] if unbatched else [0], hint="axes")
+    x = b.node("Unsqueeze", [b.x(op), lead])
+    states = [b.node("Unsqueeze", [s.name, lead]) for s in op.inputs[1:]]
+    _, hc, _ = _cell_node(b, op, x, [""], states, 1, op.name)
+    for out, value in zip(op.outputs, hc):
+        b.node("Squeeze", [value, lead], out.name)

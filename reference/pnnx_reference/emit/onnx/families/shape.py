@@ -58,6 +58,26 @@ def permute(b, op):
     b.node("Transpose", [b.x(op)], b.y(op), perm=[axis(d, rank) for d in int_list(dims)])
 
 
+@lowering("Tensor.movedim", "torch.movedim", "Tensor.moveaxis", "torch.moveaxis")
+def movedim(b, op):
+    rank = b.rank(op.inputs[0])
+    src = [axis(d, rank) for d in int_list(op.params["source"])]
+    dst = [axis(d, rank) for d in int_list(op.params["destination"])]
+    rest = iter(d for d in range(rank) if d not in src)
+    placed = dict(zip(dst, src))
+    b.node("Transpose", [b.x(op)], b.y(op),
+           perm=[placed[i] if i in placed else next(rest) for i in range(rank)])
+
+
+@lowering("F.one_hot")
+def one_hot(b, op):
+    depth = int(op.params.get("num_classes", -1))
+    if depth < 0:
+        raise Unsupported("num_classes=-1 depends on the data")
+    b.node("OneHot", [b.x(op), b.const([depth], hint="depth"), b.const([0, 1], hint="values")],
+           b.y(op), axis=-1)
+
+
 @lowering("Tensor.transpose", "torch.transpose", "torch.swapaxes", "Tensor.swapaxes")
 def transpose(b, op):
     rank = b.rank(op.inputs[0])
@@ -186,10 +206,17 @@ def flip(b, op):
                      b.const([-1] * n, hint="steps")], b.y(op))
 
 
-@lowering("Tensor.expand", "Tensor.expand_as", "torch.broadcast_to")
+@lowering("Tensor.expand_as")
+def expand_as(b, op):
+    out = b.shape(op.outputs[0])
+    target = b.const(out, hint="shape") if min(out) >= 0 else b.node("Shape", [b.x(op, 1)])
+    b.node("Expand", [b.x(op), target], b.y(op))
+
+
+@lowering("Tensor.expand", "torch.broadcast_to")
 def expand(b, op):
     out = b.shape(op.outputs[0])
-    if op.type == "Tensor.expand_as" or any(d < 0 for d in out):
+    if any(d < 0 for d in out):
         sizes = int_list(op.params.get("sizes", op.params.get("size")))
         if not sizes or len(op.inputs) > 1:
             raise Unsupported("dynamic expand target")

@@ -1,0 +1,68 @@
+"""Tensors made from a shape or another tensor: new_zeros/new_ones/new_full/new_empty,
+*_like, fill, copy, type_as, gather."""
+from __future__ import annotations
+
+import numpy as np
+from onnx import helper
+
+from ..builder import axis
+from ..dtypes import numpy_type, onnx_type
+from ..registry import Unsupported, lowering
+
+
+def _constant_of_shape(b, op, value):
+    """ConstantOfShape: a static target shape is a constant, a dynamic one comes from input 0."""
+    out = op.outputs[0]
+    dt = b.dtype(out)
+    shape = b.shape(out)
+    target = b.const(shape, hint="shape") if min(shape, default=0) >= 0 else \
+        b.node("Shape", [b.x(op)])
+    fill = helper.make_tensor("value", onnx_type(dt), [1],
+                              np.asarray([value], numpy_type(dt)).tolist() if dt != "bool"
+                              else [bool(value)])
+    b.node("ConstantOfShape", [target], b.y(op), value=fill)
+
+
+def _filled(value_of):
+    def lower(b, op):
+        if op.type.startswith("Tensor.new_") and min(b.shape(op.outputs[0]), default=0) < 0:
+            raise Unsupported("dynamic size")
+        _constant_of_shape(b, op, value_of(op))
+    return lower
+
+
+lowering("Tensor.new_zeros", "Tensor.new_empty", "torch.zeros_like", "torch.empty_like",
+         "Tensor.zero_")(_filled(lambda op: 0))
+lowering("Tensor.new_ones", "torch.ones_like")(_filled(lambda op: 1))
+lowering("Tensor.new_full", "torch.full_like")(_filled(lambda op: op.params["fill_value"]))
+lowering("Tensor.fill", "Tensor.fill_")(_filled(lambda op: op.params["value"]))
+
+
+@lowering("Tensor.copy", "Tensor.copy_")
+def copy(b, op):
+    """input.copy_(src): src broadcast to input's shape, in input's dtype."""
+    src = b.named_input(op, "src", 1)
+    if src is None:
+        raise Unsupported("no src operand")
+    name = src.name
+    if b.dtype(src) != b.dtype(op.inputs[0]):
+        name = b.node("Cast", [name], to=onnx_type(b.dtype(op.inputs[0])))
+    shape = b.shape(op.outputs[0])
+    target = b.const(shape, hint="shape") if min(shape, default=0) >= 0 else \
+        b.node("Shape", [b.x(op)])
+    b.node("Expand", [name, target], b.y(op))
+
+
+@lowering("Tensor.type_as")
+def type_as(b, op):
+    b.node("Cast", [b.x(op)], b.y(op), to=onnx_type(b.dtype(op.outputs[0])))
+
+
+@lowering("torch.gather", "Tensor.gather")
+def gather(b, op):
+    index = b.named_input(op, "index", 1)
+    dim = axis(int(op.params["dim"]), b.rank(op.inputs[0]))
+    b.node("GatherElements", [b.x(op), index.name], b.y(op), axis=dim)
+
+
+

@@ -1,0 +1,172 @@
+"""The artefacts themselves: fusions, Split and naming in ncnn.param, fp16/fp32 ncnn.bin,
+the generated _ncnn.py, errors for what cannot be lowered, and the graph left untouched."""
+from __future__ import annotations
+
+import runpy
+import struct
+
+import numpy as np
+import pytest
+import torch
+
+from ncnn_export_cases import build
+from ncnn_export_helpers import LOW_PRECISION, captured_graph, exported
+from pnnx_reference.emit.ncnn import write_ncnn
+from pnnx_reference.errors import UnsupportedOperator
+from pnnx_reference.formats import ncnn_bin, ncnn_param, pnnx_param
+from pnnx_reference.ir import Attribute, Graph
+
+FP16_TAG = struct.pack("<I", 0x01306B47)
+
+
+def _layers(name: str):
+    return ncnn_param.load(f"{exported(name)}.ncnn.param").layers
+
+
+def test_activation_fused_into_convolution():
+    layers = _layers("conv2d_depthwise_relu")
+    assert [l.type for l in layers] == ["Input", "ConvolutionDepthWise"]
+    assert layers[1].params[9] == 1 and layers[1].outputs == ["out0"]
+
+
+def test_clip_and_sigmoid_fused_with_params():
+    relu6 = _layers("conv2d_relu6")[1]
+    assert relu6.params[9] == 3 and relu6.params[10] == [0.0, 6.0]
+    assert _layers("conv2d_sigmoid")[1].params[9] == 4
+
+
+def test_zero_padding_folded_into_convolution():
+    layers = _layers("conv2d_pad_fold")
+    assert [l.type for l in layers] == ["Input", "Convolution"]
+    p = layers[1].params
+    assert (p[4], p[15], p[14], p[16]) == (1, 2, 0, 1)
+
+
+def test_reflect_padding_mode_becomes_padding_layer():
+    types = [l.type for l in _layers("conv2d_reflect")]
+    assert types == ["Input", "Padding", "Convolution"]
+
+
+def test_inputs_outputs_and_split_naming():
+    layers = _layers("block")
+    assert layers[0].type == "Input" and layers[0].outputs == ["in0"]
+    splits = [l for l in layers if l.type == "Split"]
+    assert splits, "the input feeds conv and the residual add: a Split is needed"
+    produced = [b for l in layers for b in l.outputs]
+    assert "out0" in produced and "out1" in produced
+    consumed = [b for l in layers for b in l.inputs]
+    assert len(consumed) == len(set(consumed)), "each blob has one consumer after Split"
+
+
+def test_global_pooling_then_flatten_reads_flat_blob():
+    types = [l.type for l in _layers("global_avgpool_flatten")]
+    assert types == ["Input", "Pooling", "InnerProduct"]
+
+
+@pytest.mark.parametrize("name", ["conv2d", "linear", "batchnorm2d", "embedding", "act_prelu", "expr_const"])
+def test_bin_layout_walks_cleanly(name):
+    base = exported(name)
+    layers = ncnn_param.load(f"{base}.ncnn.param").layers
+    result = ncnn_bin.walk_bin(open(f"{base}.ncnn.bin", "rb").read(), layers)
+    assert result.complete and not result.problems
+
+
+def test_fp16_and_fp32_bins():
+    model, _ = build("conv2d")
+    half = open(f"{exported('conv2d')}.ncnn.bin", "rb").read()
+    full = open(f"{exported('conv2d', fp16=False)}.ncnn.bin", "rb").read()
+    weight, bias = model[0].weight.detach().numpy(), model[0].bias.detach().numpy()
+    assert half[:4] == FP16_TAG and full[:4] == b"\0\0\0\0"
+    assert len(half) == 4 + weight.size * 2 + bias.size * 4
+    assert len(full) == 4 + weight.size * 4 + bias.size * 4
+    # fp16 as upstream writes it (fp16 subnormals flushed to zero)
+    np.testing.assert_array_equal(np.frombuffer(half[4:4 + weight.size * 2], "<u2"),
+                                  ncnn_bin.fp16_truncate(weight.reshape(-1)))
+    np.testing.assert_array_equal(np.frombuffer(full[4:4 + weight.size * 4], "<f4"), weight.reshape(-1))
+    np.testing.assert_array_equal(np.frombuffer(full[-bias.size * 4:], "<f4"), bias)
+
+
+def test_batchnorm_weights_untagged():
+    model, _ = build("batchnorm2d")
+    data = np.frombuffer(open(f"{exported('batchnorm2d')}.ncnn.bin", "rb").read(), "<f4")
+    bn = model[0]
+    expected = np.concatenate([bn.weight.detach(), bn.running_mean, bn.running_var, bn.bias.detach()])
+    np.testing.assert_array_equal(data, expected)
+
+
+def test_generated_python_runs_from_another_directory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    module = runpy.run_path(f"{exported('block')}_ncnn.py")
+    got = module["test_inference"]()
+    model, _ = build("block")
+    torch.manual_seed(0)
+    x = torch.rand(1, 8, 12, 12, dtype=torch.float)
+    with torch.no_grad():
+        expected = model(x)
+    assert isinstance(got, tuple) and len(got) == 2
+    for g, e in zip(got, expected):
+        torch.testing.assert_close(g, e, atol=LOW_PRECISION["atol"], rtol=LOW_PRECISION["rtol"])
+
+
+def test_graph_is_not_modified(tmp_path):
+    graph = captured_graph("block")
+    before = pnnx_param.dumps(graph)
+    write_ncnn(graph, tmp_path / "a.param", tmp_path / "a.bin", tmp_path / "a_ncnn.py")
+    assert pnnx_param.dumps(graph) == before
+
+
+# --- what cannot be lowered ------------------------------------------------------------
+def _graph(shape, *ops) -> Graph:
+    """Input -> ops (type, params) chained -> Output, all operands of `shape`."""
+    g = Graph()
+    x = g.new_operand("0", shape, "f32")
+    g.connect(g.new_operator("pnnx.Input", "pnnx_input_0"), outputs=[x])
+    for i, (op_type, params) in enumerate(ops):
+        y = g.new_operand(str(i + 1), shape, "f32")
+        op = g.new_operator(op_type, f"op_{i}")
+        op.params.update(params)
+        g.connect(op, inputs=[x], outputs=[y])
+        x = y
+    g.connect(g.new_operator("pnnx.Output", "pnnx_output_0"), inputs=[x])
+    return g
+
+
+def _expect_unsupported(graph, tmp_path) -> str:
+    paths = [tmp_path / "m.ncnn.param", tmp_path / "m.ncnn.bin", tmp_path / "m_ncnn.py"]
+    with pytest.raises(UnsupportedOperator) as info:
+        write_ncnn(graph, *paths)
+    assert not any(p.exists() for p in paths), "nothing is written when lowering fails"
+    assert "\n" not in str(info.value)
+    return str(info.value)
+
+
+def test_batch_size_above_one_is_refused(tmp_path):
+    message = _expect_unsupported(_graph([2, 3, 8, 8], ("nn.ReLU", {})), tmp_path)
+    assert "nn.ReLU (op_0)" in message and "batch size 2" in message
+
+
+def test_op_along_batch_axis_is_refused(tmp_path):
+    message = _expect_unsupported(_graph([1, 3, 8], ("F.softmax", {"dim": 0})), tmp_path)
+    assert "batch axis" in message
+
+
+def test_every_unsupported_operator_is_listed(tmp_path):
+    graph = _graph([1, 3, 8], ("torch.argsort", {"dim": 1}), ("nn.ReLU", {}), ("Tensor.frobnicate", {}))
+    message = _expect_unsupported(graph, tmp_path)
+    assert "torch.argsort (op_0)" in message and "Tensor.frobnicate (op_2)" in message
+    assert "op_1" not in message
+
+
+def test_constant_becomes_memorydata(tmp_path):
+    g = _graph([1, 4, 5], ("pnnx.Expression", {"expr": "add(@0,@1)"}))
+    const = g.new_operand("c", [4, 5], "f32")
+    attr = g.new_operator("pnnx.Attribute", "const_0", before=g.ops[1])
+    value = np.arange(20, dtype=np.float32).reshape(4, 5)
+    attr.attrs["data"] = Attribute.from_numpy(value)
+    g.connect(attr, outputs=[const])
+    g.connect(g.ops[2], inputs=[const])
+    write_ncnn(g, tmp_path / "m.param", tmp_path / "m.bin", tmp_path / "m_ncnn.py")
+    layers = ncnn_param.load(tmp_path / "m.param").layers
+    memory = next(l for l in layers if l.type == "MemoryData")
+    assert memory.params == {0: 5, 1: 4}
+    np.testing.assert_array_equal(np.frombuffer((tmp_path / "m.bin").read_bytes(), "<f4"), value.reshape(-1))

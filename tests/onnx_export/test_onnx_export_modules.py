@@ -1,0 +1,128 @@
+"""Real modules captured by the converter, exported to ONNX and run in onnxruntime."""
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from pnnx_reference.api import capture
+from pnnx_reference.emit.onnx import build_model, write_onnx
+from pnnx_reference.emit.onnx.verify import run_onnx, shape_mismatches
+
+
+def _export_compare(model, inputs, tmp_path, atol=1e-4, fp16=False):
+    torch.manual_seed(0)
+    model = model.eval()
+    with torch.no_grad():
+        want = model(*inputs)
+    want = want if isinstance(want, tuple) else (want,)
+    graph = capture(model, inputs)
+    path = tmp_path / "m.pnnx.onnx"
+    write_onnx(graph, path, fp16=fp16)
+    m = onnx.load(path)
+    assert shape_mismatches(m, graph) == []
+    got = run_onnx(path, inputs)
+    flat = _flatten(want)
+    assert len(got) == len(flat)
+    for g, w in zip(got, flat):
+        np.testing.assert_allclose(g, w.numpy(), atol=atol, rtol=atol)
+    return m
+
+
+def _flatten(value) -> list:
+    if isinstance(value, torch.Tensor):
+        return [value]
+    return [t for v in value for t in _flatten(v)]
+
+
+class SmallNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1, bias=False)
+        self.bn = nn.BatchNorm2d(8)
+        self.dw = nn.Conv2d(8, 8, 3, stride=2, padding=1, groups=8)
+        self.fc = nn.Linear(8, 5)
+
+    def forward(self, x):
+        y = F.relu6(self.bn(self.conv(x)))
+        y = F.hardswish(self.dw(y)) + y[:, :, ::2, ::2]
+        y = torch.flatten(F.adaptive_avg_pool2d(y, 1), 1)
+        return torch.softmax(self.fc(y), dim=1)
+
+
+def test_small_cnn(tmp_path):
+    torch.manual_seed(0)
+    m = _export_compare(SmallNet(), (torch.rand(2, 3, 16, 16),), tmp_path)
+    kinds = [n.op_type for n in m.graph.node]
+    assert "Gather" not in kinds and "Shape" not in kinds and "Unsqueeze" not in kinds
+
+
+def test_small_cnn_fp16_weights(tmp_path):
+    torch.manual_seed(0)
+    m = _export_compare(SmallNet(), (torch.rand(2, 3, 16, 16),), tmp_path, atol=2e-2, fp16=True)
+    floats = [i for i in m.graph.initializer if i.data_type in (onnx.TensorProto.FLOAT,
+                                                                onnx.TensorProto.FLOAT16)]
+    big = [i for i in floats if np.prod(i.dims) > 8]
+    assert big and all(i.data_type == onnx.TensorProto.FLOAT16 for i in big)
+    assert m.graph.input[0].type.tensor_type.elem_type == onnx.TensorProto.FLOAT
+    assert m.graph.output[0].type.tensor_type.elem_type == onnx.TensorProto.FLOAT
+
+
+class Recurrent(nn.Module):
+    def __init__(self, kind):
+        super().__init__()
+        self.rnn = kind(6, 8, num_layers=2, batch_first=True, bidirectional=True)
+
+    def forward(self, x):
+        return self.rnn(x)
+
+
+@pytest.mark.parametrize("kind", [nn.LSTM, nn.GRU, nn.RNN])
+def test_recurrent_two_layers_bidirectional_with_states(kind, tmp_path):
+    torch.manual_seed(0)
+    m = _export_compare(Recurrent(kind), (torch.rand(3, 5, 6),), tmp_path)
+    assert sum(n.op_type == kind.__name__ for n in m.graph.node) == 2  # one node per layer
+
+
+class Attention(nn.Module):
+    def __init__(self, batch_first):
+        super().__init__()
+        self.mha = nn.MultiheadAttention(16, 4, batch_first=batch_first)
+
+    def forward(self, x):
+        return self.mha(x, x, x)
+
+
+@pytest.mark.parametrize("batch_first", [True, False])
+def test_multihead_attention_with_weights(batch_first, tmp_path):
+    torch.manual_seed(0)
+    m = _export_compare(Attention(batch_first), (torch.rand(2, 7, 16),), tmp_path)
+    assert [n.op_type for n in m.graph.node].count("Attention") == 1
+
+
+def test_transformer_encoder_layer(tmp_path):
+    torch.manual_seed(0)
+    layer = nn.TransformerEncoderLayer(16, 4, 32, batch_first=True, activation="gelu")
+    m = _export_compare(layer, (torch.rand(2, 6, 16),), tmp_path)
+    kinds = [n.op_type for n in m.graph.node]
+    assert kinds.count("LayerNormalization") == 2 and "Gelu" in kinds
+
+
+def test_dynamic_batch_from_two_shapes(tmp_path):
+    torch.manual_seed(0)
+    model = SmallNet().eval()
+    graph = capture(model, (torch.rand(1, 3, 16, 16),), inputs2=(torch.rand(3, 3, 16, 16),))
+    dims = graph.inputs()[0].outputs[0].shape
+    if dims[0] != -1:
+        pytest.skip(f"converter did not mark the batch dimension dynamic: {dims}")
+    m = build_model(graph, fp16=False)
+    onnx.checker.check_model(m, full_check=True)
+    assert m.graph.input[0].type.tensor_type.shape.dim[0].dim_param
+    for batch in (1, 4):
+        x = torch.rand(batch, 3, 16, 16)
+        with torch.no_grad():
+            want = model(x)
+        np.testing.assert_allclose(run_onnx(m, [x])[0], want.numpy(), atol=1e-4, rtol=1e-4)
