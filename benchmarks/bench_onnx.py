@@ -6,12 +6,14 @@ plus the numeric agreement of each with torch. Also checks whether upstream pnnx
 pnnx.onnx for resnet18 loads in onnxruntime.
 
     python benchmarks/bench_onnx.py [--runs 30] [--models resnet18,lstm] [--no-upstream]
+    python benchmarks/bench_onnx.py --cases smoke|full     per-table export/match counts
 """
 from __future__ import annotations
 
 import argparse
 import collections
 import io
+import re
 import shutil
 import statistics
 import subprocess
@@ -42,6 +44,18 @@ class LSTMModel(nn.Module):
     def forward(self, x):
         y, _ = self.lstm(x)
         return self.fc(y[:, -1])
+
+
+class ExplicitNonCausal(nn.Module):
+    """Calls the layer with is_causal=False: torch.onnx.export(dynamo=False) of a bare
+    TransformerEncoderLayer fails in torch 2.14 (is_causal is traced as a Tensor)."""
+
+    def __init__(self, layer):
+        super().__init__()
+        self.layer = layer
+
+    def forward(self, x):
+        return self.layer(x, is_causal=False)
 
 
 def _models():
@@ -96,7 +110,8 @@ def bench_one(name: str, make, shape, runs: int) -> dict:
     ours16 = build_model(graph, fp16=True)
     for m in (ours32, ours16):
         onnx.checker.check_model(m, full_check=True)
-    theirs = torch_export(model, x)
+    theirs = torch_export(ExplicitNonCausal(model) if isinstance(
+        model, nn.TransformerEncoderLayer) else model, x)
     models = {"pnnx.onnx": ours32, "pnnx.onnx fp16": ours16, "torch.onnx": theirs}
     ms = latency(models, x.numpy(), runs)
     casts = sum(1 for n in ours16.graph.node if n.op_type == "Cast")
@@ -137,11 +152,34 @@ def upstream_check() -> str:
             ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
             verdict = "loads in onnxruntime"
         except Exception as err:  # report what onnxruntime says, whatever it is
-            verdict = "does NOT load in onnxruntime " + ort.__version__ + ": " + \
-                str(err).strip().splitlines()[0][:160]
+            reason = re.search(r"(Missing opset[^.]*)", str(err))
+            verdict = f"does NOT load in onnxruntime {ort.__version__}: " + \
+                (reason.group(1) if reason else str(err).strip().splitlines()[0][-160:])
         return (f"upstream pnnx resnet18.pnnx.onnx: opset_import={list(up.opset_import) or '[]'}"
                 f" ir_version={up.ir_version}, {len(up.graph.node)} nodes (op types are pnnx "
                 f"names, e.g. {kinds}); {verdict}")
+
+
+def case_counts(tier: str, verbose: bool) -> None:
+    """Per table: cases (and distinct operator rows) whose pnnx.onnx passes the checker and
+    matches torch in onnxruntime, and what happened to the rest."""
+    from pnnx_op_cases.registry import select
+    from pnnx_reference.emit.onnx.verify import STATUSES, check_case
+
+    counts = collections.defaultdict(collections.Counter)
+    rows = collections.defaultdict(lambda: collections.defaultdict(set))
+    for case in select(tier=tier):
+        status, detail = check_case(case)
+        counts[case.table][status] += 1
+        rows[case.table][status].add(case.op)
+        if verbose and status not in ("match", "random-exported"):
+            print(f"  {status:15s} {case.id}: {detail[:150]}")
+    print(f"op cases ({tier} tier): cases [distinct rows] per outcome")
+    for table in sorted(counts):
+        parts = [f"{s}={counts[table][s]} [{len(rows[table][s])}]" for s in STATUSES if counts[table][s]]
+        matched_rows = rows[table]["match"] | rows[table]["random-exported"]
+        print(f"  {table:7s} {sum(counts[table].values()):5d} cases: " + ", ".join(parts)
+              + f"; rows with >=1 matching case: {len(matched_rows)}")
 
 
 def main(argv=None) -> int:
@@ -149,8 +187,14 @@ def main(argv=None) -> int:
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--models", default=",".join(_models()))
     ap.add_argument("--no-upstream", action="store_true")
+    ap.add_argument("--cases", choices=("smoke", "full"), help="count op cases instead")
+    ap.add_argument("--verbose", action="store_true", help="with --cases: list the failures")
     args = ap.parse_args(argv)
     torch.set_num_threads(1)
+    if args.cases:
+        warnings.filterwarnings("ignore")
+        case_counts(args.cases, args.verbose)
+        return 0
     table = _models()
     print(f"onnxruntime CPU, 1 thread, median of {args.runs} alternating runs; "
           f"our opset {DEFAULT_OPSET}, torch.onnx.export(dynamo=False) at its default opset")

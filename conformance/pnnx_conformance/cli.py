@@ -73,7 +73,12 @@ def cmd_report(args) -> int:
         print("report: pnnx_conformance.report is not installed; results are in "
               f"{results / 'results.jsonl'}", file=sys.stderr)
         return 0
-    importlib.import_module("pnnx_conformance.report").build_reports(results, out)
+    try:
+        importlib.import_module("pnnx_conformance.report").build_reports(results, out)
+    except (ValueError, OSError) as e:
+        print(f"error: report: {e}", file=sys.stderr)
+        return 2
+    print(f"reports written to {out}", file=sys.stderr)
     return 0
 
 
@@ -171,6 +176,10 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    import signal
+
+    # a terminated run still stops its workers and removes its scratch folder
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["pytest"]:  # everything after the subcommand goes to pytest
         args, rest = parser().parse_known_args(argv)

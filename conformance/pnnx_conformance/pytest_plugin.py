@@ -50,7 +50,9 @@ def pytest_generate_tests(metafunc):
     ops = _opt(config, "op") or None
     limit = case_limit(_opt(config, "tier"), _opt(config, "max-cases"), bool(ops))
     cases = select_cases(_opt(config, "tier"), ops, limit=limit)
-    units = plan(cases, converters, backends)
+    reexport = {n for n in converters
+                if converter_registry.load_converter(n).in_process or _opt(config, "tier") == "full"}
+    units = plan(cases, converters, backends, reexport)
     params = [pytest.param(u, id=u.id, marks=pytest.mark.xdist_group(u.case)) for u in units]
     metafunc.parametrize("conformance_unit", params)
 

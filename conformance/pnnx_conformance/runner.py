@@ -106,7 +106,8 @@ def run(opts: RunOptions) -> RunSummary:
         if (opts.waivers or DEFAULT_FILE.is_file()) else []
     selected = select_cases(opts.tier, opts.ops, opts.tables, opts.pattern, opts.limit)
     cases = [c for c in selected if in_shard(c.id, opts.shard)]
-    units = plan(cases, list(converters), backends)
+    reexport = {n for n, c in converters.items() if c.in_process or opts.tier == "full"}
+    units = plan(cases, list(converters), backends, reexport)
     out = Path(opts.out)
     out.mkdir(parents=True, exist_ok=True)
     workroot = out / "artefacts" if opts.keep_artefacts else Path(tempfile.mkdtemp(prefix="pnnx-conformance-"))

@@ -7,7 +7,7 @@ FLOORS = {"smoke": 40, "full": 300}
 # The default tier must finish well inside 10 minutes on a 2-core machine; every smoke case
 # through both converters and five backends does not, so an unfiltered smoke run takes this
 # many of the smoke-tagged cases (cases.budget_subset: deterministic, every table). 0: all.
-MAX_CASES = {"smoke": 60, "full": 0}
+MAX_CASES = {"smoke": 48, "full": 0}
 
 
 def case_limit(tier: str, max_cases: int | None, filtered: bool) -> int:

@@ -9,8 +9,8 @@ a closed table while parsing, so `render_python` can never emit code taken from 
 `render_python` follows upstream's `_pnnx.py` rendering (infix `(a + b)`, `torch.sqrt(a)`,
 `-(a)`, `v.size(1)`, ...) with two deliberate differences, both for correctness:
 `int(x)` is kept as `int(...)` (upstream drops it, which turns `int(size*0.5)` into a float),
-and tensor-only binary functions (`max`, `atan2`, ...) wrap literal operands in
-`torch.tensor(...)` on either side. `evaluate` computes exactly what the rendered code does.
+and torch functions wrap operands that are Python numbers (literals, sizes) in
+`torch.tensor(...)` (upstream does so only for literals of `max`/`min`; `torch.abs(2)` fails). `evaluate` computes exactly what the rendered code does.
 """
 from __future__ import annotations
 
@@ -260,6 +260,28 @@ def _render_literal(value) -> str:
     return repr(value)
 
 
+def _is_scalar(node: Node) -> bool:
+    """True where the value is a Python number, not a tensor (literals, sizes, their maths)."""
+    if isinstance(node, Literal):
+        return True
+    if isinstance(node, Call) and node.func in ("size", "int"):
+        return True
+    if isinstance(node, Call) and node.func in INFIX:
+        return all(_is_scalar(a) for a in node.args)
+    return False
+
+
+def _tensor_args(node: Call) -> list[bool]:
+    """Which operands of a torch function are wrapped in `torch.tensor(...)`: torch functions
+    reject Python numbers, except `pow`, which needs only one tensor operand."""
+    if node.func not in UNARY_TORCH and node.func not in BINARY_TORCH:
+        return [False] * len(node.args)
+    scalar = [_is_scalar(a) for a in node.args]
+    if node.func in _SCALAR_OK:
+        return [all(scalar)] + [False] * (len(scalar) - 1)
+    return scalar
+
+
 def _render_call(node: Call, args: list[str]) -> str:
     f = node.func
     if f in INFIX:
@@ -272,8 +294,7 @@ def _render_call(node: Call, args: list[str]) -> str:
         return f"{args[0]}.size({args[1]})" if len(args) == 2 else f"{args[0]}.shape"
     if f in CASTS:
         return f"torch.as_tensor({args[0]}).to({f})"
-    if f in BINARY_TORCH and f not in _SCALAR_OK:
-        args = [f"torch.tensor({a})" if isinstance(n, Literal) else a for a, n in zip(args, node.args)]
+    args = [f"torch.tensor({a})" if wrap else a for a, wrap in zip(args, _tensor_args(node))]
     return f"torch.{f}({', '.join(args)})"
 
 
@@ -306,6 +327,5 @@ def _eval_call(node: Call, args: list, torch):
         return args[0].size(args[1]) if len(args) == 2 else args[0].shape
     if f in CASTS:
         return torch.as_tensor(args[0]).to(getattr(torch, f[6:]))
-    if f in BINARY_TORCH and f not in _SCALAR_OK:
-        args = [torch.tensor(a) if isinstance(n, Literal) else a for a, n in zip(args, node.args)]
+    args = [torch.tensor(a) if wrap else a for a, wrap in zip(args, _tensor_args(node))]
     return getattr(torch, f)(*args)

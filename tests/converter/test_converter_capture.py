@@ -181,3 +181,61 @@ def test_namespaced_functions_keep_their_path():
 
     graph = trace(Norm(), torch.rand(2, 3)).graph
     assert types(graph)[1:3] == ["torch.linalg.norm", "torch.special.expit"]
+
+
+def test_boolean_dispatched_functions_bind_their_keywords():
+    class Pool(nn.Module):
+        def forward(self, x):
+            return F.max_pool2d(x, 2)
+
+    op = op_of(trace(Pool(), torch.rand(1, 2, 4, 4)).graph, "F.max_pool2d")
+    assert op.params == {"kernel_size": 2, "stride": None, "padding": 0, "dilation": 1,
+                         "ceil_mode": False, "return_indices": False}
+
+
+def test_transformer_layer_params_are_read_back_from_submodules():
+    layer = nn.TransformerEncoderLayer(16, 4, dim_feedforward=32, activation="gelu", batch_first=True)
+    graph = trace(nn.TransformerEncoder(layer, 2), torch.rand(1, 3, 16)).graph
+    first, second = [op for op in graph.ops if op.type == "nn.TransformerEncoderLayer"]
+    assert (first.name, second.name) == ("layers.0", "layers.1")
+    op = first
+    assert op.params == {"activation": "gelu", "batch_first": True, "bias": True, "d_model": 16,
+                         "dim_feedforward": 32, "dropout": 0.1, "layer_norm_eps": 1e-5, "nhead": 4,
+                         "norm_first": False}
+
+
+def test_inplace_on_a_view_is_refused():
+    class ViewInPlace(nn.Module):
+        def forward(self, x):
+            x[:, :2].mul_(2)
+            return x
+
+    with pytest.raises(ConversionError, match="on a view"):
+        trace(ViewInPlace(), torch.rand(2, 3))
+
+
+def test_varargs_sizes_and_operand_lists_bind():
+    class Varargs(nn.Module):
+        def forward(self, x):
+            return torch.einsum("ii", x) + torch.zeros(2, 3).sum(), x.view(9)
+
+    graph = trace(Varargs(), torch.rand(3, 3)).graph
+    einsum = op_of(graph, "torch.einsum")
+    assert einsum.params == {"equation": "ii", "path": None} and einsum.inputnames == ["tensors"]
+    assert op_of(graph, "torch.zeros").params["size"] == [2, 3]
+    assert op_of(graph, "Tensor.view").params == {"shape": [9]}
+
+
+def test_leaf_module_tensor_keywords_are_named():
+    class Masked(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.attention = nn.MultiheadAttention(8, 2)
+
+        def forward(self, x, mask):
+            return self.attention(x, x, x, attn_mask=mask)[0]
+
+    graph = trace(Masked(), (torch.rand(3, 1, 8), torch.zeros(3, 3))).graph
+    op = op_of(graph, "nn.MultiheadAttention")
+    assert op.inputnames == ["query", "key", "value", "attn_mask"]
+    assert op.inputs[3] is graph.ops[1].outputs[0]

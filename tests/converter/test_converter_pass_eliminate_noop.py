@@ -20,10 +20,10 @@ class Noops(nn.Module):
         return x.reshape(3, 2)  # a real reshape: stays
 
 
-def test_dropout_identity_and_noop_reshapes_go():
+def test_dropout_identity_and_noop_reshapes_go_contiguous_stays():
     graph = trace(Noops().eval(), torch.rand(2, 3)).graph
     assert eliminate_noop.run(graph) is True
-    assert types(graph) == ["pnnx.Input", "Tensor.reshape", "pnnx.Output"]
+    assert types(graph) == ["pnnx.Input", "Tensor.contiguous", "Tensor.reshape", "pnnx.Output"]
     assert graph.ops[1].inputs[0] is graph.ops[0].outputs[0]
     check_links(graph)
 

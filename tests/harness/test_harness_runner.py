@@ -102,4 +102,4 @@ def test_two_runs_give_identical_results(tmp_path):
         outs.append(_strip_timing(tmp_path / name / "results.jsonl"))
     assert outs[0] == outs[1]
     statuses = {r["status"] for r in outs[0]}
-    assert "pass" in statuses and len(outs[0]) == 3 * (3 + 5)
+    assert "pass" in statuses and len(outs[0]) == 3 * (4 + 5)

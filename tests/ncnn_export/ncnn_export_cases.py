@@ -152,6 +152,15 @@ CASES = {
     "channel_shuffle_view": ("resize", lambda: Fn(lambda s, x: x.view(1, 2, 4, 12, 12).transpose(1, 2)
                                                    .reshape(1, 8, 12, 12).relu()), IMG),
     "inplace_relu": ("activation", lambda: Fn(lambda s, x: F.relu_(x * 1.0 - 0.5)), IMG),
+    # recurrent
+    "rnn": ("rnn", lambda: _seq_out(nn.RNN(6, 8, batch_first=True)), [(1, 5, 6)]),
+    "lstm": ("rnn", lambda: _seq_out(nn.LSTM(6, 8, batch_first=True)), [(1, 5, 6)]),
+    "lstm_bi_2layers": ("rnn", lambda: _seq_out(nn.LSTM(6, 8, num_layers=2, batch_first=True, bidirectional=True)), [(1, 5, 6)]),
+    "gru": ("rnn", lambda: _seq_out(nn.GRU(6, 8, batch_first=True)), [(1, 5, 6)]),
+    "gru_bi": ("rnn", lambda: _seq_out(nn.GRU(6, 8, batch_first=True, bidirectional=True)), [(1, 5, 6)]),
+    "mha_self": ("attention", lambda: _Attn(nn.MultiheadAttention(16, 4, batch_first=True), "self"), [(1, 5, 16)]),
+    "mha_cross": ("attention", lambda: _Attn(nn.MultiheadAttention(16, 2, batch_first=True, kdim=12, vdim=8), "cross"),
+                  [(1, 5, 16), (1, 7, 12), (1, 7, 8)]),
     # a small network (Split, fusions, several outputs)
     "block": ("network", lambda: Block(), IMG),
 }
@@ -180,6 +189,30 @@ class Block(nn.Module):
         z = F.relu(self.c2(y)) + x
         pooled = F.adaptive_avg_pool2d(z, 1).flatten(1)
         return self.fc(pooled), torch.sigmoid(z)
+
+
+def _seq_out(rnn: nn.Module) -> nn.Module:
+    return _SeqOut(rnn)
+
+
+class _SeqOut(nn.Module):
+    def __init__(self, rnn):
+        super().__init__()
+        self.rnn = rnn
+
+    def forward(self, x):
+        return self.rnn(x)[0]
+
+
+class _Attn(nn.Module):
+    def __init__(self, attn, mode):
+        super().__init__()
+        self.attn, self.mode = attn, mode
+
+    def forward(self, q, k=None, v=None):
+        if self.mode == "self":
+            return self.attn(q, q, q)[0]
+        return self.attn(q, k, v)[0]
 
 
 def build(name: str):

@@ -170,3 +170,15 @@ def test_constant_becomes_memorydata(tmp_path):
     memory = next(l for l in layers if l.type == "MemoryData")
     assert memory.params == {0: 5, 1: 4}
     np.testing.assert_array_equal(np.frombuffer((tmp_path / "m.bin").read_bytes(), "<f4"), value.reshape(-1))
+
+
+def test_view_transpose_view_becomes_shufflechannel():
+    layers = _layers("channel_shuffle_view")
+    assert [l.type for l in layers] == ["Input", "ShuffleChannel", "ReLU"]
+    assert layers[1].params == {0: 2, 1: 0}
+
+
+def test_stacked_bidirectional_lstm_is_unrolled_per_layer():
+    layers = [l for l in _layers("lstm_bi_2layers") if l.type == "LSTM"]
+    assert len(layers) == 2 and all(l.params[2] == 2 for l in layers)
+    assert layers[0].params[1] == 2 * 4 * 8 * 6 and layers[1].params[1] == 2 * 4 * 8 * 16

@@ -85,7 +85,7 @@ def export_and_run(graph: Graph, inputs, tmp_path, fp16=False, opset=None, name=
     onnx.checker.check_model(model, full_check=True)
     check_shapes(model, graph)
     session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    feeds = {i.name: np.ascontiguousarray(t.detach().numpy()) for i, t in
+    feeds = {i.name: np.array(t.detach().numpy(), order="C") for i, t in
              zip(session.get_inputs(), inputs)}
     return session.run(None, feeds), model
 

@@ -31,5 +31,5 @@ def test_smoke_case_exports_and_matches(case):
 def test_most_smoke_cases_export():
     """A floor against regressions: the smoke tier exported and matched 187/240 on the first
     run of this suite."""
-    results = [check_case(c)[0] for c in SMOKE[::8]]
+    results = [check_case(c)[0] for c in SMOKE[::16]]
     assert results.count("match") >= 0.7 * len(results), collections.Counter(results)

@@ -104,3 +104,16 @@ def test_console_script_is_installed():
     proc = subprocess.run([exe, "show", "nope/x"], capture_output=True, text=True)
     assert proc.returncode == 2 and proc.stderr.startswith("error: unknown case id")
     assert "Traceback" not in proc.stderr
+
+
+def test_standalone_inputs_are_bit_identical_for_every_dtype():
+    from pnnx_op_cases.builders import bools, call_case, ints, rand
+    from pnnx_op_cases.standalone import standalone_source
+
+    case = call_case("torch.where", "mixed", "torch.where(x0, x1.float(), x2.float() + x3)",
+                     [bools(3, 4), ints(3, 4, low=-5, high=5, dtype="i32"), ints(3, 4),
+                      rand(3, 4, low=-2, high=3, dtype="f16")])
+    ns: dict = {"__name__": "standalone_under_test"}
+    exec(standalone_source(case), ns)
+    for a, b in zip(ns["make_inputs"](), case.make_inputs()):
+        assert a.dtype == b.dtype and torch.equal(a, b)

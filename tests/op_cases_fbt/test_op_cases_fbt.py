@@ -65,8 +65,8 @@ def test_variants_per_parametrised_operator():
     counts = {}
     for c in MY_CASES:
         counts[c.op] = counts.get(c.op, 0) + 1
-    assert min(counts.values()) >= 2
-    assert sum(counts.values()) / len(counts) >= 4
+    few = {op: n for op, n in counts.items() if n < 5}
+    assert not few, f"operators with fewer than 5 variants: {few}"
 
 
 def test_reason_tags_carry_reasons():
@@ -86,16 +86,15 @@ def _same(a, b):
     return torch.equal(a, b) or (a.is_floating_point() and torch.allclose(a, b, atol=0, rtol=0, equal_nan=True))
 
 
-@pytest.mark.parametrize("case", MY_CASES, ids=lambda c: c.id)
-def test_case_builds_runs_and_traces(case):
+def _check_case(case):
     out1 = case.run_eager()
     out2 = case.run_eager()
     assert len(out1) == len(out2) >= 1
     assert all(isinstance(t, torch.Tensor) for t in out1)
-    if "random" not in case.tags:
-        for a, b in zip(out1, out2):
-            assert a.shape == b.shape and a.dtype == b.dtype
-            assert _same(a, b), case.id
+    for a, b in zip(out1, out2):
+        assert a.shape == b.shape and a.dtype == b.dtype
+        if "random" not in case.tags:
+            assert _same(a, b), "two eager runs differ"
     if "no-trace" in case.tags:
         return
     model = case.make_model()
@@ -111,4 +110,20 @@ def test_case_builds_runs_and_traces(case):
             assert a.shape == b.shape
             if a.is_complex():
                 a, b = torch.view_as_real(a.resolve_conj()), torch.view_as_real(b.resolve_conj())
-            assert _same(a, b) or torch.allclose(a.double(), b.double(), atol=1e-6, rtol=1e-5, equal_nan=True), case.id
+            assert _same(a, b) or torch.allclose(a.double(), b.double(), atol=1e-6, rtol=1e-5, equal_nan=True), \
+                "traced output differs from eager"
+
+
+# One test per operator (not per case) keeps pytest's per-test overhead small; a failure
+# names every failing case id with its error.
+@pytest.mark.parametrize("op", sorted({c.op for c in MY_CASES}))
+def test_cases_build_run_twice_and_trace(op):
+    failures = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for case in (c for c in MY_CASES if c.op == op):
+            try:
+                _check_case(case)
+            except Exception as exc:  # noqa: BLE001 - collect every failing case of the operator
+                failures.append(f"{case.id}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+    assert not failures, "\n".join(failures)

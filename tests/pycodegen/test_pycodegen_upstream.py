@@ -32,7 +32,8 @@ class M(nn.Module):
         c = torch.cat((b, b.sigmoid()), dim=0).unsqueeze(0)
         o, (h, cc) = s.lstm(c)
         d = F.leaky_relu(o[:, -1], 0.1).reshape(2, 3).transpose(0, 1)
-        return d, torch.softmax(b, dim=1), h.permute(1, 0, 2).reshape(1, -1), x[..., ::2, 1]
+        # upstream pnnx crashes (exit 245) when the LSTM hidden state is a model output
+        return d, torch.softmax(b, dim=1), x[..., ::2, 1]
 
 torch.manual_seed(7)
 m = M().eval()
@@ -63,7 +64,7 @@ def test_regenerated_code_matches_upstream_generated_code(upstream, tmp_path, mo
     theirs = import_file(upstream / "tiny_pnnx.py").test_inference()
     monkeypatch.chdir(tmp_path)  # ours finds pnnx.bin from its own location
     ours = import_file(out).test_inference()
-    assert isinstance(ours, tuple) and len(ours) == 4
+    assert isinstance(ours, tuple) and len(ours) == 3
     assert_bitwise(ours, theirs)
 
 
@@ -75,5 +76,6 @@ def test_regenerated_code_follows_upstream_conventions(upstream, tmp_path):
                  "    v_1 = torch.rand(1, 7, dtype=torch.float)", "    return net(v_0, v_1)",
                  "@torch.no_grad()", "def export_torchscript():", "def export_onnx():"):
         assert line in ours and line in theirs
-    assert "self.bn.running_mean = self.load_pnnx_bin_as_tensor(archive, 'bn.running_mean', (8,), 'float32')" in ours
+    assert "self.lstm.weight_hh_l0 = self.load_pnnx_bin_as_parameter(archive, 'lstm.weight_hh_l0', (24, 6), 'float32')" in ours
+    assert " = self.lstm(" in ours and ", _ = self.lstm(" in ours
     assert "self.scale_data = self.load_pnnx_bin_as_parameter(archive, 'scale.data', (1, 5), 'float32')" in ours

@@ -19,6 +19,9 @@ class Converter(ABC):
     """
 
     name: str = ""
+    # False where a conversion costs a process start (upstream): the re-export check then
+    # runs in the full tier only, to keep the default tier inside its time budget
+    in_process: bool = True
 
     @abstractmethod
     def convert(self, case, workdir: Path, model=None, inputs=None, *, fp16: bool = False) -> Artefacts: ...

@@ -35,6 +35,7 @@ def inputshape_arg(case) -> str:
 
 class UpstreamConverter(Converter):
     name = "upstream"
+    in_process = False
 
     def describe(self) -> str:
         return f"upstream pnnx ({pnnx_command()})"

@@ -89,13 +89,16 @@ _FRACTIONAL = "draws random pooling regions unless _random_samples is given"
 
 
 def _fractional_rows(fn: str, rank: int) -> list[tuple]:
+    """Fixed `_random_samples` make the pooling regions deterministic; one case stays random."""
     sp = (12,) * rank
-    u = f"torch.full(({{n}}, {{c}}, {rank}), 0.5)"
+
+    def fixed(n, c):
+        return f"_random_samples=torch.full(({n}, {c}, {rank}), 0.5)"
     rows = [
-        ("k2_o6_fixed", f"{fn}(x0, 2, output_size={(6,) * rank}, _random_samples={u.format(n=1, c=3)})", [f(1, 3, *sp)]),
-        ("k3_ratio_fixed_b2_c13", f"{fn}(x0, 3, output_ratio={(0.5,) * rank}, _random_samples={u.format(n=2, c=13)})", [f(2, 13, *sp)]),
+        ("k2_o6_fixed", f"{fn}(x0, 2, output_size={(6,) * rank}, {fixed(1, 3)})", [f(1, 3, *sp)]),
+        ("k3_ratio_fixed_b2_c13", f"{fn}(x0, 3, output_ratio={(0.5,) * rank}, {fixed(2, 13)})", [f(2, 13, *sp)]),
         ("k2_indices_fixed", f"y, idx = {fn}(x0, 2, output_size={(5,) * rank}, return_indices=True, "
-         f"_random_samples={u.format(n=1, c=4)})\ny, idx", [f(1, 4, *sp)], {"tags": {"multi-output"}}),
+         f"{fixed(1, 4)})\ny, idx", [f(1, 4, *sp)], {"tags": {"multi-output"}}),
         ("k2_samples_input", f"{fn}(x0, 2, output_size={(4,) * rank}, _random_samples=x1)",
          [f(1, 8, *sp), f(1, 8, rank, low=0.0, high=1.0)]),
         ("k2_random", f"{fn}(x0, 2, output_size={(6,) * rank})", [f(1, 3, *sp)],

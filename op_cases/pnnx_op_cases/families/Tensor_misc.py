@@ -139,6 +139,7 @@ def _cast(op: str, method: str):
         ("from_i64", f"x0.{method}()", [i(3, 13, low=-3, high=3)]),
         ("from_bool", f"x0.{method}()", [b(4, 4)]),
         ("from_f64", f"x0.{method}()", [f(1, 3, 8, 8, dtype="f64", low=-2, high=2)]),
+        ("from_i32_noncontig", f"x0.t().{method}()", [i(4, 5, low=-2, high=3, dtype="i32")]),
     ])
 
 

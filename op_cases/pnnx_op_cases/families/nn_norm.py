@@ -59,12 +59,11 @@ def sync_batch_norm():
 
 def _instance_cases(op, nd):
     x = rand(2, 8, *SPATIAL[nd])
-    stats = ["self.m.running_mean.uniform_(-0.5, 0.5)", "self.m.running_var.uniform_(0.5, 1.5)"]
     yield module_case(op, "c8", f"{op}(8)", [x], smoke=True)
     yield module_case(op, "c8_affine", f"{op}(8, affine=True)", [x], init=AFFINE, smoke=nd == 2)
-    yield module_case(op, "c8_track", f"{op}(8, track_running_stats=True)", [x], init=stats)
+    yield module_case(op, "c8_track", f"{op}(8, track_running_stats=True)", [x], init=STATS)
     yield module_case(op, "c8_affine_track", f"{op}(8, affine=True, track_running_stats=True)",
-                      [x], init=stats + AFFINE)
+                      [x], init=STATS + AFFINE)
     yield module_case(op, "c8_eps0.01", f"{op}(8, eps=0.01)", [x])
     yield module_case(op, "c8_unbatched", f"{op}(8)", [rand(8, *SPATIAL[nd])], tags={"unbatched"})
     for c in sorted(set(CHANNELS) - {8}):

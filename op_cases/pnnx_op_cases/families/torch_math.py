@@ -53,8 +53,10 @@ for _name in _CMP:
 
 _register_binary("maximum", "torch.maximum({a}, {b})", ints=True, scalar=None)
 _register_binary("minimum", "torch.minimum({a}, {b})", ints=True, scalar=None)
-_register_binary("atan2", "torch.atan2({a}, {b})", scalar=None)
-_register_binary("logaddexp", "torch.logaddexp({a}, {b})", -3.0, 3.0, scalar=None)
+_register_binary("atan2", "torch.atan2({a}, {b})", scalar=None, extra=[
+    ("quadrants_r1", "torch.atan2(x0, x1)", [f(16, low=-2, high=2), f(16, low=-2, high=2)])])
+_register_binary("logaddexp", "torch.logaddexp({a}, {b})", -3.0, 3.0, scalar=None, extra=[
+    ("far_apart", "torch.logaddexp(x0, x1 - 20.0)", [f(3, 13, low=-3, high=3), f(3, 13, low=-3, high=3)])])
 _register_binary("add", "torch.add({a}, {b})", ints=True, extra=[
     ("alpha", "torch.add(x0, x1, alpha=2.0)", [f(3, 4), f(3, 4)]),
     ("bool", "torch.add(x0, x1)", [b(3, 4), b(3, 4)])])
@@ -84,6 +86,7 @@ def _bitwise(name: str, shift: bool):
         ("i64_bcast", f"torch.{name}(x0, x1)", [i(2, 4, 6, high=100), i(6, high=hi2)]),
         ("scalar", f"torch.{name}(x0, 2)", [i(4, 13, high=200)]),
         ("u8", f"torch.{name}(x0, x1)", [i(16, high=60, dtype="u8"), i(16, high=hi2 if shift else 250, dtype="u8")]),
+        ("i64_r4", f"torch.{name}(x0, x1)", [i(1, 3, 4, 4, high=1000), i(1, 3, 4, 4, high=hi2)]),
     ] + ([] if shift else [("bool", f"torch.{name}(x0, x1)", [b(3, 4), b(3, 4)])]))
 
 
@@ -96,6 +99,7 @@ family("torch.bitwise_not")(lambda: table("torch.bitwise_not", [
     ("i64", "torch.bitwise_not(x0)", [i(2, 13, high=1000)]),
     ("bool", "torch.bitwise_not(x0)", [b(4, 4)]),
     ("u8", "torch.bitwise_not(x0)", [i(16, high=255, dtype="u8")]),
+    ("i8_r4", "torch.bitwise_not(x0)", [i(1, 3, 4, 4, low=-100, high=100, dtype="i8")]),
 ]))
 
 
@@ -117,6 +121,7 @@ family("torch.logical_not")(lambda: table("torch.logical_not", [
     ("float", "torch.logical_not(x0)", [f(4, 5, low=-1, high=2)]),
     ("int", "torch.logical_not(x0)", [i(13, high=3)]),
     ("from_compare", "torch.logical_not(x0 > 0)", [f(2, 3, 4)]),
+    ("bool_r4", "torch.logical_not(x0)", [b(1, 3, 8, 8)]),
 ]))
 
 

@@ -139,6 +139,7 @@ def _t():
         ("r2_c13", "torch.t(x0) * 2.0", [f(13, 3)]),
         ("r1", "torch.t(x0)", [f(7)]),
         ("int", "torch.t(x0)", [i(3, 5)]),
+        ("weight_transpose", "torch.mm(x0, torch.t(self.w))", [f(2, 16)], {"params": {"w": (8, 16)}}),
     ])
 
 

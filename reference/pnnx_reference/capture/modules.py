@@ -24,6 +24,39 @@ _READERS = {
     nn.Embedding: {"_weight": None, "_freeze": None},
     nn.EmbeddingBag: {"_weight": None},
 }
+
+
+def _activation_name(layer) -> str:
+    act = layer.activation
+    return getattr(act, "__name__", type(act).__name__).lower()
+
+
+def _layer_readers(first_layer) -> dict:
+    """Constructor arguments of a Transformer*Layer, read back from its submodules."""
+    return {
+        "d_model": lambda m: first_layer(m).self_attn.embed_dim,
+        "nhead": lambda m: first_layer(m).self_attn.num_heads,
+        "dim_feedforward": lambda m: first_layer(m).linear1.out_features,
+        "dropout": lambda m: first_layer(m).dropout.p,
+        "activation": lambda m: _activation_name(first_layer(m)),
+        "layer_norm_eps": lambda m: first_layer(m).norm1.eps,
+        "batch_first": lambda m: first_layer(m).self_attn.batch_first,
+        "norm_first": lambda m: first_layer(m).norm_first,
+        "bias": lambda m: first_layer(m).linear1.bias is not None,
+    }
+
+
+for _cls in (nn.TransformerEncoderLayer, nn.TransformerDecoderLayer):
+    _READERS[_cls] = _layer_readers(lambda m: m)
+_READERS[nn.Transformer] = {
+    **_layer_readers(lambda m: m.encoder.layers[0]),
+    "num_encoder_layers": lambda m: len(m.encoder.layers),
+    "num_decoder_layers": lambda m: len(m.decoder.layers),
+    "custom_encoder": None, "custom_decoder": None,
+}
+# Modules built from other modules (their constructor takes a layer): captured through their
+# children instead of as one operator.
+_COMPOSITES = (nn.TransformerEncoder, nn.TransformerDecoder)
 # Modules whose constructor takes *args: the attributes that hold its arguments.
 _STORED_ARGS = {
     nn.RNNBase: ("input_size", "hidden_size", "num_layers", "bias", "batch_first", "dropout",
@@ -35,7 +68,7 @@ _EXTRA_ARGS = {nn.LSTM: ("proj_size",), nn.RNN: ("nonlinearity",)}
 def is_leaf(module: nn.Module) -> bool:
     """Standard torch.nn modules (not containers) stay one operator."""
     module_name = type(module).__module__
-    return module_name.startswith("torch.nn.") and not isinstance(module, _CONTAINERS) \
+    return module_name.startswith("torch.nn.") and not isinstance(module, _CONTAINERS + _COMPOSITES) \
         and not module_name.startswith("torch.nn.parallel")
 
 

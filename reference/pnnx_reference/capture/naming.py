@@ -85,3 +85,18 @@ def custom_op_schema(func):
     if isinstance(func, torch._ops.OpOverload):
         return func._schema
     return func.default._schema if "default" in func.overloads() else getattr(func, func.overloads()[0])._schema
+
+
+def is_inplace(func) -> bool:
+    """`x.add_(1)`, `x += 1`: calls that overwrite their first argument."""
+    name = getattr(func, "__name__", "")
+    qualname = getattr(func, "__qualname__", "") or ""
+    if not qualname.startswith(("TensorBase.", "Tensor.")):
+        return False
+    if name.startswith("__i") and name.endswith("__") and name[3:-2] in _INPLACE_DUNDERS:
+        return True
+    return name.endswith("_") and not name.startswith("_")
+
+
+_INPLACE_DUNDERS = {"add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "or", "xor",
+                    "lshift", "rshift", "matmul"}

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import functools
 import inspect
+import types
 
 import torch
+from torch._jit_internal import boolean_dispatched
 
 # Arguments that never become params (they steer execution, not the computation).
 DROPPED = {"out", "inplace", "_stacklevel", "layout", "device", "pin_memory", "requires_grad",
@@ -18,6 +20,8 @@ RENAMES = {("Tensor.view", "size"): "shape", ("Tensor.reshape", "size"): "shape"
 
 @functools.lru_cache(maxsize=None)
 def _python_signature(func):
+    if isinstance(func, types.FunctionType) and func in boolean_dispatched:
+        func = boolean_dispatched[func]["if_false"]  # F.max_pool2d(..., return_indices=False)
     try:
         return inspect.signature(func)
     except (TypeError, ValueError):
@@ -85,13 +89,17 @@ def _as_declared(arg_type: str, value):
 
 
 def _pack_varargs(positional, args):
-    """Tensor.view(1, -1) binds as view(self, size=[1, -1])."""
-    if len(args) <= len(positional):
+    """Tensor.view(1, -1) binds as view(self, size=[1, -1]); torch.einsum("ii", x) as
+    einsum(equation, tensors=[x]); torch.randn(2, 3) as randn(size=[2, 3])."""
+    if len(args) < len(positional) or not positional:
         return list(args)
-    if len(positional) >= 2 and str(positional[-1].type).startswith("List["):
-        head = len(positional) - 1
-        return list(args[:head]) + [list(args[head:])]
-    return None
+    last = len(positional) - 1
+    if not str(positional[last].type).startswith("List["):
+        return list(args) if len(args) == len(positional) else None
+    rest = list(args[last:])
+    if len(rest) == 1 and isinstance(rest[0], (list, tuple)):
+        return list(args)
+    return list(args[:last]) + [rest]
 
 
 def bind(func, op_type: str, args: tuple, kwargs: dict) -> list[tuple[str, object]]:

@@ -5,13 +5,14 @@ calls their forward makes are not recorded, and one `nn.X` op is written instead
 from __future__ import annotations
 
 import contextlib
+import inspect
 import itertools
 
 import torch
 import torch.nn as nn
 from torch.overrides import TorchFunctionMode
 
-from ..errors import ConversionError
+from ..errors import ConversionError, PnnxError
 from ..ir import Attribute, Graph, Operand, Operator, dtype_suffix_of
 from . import expressions, indexing, modules, naming
 from .params import NotAParam, to_param
@@ -115,15 +116,26 @@ class Tracer(TorchFunctionMode):
     # --- leaf modules (hooks) ----------------------------------------------------------
     def _enter_leaf(self, module, args, kwargs):
         if self._leaf_depth == 0:
-            tensors = [t for t in _flatten((args, kwargs)) if isinstance(t, torch.Tensor)]
-            self._pending.append([self.operand_of(t) for t in tensors])
+            self._pending.append(self._leaf_inputs(module, args, kwargs))
         self._leaf_depth += 1
+
+    def _leaf_inputs(self, module, args, kwargs) -> tuple[list, list]:
+        """The tensor forward arguments; named only when one is passed by keyword
+        (`attention(q, k, v, attn_mask=m)`), since positions then no longer say which is which."""
+        positional = [t for t in _flatten(args) if isinstance(t, torch.Tensor)]
+        keyword = [(k, v) for k, v in kwargs.items() if isinstance(v, torch.Tensor)]
+        operands = [self.operand_of(t) for t in positional] + [self.operand_of(v) for _, v in keyword]
+        if not keyword:
+            return operands, []
+        bound = inspect.signature(module.forward).bind(*args, **kwargs).arguments
+        names = [k for k, v in bound.items() if isinstance(v, torch.Tensor)]
+        return operands, names if len(names) == len(operands) else []
 
     def _leave_leaf(self, module, args, kwargs, output):
         self._leaf_depth -= 1
         if self._leaf_depth:
             return
-        inputs = self._pending.pop()
+        inputs, inputnames = self._pending.pop()
         results = [t for t in _flatten(output) if isinstance(t, torch.Tensor)]
         path = self._module_paths.get(id(module), type(module).__name__)
         if self._is_moduleop(module):
@@ -132,7 +144,7 @@ class Tracer(TorchFunctionMode):
             op_type, params = modules.module_type(module), modules.constructor_params(module)
         with self._quiet():
             attrs = modules.module_attrs(module)
-        self._emit(op_type, path, inputs, [], params, results, attrs)
+        self._emit(op_type, path, inputs, inputnames, params, results, attrs)
 
     # --- function calls ---------------------------------------------------------------
     def __torch_function__(self, func, types, args=(), kwargs=None):
@@ -149,13 +161,21 @@ class Tracer(TorchFunctionMode):
             return self._size(args[0], func(*args, **kwargs), *args[1:], **kwargs)
         if op_type == "Tensor.__setitem__":
             raise ConversionError("in-place assignment `x[...] = y` is not supported by the capture yet")
+        if naming.is_inplace(func) and args and isinstance(args[0], torch.Tensor) and args[0]._is_view():
+            raise ConversionError(f"in-place {op_type} on a view (e.g. `x[:, :2].{func.__name__}(...)`) "
+                                  f"changes another tensor and is not supported by the capture yet")
         result = func(*args, **kwargs)
         if not any(isinstance(t, torch.Tensor) for t in _flatten(result)):
             return result
         if op_type is None:
             self._refuse_unknown(func, args, kwargs)
             return result
-        self._record(func, op_type, args, kwargs, result)
+        try:
+            self._record(func, op_type, args, kwargs, result)
+        except PnnxError:
+            raise
+        except Exception as err:  # torch turns a TypeError here into a confusing NotImplemented
+            raise ConversionError(f"cannot capture {op_type}: {type(err).__name__}: {err}") from err
         return result
 
     def _refuse_unknown(self, func, args, kwargs) -> None:
@@ -172,6 +192,10 @@ class Tracer(TorchFunctionMode):
         if isinstance(result, torch.Tensor) and isinstance(args[0], torch.Tensor):
             if name in ("data",):
                 self._tensors[id(result)] = (result, self.operand_of(args[0]))
+                return result
+            if name in ("real", "imag"):  # x.real is torch.real(x)
+                self._emit(f"torch.{name}", self._op_name(f"torch.{name}"), [self.operand_of(args[0])],
+                           ["input"], {}, [result])
                 return result
             raise ConversionError(f"Tensor.{name} is not supported by the capture yet")
         return result

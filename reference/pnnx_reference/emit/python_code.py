@@ -126,7 +126,7 @@ def _setup(input_vars, specs) -> list[str]:
 
 def _entry_points(graph: Graph, ctx: Context, specs, py_name: str) -> list[str]:
     input_vars = [ctx.var(o) for o in _graph_inputs(graph)]
-    inputs = "(" + "".join(f"{v}, " for v in input_vars).rstrip(" ") + ")" if input_vars else "()"
+    inputs = "(" + ", ".join(input_vars) + ("," if len(input_vars) == 1 else "") + ")"
     in_names = [f"in{i}" for i in range(len(input_vars))]
     out_names = [f"out{i}" for i in range(len(_graph_outputs(graph)))]
     setup = _setup(input_vars, specs)

@@ -1,5 +1,5 @@
-"""Drop operators that do nothing at inference: dropout, identity, contiguous, and
-reshapes/permutes that leave the tensor as it is."""
+"""Drop operators that do nothing at inference: dropout, identity, detach, and
+reshapes/permutes that leave the tensor as it is. (`contiguous` stays: a later `view` needs it.)"""
 from __future__ import annotations
 
 from ..ir import Graph, Operator
@@ -7,7 +7,7 @@ from .rewire import bypass, static_shape
 
 _ALWAYS = {"nn.Dropout", "nn.Dropout1d", "nn.Dropout2d", "nn.Dropout3d", "nn.AlphaDropout",
            "nn.FeatureAlphaDropout", "nn.Identity", "F.dropout", "F.dropout1d", "F.dropout2d",
-           "F.dropout3d", "F.alpha_dropout", "F.feature_alpha_dropout", "Tensor.contiguous",
+           "F.dropout3d", "F.alpha_dropout", "F.feature_alpha_dropout",
            "Tensor.detach", "torch.detach", "Tensor.cpu", "Tensor.cuda"}
 _RESHAPES = {"Tensor.view", "Tensor.reshape", "torch.reshape", "Tensor.flatten", "torch.flatten",
              "Tensor.squeeze", "torch.squeeze", "Tensor.unsqueeze", "torch.unsqueeze"}

@@ -73,8 +73,9 @@ def lower_graph(graph: Graph) -> tuple[list[Layer], Context, list[Operand]]:
 
 
 def _check_operands(ctx: Context, op) -> None:
-    """Every known-shape activation must have batch 1 (ncnn blobs have no batch axis)."""
-    for operand in (*op.inputs, *op.outputs):
+    """Every known-shape activation must have batch 1 (ncnn blobs have no batch axis); an
+    unused output (e.g. LSTM's final states) is never materialised, so it is not checked."""
+    for operand in (*op.inputs, *(o for o in op.outputs if o.consumers)):
         if operand.shape is not None and (operand.shape or ctx.has_batch(operand)):
             ctx.shape(operand)
 

@@ -66,7 +66,8 @@ def fold_padding(layers: list[Layer], outputs: set[str]) -> list[Layer]:
     uses = consumers(layers, outputs)
     removed: set[int] = set()
     for pad in layers:
-        if pad.type != "Padding" or pad.params.get(4, 0) != 0 or pad.params.get(7, 0) or pad.params.get(8, 0):
+        if pad.type != "Padding" or pad.params.get(4, 0) != 0 or pad.params.get(7, 0) or pad.params.get(8, 0) \
+                or float(pad.params.get(5, 0.0)) != 0.0:
             continue
         conv = _sole_consumer(uses, pad)
         if conv is None or conv.type not in PAD_FOLDABLE_INTO or conv.params.get(4, 0) != 0:
@@ -75,8 +76,6 @@ def fold_padding(layers: list[Layer], outputs: set[str]) -> list[Layer]:
             continue
         p = pad.params
         conv.params.update({4: p.get(2, 0), 15: p.get(3, 0), 14: p.get(0, 0), 16: p.get(1, 0)})
-        if float(p.get(5, 0.0)) != 0.0:
-            conv.params[18] = float(p[5])
         conv.inputs = list(pad.inputs)
         removed.add(id(pad))
     return [layer for layer in layers if id(layer) not in removed]

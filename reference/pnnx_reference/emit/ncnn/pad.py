@@ -43,6 +43,6 @@ def pad(ctx: Context, op) -> None:
     for pair, keys in zip(zip(pads[0::2], pads[1::2]), PAIR_KEYS):
         p[keys[0]], p[keys[1]] = pair
     value = param(op, "value", 0.0)
-    if mode == "constant" and value:
-        p[5] = float(value)
+    if mode == "constant":
+        p[5] = float(value or 0.0)
     ctx.emit("Padding", "pad", [ctx.blob(op.inputs[0])], [op.outputs[0].name], p)

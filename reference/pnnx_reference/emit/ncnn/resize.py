@@ -44,7 +44,7 @@ def _rank3(ctx: Context, op) -> None:
 def pixel_shuffle(ctx: Context, op) -> None:
     _rank3(ctx, op)
     ctx.emit("PixelShuffle", "pixelshuffle", [ctx.blob(op.inputs[0])], [op.outputs[0].name],
-             {0: int(param(op, "upscale_factor"))})
+             {0: int(param(op, "upscale_factor")), 1: 0})
 
 
 @lowers("nn.PixelUnshuffle", "F.pixel_unshuffle")
@@ -58,4 +58,4 @@ def pixel_unshuffle(ctx: Context, op) -> None:
 def channel_shuffle(ctx: Context, op) -> None:
     _rank3(ctx, op)
     ctx.emit("ShuffleChannel", "channelshuffle", [ctx.blob(op.inputs[0])], [op.outputs[0].name],
-             {0: int(param(op, "groups"))})
+             {0: int(param(op, "groups")), 1: 0})

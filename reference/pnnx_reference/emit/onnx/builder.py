@@ -25,6 +25,16 @@ class OnnxBuilder:
         self._consts: dict[tuple, str] = {}
         self._counter = itertools.count()
 
+    # --- undo, for an operator that turns out unsupported half-way ---------------------------
+    def checkpoint(self) -> tuple[int, int, int, int]:
+        return len(self.nodes), len(self.initializers), len(self.inputs), len(self.outputs)
+
+    def rollback(self, mark: tuple[int, int, int, int]) -> None:
+        del self.nodes[mark[0]:], self.initializers[mark[1]:]
+        del self.inputs[mark[2]:], self.outputs[mark[3]:]
+        kept = {i.name for i in self.initializers}
+        self._consts = {k: v for k, v in self._consts.items() if v in kept}
+
     # --- names --------------------------------------------------------------------------
     def fresh(self, hint: str) -> str:
         name = hint

@@ -46,23 +46,18 @@ def build_model(graph: Graph, fp16: bool = True, opset: int | None = None) -> on
             problems.append((op.type, op.name, "no ONNX lowering for this operator"))
             continue
         b.op = op
-        mark = (len(b.nodes), len(b.initializers), len(b.inputs), len(b.outputs))
+        mark = b.checkpoint()
         try:
             fn(b, op)
         except Unsupported as err:
             problems.append((op.type, op.name, str(err)))
-            _rollback(b, mark)
+            b.rollback(mark)
         except KeyError as err:  # a lowering reads a parameter the operator does not carry
             problems.append((op.type, op.name, f"missing parameter {err}"))
-            _rollback(b, mark)
+            b.rollback(mark)
     if problems:
         raise UnsupportedOperators(problems)
     return _model(b, graph, opset)
-
-
-def _rollback(b: OnnxBuilder, mark: tuple[int, int, int, int]) -> None:
-    del b.nodes[mark[0]:], b.initializers[mark[1]:], b.inputs[mark[2]:], b.outputs[mark[3]:]
-    b._consts = {k: v for k, v in b._consts.items() if v in {i.name for i in b.initializers}}
 
 
 def _model(b: OnnxBuilder, graph: Graph, opset: int) -> onnx.ModelProto:
@@ -88,12 +83,22 @@ def write_onnx(graph: Graph, path, fp16: bool = True, opset: int | None = None) 
         raise ConversionError(f"{path}: lowered ONNX model fails the checker: {first}") from err
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".onnx", dir=directory)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".onnx", dir=directory)
+    except OSError as err:
+        raise ConversionError(f"{path}: cannot write: {err.strerror}") from None
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(model.SerializeToString())
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it private; give it normal rights
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

@@ -50,7 +50,7 @@ def run_onnx(model_or_path, inputs: Sequence, threads: int = 1) -> list[np.ndarr
     feeds = {}
     for info, value in zip(sess.get_inputs(), inputs):
         array = value.detach().cpu().numpy() if hasattr(value, "detach") else np.asarray(value)
-        feeds[info.name] = np.ascontiguousarray(array)
+        feeds[info.name] = np.array(array, order="C")  # (ascontiguousarray makes 0-d 1-d)
     return sess.run(None, feeds)
 
 

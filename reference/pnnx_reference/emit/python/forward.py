@@ -155,7 +155,8 @@ def render_module(op: Operator, ctx) -> list[str]:
 
 def _unpack_part(structure, outputs) -> str:
     if isinstance(structure, tuple):
-        return "(" + ", ".join(_unpack_part(s, outputs) for s in structure) + ")"
+        parts = [_unpack_part(s, outputs) for s in structure]
+        return "_" if set(parts) == {"_"} else "(" + ", ".join(parts) + ")"
     return next(outputs, "_")
 
 

@@ -62,22 +62,22 @@ def multihead_attention(b, op):
     if weights is None:
         att = b.node("Attention", [q, k, v], q_num_heads=heads, kv_num_heads=heads)
     else:  # the softmax output (B, heads, L, S), averaged over heads unless it is 4-D
-        att, probs = b.node("Attention", [q, k, v], [b.fresh(f"{op.name}_att"), "", "",
-                            b.fresh(f"{op.name}_probs")], q_num_heads=heads,
-                            kv_num_heads=heads, qk_matmul_output_mode=3)[::3]
+        att, probs = b.fresh(f"{op.name}_att"), b.fresh(f"{op.name}_probs")
+        b.node("Attention", [q, k, v], [att, "", "", probs], q_num_heads=heads,
+               kv_num_heads=heads, qk_matmul_output_mode=3)
         if b.rank(weights) == 4:
             b.node("Identity", [probs], weights.name)
         else:
             b.node("ReduceMean", [probs, b.const([1], hint="axes")], weights.name, keepdims=0)
-    out_w = b.weight(b.attr(op, "out_proj.weight").T.copy(), f"{op.name}.out_proj.weight")
-    out = b.node("MatMul", [att, out_w])
-    last = b.y(op) if p.get("batch_first") else 1
-    if "out_proj.bias" in op.attrs:
-        out = b.node("Add", [out, b.attr_weight(op, "out_proj.bias")], last)
-    elif last != 1:
-        b.nodes[-1].output[0] = last
-    if not p.get("batch_first"):
+    _output_projection(b, op, att)
+
+
+def _output_projection(b, op, att: str) -> None:
+    batch_first = bool(op.params.get("batch_first"))
+    has_bias = "out_proj.bias" in op.attrs
+    weight = b.weight(b.attr(op, "out_proj.weight").T.copy(), f"{op.name}.out_proj.weight")
+    out = b.node("MatMul", [att, weight], b.y(op) if batch_first and not has_bias else 1)
+    if has_bias:
+        out = b.node("Add", [out, b.attr_weight(op, "out_proj.bias")], b.y(op) if batch_first else 1)
+    if not batch_first:
         b.node("Transpose", [out], b.y(op), perm=[1, 0, 2])
-
-
-

@@ -179,6 +179,9 @@ def slice_(b, op):
     rank = b.rank(op.inputs[0])
     dims = [axis(d, rank) for d in dims]
     picked = [d for d, s in zip(dims, selects) if s != INT_MAX]
+    if len(dims) == 1 and picked:  # x[:, i]: one Gather drops the dim
+        b.node("Gather", [b.x(op), b.const(selects[0], hint="index")], b.y(op), axis=dims[0])
+        return
     for i, s in enumerate(selects):
         if s != INT_MAX:  # a select is a one-element slice, squeezed below
             starts[i], ends[i], steps[i] = s, (s + 1 if s != -1 else INT64_MAX), 1

@@ -1,0 +1,76 @@
+"""nn.RNN / nn.LSTM / nn.GRU -> one ncnn RNN / LSTM / GRU layer per torch layer (unrolled),
+bidirectional as direction=2. ncnn runs a (T, features) blob: batch_first=True with batch 1.
+Gate order: torch LSTM i,f,g,o -> ncnn i,f,o,g; GRU keeps r,z,n and ncnn reads four biases
+(r and z summed over ih+hh, then n's ih and hh apart). The final hidden/cell states are not
+exported (ncnn returns them only as extra outputs of a single layer)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .context import CannotLower, Context, param
+from .layers import Weight
+from .registry import lowers
+
+GATES = {"nn.RNN": 1, "nn.LSTM": 4, "nn.GRU": 3}
+LAYER = {"nn.RNN": "RNN", "nn.LSTM": "LSTM", "nn.GRU": "GRU"}
+
+
+def _attr(op, key: str, rows: int) -> np.ndarray:
+    if key in op.attrs:
+        return op.attrs[key].to_numpy().astype(np.float32)
+    return np.zeros(rows, np.float32)  # bias=False
+
+
+def _lstm_order(w: np.ndarray) -> np.ndarray:
+    i, f, g, o = np.split(w, 4, axis=0)
+    return np.concatenate([i, f, o, g], axis=0)
+
+
+def _direction_weights(op, layer: int, suffix: str):
+    """(weight_xc, bias_c, weight_hc) for one direction of one layer, in ncnn's gate order."""
+    w_ih = op.attrs[f"weight_ih_l{layer}{suffix}"].to_numpy().astype(np.float32)
+    w_hh = op.attrs[f"weight_hh_l{layer}{suffix}"].to_numpy().astype(np.float32)
+    b_ih = _attr(op, f"bias_ih_l{layer}{suffix}", w_ih.shape[0])
+    b_hh = _attr(op, f"bias_hh_l{layer}{suffix}", w_ih.shape[0])
+    if op.type == "nn.LSTM":
+        return _lstm_order(w_ih), _lstm_order(b_ih + b_hh), _lstm_order(w_hh)
+    if op.type == "nn.GRU":
+        h = w_ih.shape[0] // 3
+        bias = np.concatenate([b_ih[:2 * h] + b_hh[:2 * h], b_ih[2 * h:], b_hh[2 * h:]])
+        return w_ih, bias, w_hh
+    return w_ih, b_ih + b_hh, w_hh
+
+
+def _check(ctx: Context, op) -> None:
+    if not param(op, "batch_first", False):
+        raise CannotLower("batch_first=False puts time on dim 0, where ncnn expects the batch")
+    if ctx.rank(op.inputs[0]) != 2:
+        raise CannotLower("expects a (1, T, features) input")
+    if len(op.inputs) > 1:
+        raise CannotLower("initial hidden/cell states are not lowered")
+    if int(param(op, "proj_size", 0) or 0):
+        raise CannotLower("LSTM proj_size is not lowered")
+    if param(op, "nonlinearity", "tanh") != "tanh":
+        raise CannotLower("RNN nonlinearity=relu has no ncnn equivalent")
+    for state in op.outputs[1:]:
+        if state.consumers:
+            raise CannotLower("the final hidden/cell states are used: not exported")
+
+
+@lowers("nn.RNN", "nn.LSTM", "nn.GRU")
+def rnn(ctx: Context, op) -> None:
+    _check(ctx, op)
+    hidden = int(param(op, "hidden_size"))
+    layers = int(param(op, "num_layers", 1))
+    bidirectional = bool(param(op, "bidirectional", False))
+    suffixes = ["", "_reverse"] if bidirectional else [""]
+    src = ctx.blob(op.inputs[0])
+    for layer in range(layers):
+        parts = [_direction_weights(op, layer, s) for s in suffixes]
+        weights = [Weight(np.concatenate([p[k].reshape(-1) for p in parts]), tagged=True) for k in range(3)]
+        out = op.outputs[0].name if layer == layers - 1 else ctx.temp(op.outputs[0].name)
+        p = {0: hidden, 1: int(weights[0].data.size), 2: 2 if bidirectional else 0}
+        if op.type == "nn.LSTM":
+            p[3] = hidden
+        ctx.emit(LAYER[op.type], LAYER[op.type].lower(), [src], [out], p, weights)
+        src = out

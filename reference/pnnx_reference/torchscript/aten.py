@@ -1,0 +1,256 @@
+"""`aten::` calls back to the Python API, one small rule per operator; operators without a
+rule go to the same-named `F.*`, `torch.*` or `Tensor.*` callable by keyword."""
+from __future__ import annotations
+
+import inspect
+import operator
+
+import torch
+import torch.nn.functional as F
+
+from ..errors import ConversionError
+from . import schema
+
+RULES = {}
+_INT64_MAX = 9223372036854775807
+# ScalarType codes as TorchScript stores them in constants.
+_DTYPES = [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.float16,
+           torch.float32, torch.float64, torch.complex32, torch.complex64, torch.complex128,
+           torch.bool, torch.qint8, torch.quint8, torch.qint32, torch.bfloat16]
+# Operators upstream writes as Tensor methods even where a torch function exists.
+_TENSOR_FIRST = {"view", "reshape", "permute", "contiguous", "expand", "expand_as", "repeat",
+                 "type_as", "masked_fill", "view_as", "reshape_as", "new_zeros", "new_ones",
+                 "new_full", "new_empty", "index_put", "fill", "zero", "clone", "detach", "float",
+                 "int", "long", "half", "double", "bool", "to"}
+_DROPPED = {"memory_format", "layout", "device", "pin_memory", "non_blocking", "copy"}
+
+
+def rule(*names):
+    def register(fn):
+        for name in names:
+            RULES[name] = fn
+        return fn
+    return register
+
+
+def named_args(node, args) -> dict:
+    names = schema.argument_names(node)
+    if len(names) < len(args):
+        raise ConversionError(f"TorchScript operator {node.kind()}: cannot read its schema")
+    kwargs = dict(zip(names, args))
+    try:
+        arguments = torch._C.parse_schema(node.schema()).arguments
+    except RuntimeError:
+        arguments = []
+    for argument in arguments:
+        if "ScalarType" in str(argument.type) and isinstance(kwargs.get(argument.name), int):
+            kwargs[argument.name] = _DTYPES[kwargs[argument.name]]
+    return kwargs
+
+
+def call(node, args):
+    name = node.kind()[len("aten::"):]
+    kwargs = named_args(node, args)
+    if not any(isinstance(v, torch.Tensor) for v in _flat(kwargs.values())) and name in _SCALAR_OPS:
+        return _SCALAR_OPS[name](*kwargs.values())
+    if name in RULES:
+        return RULES[name](name, kwargs)
+    base = name.rstrip("_") if not name.startswith("_") else name
+    if base in RULES:
+        return RULES[base](base, kwargs)
+    return _generic(name, kwargs)
+
+
+def _flat(values):
+    for v in values:
+        if isinstance(v, (list, tuple)):
+            yield from _flat(v)
+        else:
+            yield v
+
+
+# --- the generic rule ------------------------------------------------------------------------
+def _accepts(fn, kwargs: dict) -> dict:
+    """Keep the keywords a Python function takes; builtins get all of them."""
+    try:
+        parameters = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return kwargs
+    if any(p.kind == p.VAR_KEYWORD for p in parameters.values()):
+        return kwargs
+    return {k: v for k, v in kwargs.items() if k in parameters}
+
+
+def _generic(name: str, kwargs: dict):
+    kwargs = {k: v for k, v in kwargs.items() if not (k in _DROPPED and v is None or k in _DROPPED)}
+    this = kwargs.pop("self") if "self" in kwargs else kwargs.pop("input", None)
+    candidates = []
+    if name.endswith("_") and callable(getattr(F, name, None)):
+        candidates.append(("function", getattr(F, name)))  # F.relu_ and friends exist as such
+    name = name.rstrip("_") if not name.startswith("_") else name
+    if name not in _TENSOR_FIRST:
+        for namespace in (F, torch, torch.special, torch.linalg):
+            fn = getattr(namespace, name.removeprefix("special_").removeprefix("linalg_"), None)
+            if callable(fn) and (namespace in (F, torch) or name.startswith(("special_", "linalg_"))):
+                candidates.append(("function", fn))
+    if isinstance(this, torch.Tensor) and hasattr(this, name):
+        candidates.append(("method", getattr(this, name)))
+    for style, fn in candidates:
+        # the input goes positionally, as users write it (the tracer matches on that)
+        first = (this,) if style == "function" and this is not None else ()
+        try:
+            return fn(*first, **_accepts(fn, kwargs))
+        except TypeError:
+            continue
+    raise ConversionError(f"TorchScript operator aten::{name} has no Python API mapping")
+
+
+# --- arithmetic: Python operators, so the tracer records pnnx.Expression --------------------
+@rule("add", "sub")
+def _add_sub(name, kw):
+    other = kw["other"] if kw.get("alpha", 1) == 1 else kw["other"] * kw["alpha"]
+    return kw["self"] + other if name == "add" else kw["self"] - other
+
+
+@rule("rsub")
+def _rsub(name, kw):
+    other = kw["other"] if kw.get("alpha", 1) == 1 else kw["other"] * kw["alpha"]
+    return other - kw["self"]
+
+
+_BINARY = {"mul": operator.mul, "pow": operator.pow, "remainder": operator.mod,
+           "floor_divide": operator.floordiv, "matmul": operator.matmul}
+
+
+@rule(*_BINARY)
+def _binary(name, kw):
+    second = kw.get("other", kw.get("exponent"))
+    return _BINARY[name](kw["self"], second)
+
+
+@rule("div")
+def _div(name, kw):
+    mode = kw.get("rounding_mode")
+    if mode is None:
+        return kw["self"] / kw["other"]
+    if mode == "floor":
+        return kw["self"] // kw["other"]
+    return torch.div(kw["self"], kw["other"], rounding_mode=mode)
+
+
+@rule("neg")
+def _neg(name, kw):
+    return -kw["self"]
+
+
+# --- indexing --------------------------------------------------------------------------------
+def _index_at(dim: int, item) -> tuple:
+    if dim < 0:
+        return (Ellipsis, item) + (slice(None),) * (-dim - 1)
+    return (slice(None),) * dim + (item,)
+
+
+@rule("slice")
+def _slice(name, kw):
+    start, end, step = kw.get("start"), kw.get("end"), kw.get("step", 1)
+    end = None if end == _INT64_MAX else end
+    start = None if start == 0 else start
+    if start is None and end is None and step == 1:
+        return kw["self"]  # a full slice is how tracing writes the `:` of other dims
+    return kw["self"][_index_at(kw["dim"], slice(start, end, step))]
+
+
+@rule("select")
+def _select(name, kw):
+    return kw["self"][_index_at(kw["dim"], kw["index"])]
+
+
+@rule("size")
+def _size(name, kw):
+    return kw["self"].size(kw["dim"]) if "dim" in kw else kw["self"].size()
+
+
+# --- calls whose Python form differs from the aten schema ------------------------------------
+@rule("_convolution", "convolution")
+def _convolution(name, kw):
+    spatial = kw["weight"].dim() - 2
+    common = dict(input=kw["input"], weight=kw["weight"], bias=kw["bias"], stride=kw["stride"],
+                  padding=kw["padding"], dilation=kw["dilation"], groups=kw["groups"])
+    if kw["transposed"]:
+        fn = getattr(F, f"conv_transpose{spatial}d")
+        return fn(output_padding=kw["output_padding"], **common)
+    return getattr(F, f"conv{spatial}d")(**common)
+
+
+@rule("batch_norm")
+def _batch_norm(name, kw):
+    return F.batch_norm(kw["input"], kw["running_mean"], kw["running_var"], kw["weight"], kw["bias"],
+                        kw["training"], kw["momentum"], kw["eps"])
+
+
+@rule("instance_norm")
+def _instance_norm(name, kw):
+    return F.instance_norm(kw["input"], kw["running_mean"], kw["running_var"], kw["weight"], kw["bias"],
+                           kw["use_input_stats"], kw["momentum"], kw["eps"])
+
+
+@rule("layer_norm")
+def _layer_norm(name, kw):
+    return F.layer_norm(kw["input"], kw["normalized_shape"], kw["weight"], kw["bias"], kw["eps"])
+
+
+@rule("group_norm")
+def _group_norm(name, kw):
+    return F.group_norm(kw["input"], kw["num_groups"], kw["weight"], kw["bias"], kw["eps"])
+
+
+@rule("dropout", "feature_dropout", "alpha_dropout", "feature_alpha_dropout")
+def _dropout(name, kw):
+    fn = {"dropout": F.dropout, "feature_dropout": F.dropout2d, "alpha_dropout": F.alpha_dropout,
+          "feature_alpha_dropout": F.feature_alpha_dropout}[name]
+    return fn(kw["input"], kw["p"], kw["train"])
+
+
+_UPSAMPLE = {"upsample_nearest1d": "nearest", "upsample_nearest2d": "nearest",
+             "upsample_nearest3d": "nearest", "upsample_linear1d": "linear",
+             "upsample_bilinear2d": "bilinear", "upsample_trilinear3d": "trilinear",
+             "upsample_bicubic2d": "bicubic", "_upsample_nearest_exact2d": "nearest-exact"}
+
+
+@rule(*_UPSAMPLE)
+def _upsample(name, kw):
+    size, scale = kw.get("output_size"), kw.get("scale_factors", kw.get("scales"))
+    extra = {"align_corners": kw["align_corners"]} if "align_corners" in kw else {}
+    if size is not None and scale is not None:
+        scale = None
+    return F.interpolate(kw["input"], size=size, scale_factor=scale, mode=_UPSAMPLE[name], **extra)
+
+
+@rule("contiguous", "detach", "clone")
+def _identity_method(name, kw):
+    return getattr(kw["self"], name)()
+
+
+@rule("to")
+def _to(name, kw):
+    dtype = kw.get("dtype")
+    if isinstance(kw.get("other"), torch.Tensor):
+        return kw["self"].to(kw["other"])
+    return kw["self"].to(dtype) if dtype is not None else kw["self"]
+
+
+@rule("Int", "Float")
+def _cast_scalar(name, kw):
+    return int(kw["a"]) if name == "Int" else float(kw["a"])
+
+
+# Calls on plain Python values (scripted control flow, shape arithmetic).
+_SCALAR_OPS = {"add": operator.add, "sub": operator.sub, "mul": operator.mul,
+               "div": lambda a, b, rounding_mode=None: a / b if rounding_mode is None else a // b,
+               "floordiv": operator.floordiv, "eq": operator.eq, "ne": operator.ne, "lt": operator.lt,
+               "gt": operator.gt, "le": operator.le, "ge": operator.ge, "__not__": operator.not_,
+               "neg": operator.neg, "len": len, "__getitem__": lambda s, i: s[i], "__is__": operator.is_,
+               "__isnot__": operator.is_not, "remainder": operator.mod, "floor_divide": operator.floordiv,
+               "__and__": operator.and_, "__or__": operator.or_, "__contains__": operator.contains,
+               "format": lambda fmt, *a: fmt.format(*a), "warn": lambda *a: None,
+               "append": lambda lst, x: lst.append(x) or lst}

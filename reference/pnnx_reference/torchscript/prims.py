@@ -1,0 +1,120 @@
+"""`prim::` nodes: structure (attributes, method calls, lists, tuples, control flow)."""
+from __future__ import annotations
+
+import torch
+
+from ..errors import ConversionError
+
+RULES = {}
+_run_block = None
+
+
+def bind(run_block) -> None:
+    global _run_block
+    _run_block = run_block
+
+
+def rule(*kinds):
+    def register(fn):
+        for kind in kinds:
+            RULES[kind] = fn
+        return fn
+    return register
+
+
+@rule("prim::Constant")
+def _constant(node, args, env):
+    value = node.output().toIValue()
+    if isinstance(value, torch.Tensor) and value.dim() == 0:
+        return [value.item()]  # a traced Python scalar (`x * 2` records the tensor {2})
+    return [value]
+
+
+@rule("prim::GetAttr")
+def _get_attr(node, args, env):
+    owner, name = args[0], node.s("name")
+    if hasattr(owner, "attribute"):
+        return [owner.attribute(name)]
+    return [getattr(owner, name)]
+
+
+@rule("prim::CallMethod")
+def _call_method(node, args, env):
+    owner, name = args[0], node.s("name")
+    if name == "forward":
+        return _results(node, owner(*args[1:]))
+    if hasattr(owner, "call_method"):
+        return _results(node, owner.call_method(name, tuple(args[1:])))
+    return _results(node, getattr(owner, name)(*args[1:]))
+
+
+def _results(node, value) -> list:
+    return [value] if node.outputsSize() == 1 else list(value)
+
+
+@rule("prim::ListConstruct")
+def _list(node, args, env):
+    return [list(args)]
+
+
+@rule("prim::TupleConstruct")
+def _tuple(node, args, env):
+    return [tuple(args)]
+
+
+@rule("prim::ListUnpack", "prim::TupleUnpack")
+def _unpack(node, args, env):
+    return list(args[0])
+
+
+@rule("prim::TupleIndex")
+def _tuple_index(node, args, env):
+    return [args[0][args[1]]]
+
+
+@rule("prim::NumToTensor", "aten::Int", "aten::Float", "aten::ScalarImplicit", "prim::unchecked_cast",
+      "aten::IntImplicit", "aten::FloatImplicit")
+def _scalar(node, args, env):
+    value = args[0]
+    if isinstance(value, torch.Tensor) and value.dim() == 0 and node.kind() != "prim::NumToTensor":
+        return [value.item()]
+    return [value]
+
+
+@rule("prim::device")
+def _device(node, args, env):
+    return [args[0].device]
+
+
+@rule("prim::dtype")
+def _dtype(node, args, env):
+    return [args[0].dtype]
+
+
+@rule("prim::If")
+def _if(node, args, env):
+    then_block, else_block = node.blocks()
+    return _run_block(then_block if args[0] else else_block, env)
+
+
+@rule("prim::Loop")
+def _loop(node, args, env):
+    trips, cond, carried = args[0], args[1], list(args[2:])
+    (body,) = node.blocks()
+    step = 0
+    while cond and step < trips:
+        env.update(zip(body.inputs(), [step, *carried]))
+        cond, *carried = _run_block(body, env)
+        step += 1
+    return carried
+
+
+@rule("prim::RaiseException")
+def _raise(node, args, env):
+    raise ConversionError(f"the TorchScript model raised: {args[0] if args else ''}")
+
+
+@rule("prim::CallFunction")
+def _call_function(node, args, env):
+    raise ConversionError("TorchScript function calls (prim::CallFunction) are not supported; "
+                          "trace the model or inline the function")

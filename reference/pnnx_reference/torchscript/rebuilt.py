@@ -1,0 +1,42 @@
+"""Rebuild a TorchScript module tree as Python modules: standard `torch.nn` submodules become
+the real `nn.X` (so the tracer keeps them whole); every other module becomes a `Replay`
+that runs its TorchScript graph op by op through the Python API."""
+from __future__ import annotations
+
+import torch
+import torch.nn as nn
+
+from . import stdmodules
+from .interpreter import run_graph
+
+
+class Replay(nn.Module):
+    """A user module: same children, parameters and buffers, forward replayed from the graph."""
+
+    def __init__(self, script: torch.jit.ScriptModule):
+        super().__init__()
+        object.__setattr__(self, "_script", script)  # not registered: it is not a child
+        for name, child in script.named_children():
+            self.add_module(name, build_module(child))
+        for name, param in script.named_parameters(recurse=False):
+            self.register_parameter(name, nn.Parameter(param.detach().clone(), requires_grad=False))
+        for name, buffer in script.named_buffers(recurse=False):
+            self.register_buffer(name, buffer.detach().clone())
+
+    def attribute(self, name: str):
+        """`prim::GetAttr`: a child, parameter or buffer of ours, else the script's constant."""
+        if name in self._modules or name in self._parameters or name in self._buffers:
+            return getattr(self, name)
+        return getattr(self._script, name)
+
+    def call_method(self, name: str, args: tuple):
+        graph = self._script._c._get_method(name).graph
+        return run_graph(graph, (self, *args))
+
+    def forward(self, *args):
+        return self.call_method("forward", args)
+
+
+def build_module(script: torch.jit.ScriptModule) -> nn.Module:
+    module = stdmodules.recover(script)
+    return module if module is not None else Replay(script)

@@ -1,0 +1,143 @@
+"""Recover a standard `torch.nn` module from its TorchScript form: the class from the
+qualified type name, constructor arguments from attributes (scripted), weight shapes and the
+constants its forward graph passes to `aten::` calls (traced), weights from its state."""
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+
+import torch
+import torch.nn as nn
+
+from . import schema
+
+_MANGLE = re.compile(r"___torch_mangle_\d+\.")
+_CONTAINERS = (nn.Sequential, nn.ModuleList, nn.ModuleDict)
+# Constructor arguments whose aten argument has another name.
+_ALIASES = {"scale_factor": "scale_factors", "normalized_shape": "normalized_shape",
+            "upscale_factor": "upscale_factor", "downscale_factor": "downscale_factor"}
+
+
+def torch_class(script) -> type | None:
+    """`__torch__.torch.nn.modules.conv.Conv2d` -> nn.Conv2d (None for user classes)."""
+    qualified = _MANGLE.sub("", script._c._type().qualified_name())
+    if not qualified.startswith("__torch__.torch.nn.modules."):
+        return None
+    module_name, _, class_name = qualified[len("__torch__."):].rpartition(".")
+    try:
+        cls = getattr(importlib.import_module(module_name), class_name)
+    except (ImportError, AttributeError):
+        return None
+    if not issubclass(cls, nn.Module) or issubclass(cls, _CONTAINERS):
+        return None
+    return cls
+
+
+def _weight_dims(cls, script) -> dict:
+    """Constructor arguments implied by the weight shapes."""
+    weight = getattr(script, "weight", None)
+    weight = weight if isinstance(weight, torch.Tensor) else None
+    bias = getattr(script, "bias", None)
+    has_bias = isinstance(bias, torch.Tensor)
+    out = {"bias": has_bias}
+    if weight is None:
+        out.update(affine=False, elementwise_affine=False)
+        return out
+    out.update(affine=True, elementwise_affine=True)
+    if issubclass(cls, nn.modules.conv._ConvNd):
+        transposed = issubclass(cls, nn.modules.conv._ConvTransposeNd)
+        outer, inner = weight.shape[0], weight.shape[1]
+        out["kernel_size"] = tuple(weight.shape[2:])
+        out["in_channels"] = outer if transposed else None
+        out["out_channels"] = None if transposed else outer
+        out["_inner"] = inner
+    elif issubclass(cls, nn.Linear):
+        out.update(out_features=weight.shape[0], in_features=weight.shape[1])
+    elif issubclass(cls, nn.Bilinear):
+        out.update(out_features=weight.shape[0], in1_features=weight.shape[1], in2_features=weight.shape[2])
+    elif issubclass(cls, (nn.Embedding, nn.EmbeddingBag)):
+        out.update(num_embeddings=weight.shape[0], embedding_dim=weight.shape[1])
+    elif issubclass(cls, nn.PReLU):
+        out["num_parameters"] = weight.numel()
+    elif weight.dim() == 1:
+        out.update(num_features=weight.shape[0], num_channels=weight.shape[0])
+    if issubclass(cls, nn.LayerNorm):
+        out["normalized_shape"] = tuple(weight.shape)
+    out["track_running_stats"] = isinstance(getattr(script, "running_mean", None), torch.Tensor)
+    return out
+
+
+def _conv_channels(dims: dict, constants: dict) -> dict:
+    """Conv weight is (out, in/groups, k...) or, transposed, (in, out/groups, k...)."""
+    inner = dims.pop("_inner", None)
+    if inner is None:
+        return dims
+    groups = int(constants.get("groups", 1))
+    if dims["in_channels"] is None:
+        dims["in_channels"] = inner * groups
+    else:
+        dims["out_channels"] = inner * groups
+    return dims
+
+
+def _attribute(script, name: str):
+    """A scripted module keeps its constructor arguments as attributes."""
+    try:
+        value = getattr(script, name)
+    except (AttributeError, RuntimeError):
+        return None
+    if isinstance(value, (torch.Tensor, torch.nn.Module)) or callable(value):
+        return None
+    return value
+
+
+def constructor_args(cls, script) -> dict:
+    constants = schema.graph_constants(script._c._get_method("forward").graph)
+    dims = _conv_channels(_weight_dims(cls, script), constants)
+    kwargs = {}
+    for name, parameter in inspect.signature(cls.__init__).parameters.items():
+        if name in ("self", "device", "dtype") or parameter.kind in (parameter.VAR_POSITIONAL,
+                                                                     parameter.VAR_KEYWORD):
+            continue
+        for source in (dims, _ScriptAttrs(script), constants):
+            value = source.get(_ALIASES.get(name, name) if source is constants else name)
+            if value is not None:
+                kwargs[name] = _plain(value)
+                break
+    return kwargs
+
+
+class _ScriptAttrs:
+    def __init__(self, script):
+        self.script = script
+
+    def get(self, name):
+        return _attribute(self.script, name)
+
+
+def _plain(value):
+    if isinstance(value, list):
+        return tuple(value)
+    return value
+
+
+def recover(script) -> nn.Module | None:
+    """The real nn module, or None when `script` is not a standard one we can rebuild."""
+    cls = torch_class(script)
+    if cls is None:
+        return None
+    try:
+        module = cls(**constructor_args(cls, script))
+        _load_state(module, script)
+    except Exception:  # unrecoverable arguments: the caller replays the graph instead
+        return None
+    return module.eval()
+
+
+def _load_state(module: nn.Module, script) -> None:
+    state = {k: v.detach() for k, v in script.state_dict().items()}
+    missing, unexpected = module.load_state_dict(state, strict=False)
+    mine = dict(module.state_dict())
+    if unexpected or any(k not in state for k in mine if mine[k] is not None):
+        raise ValueError("state mismatch")
