@@ -68,6 +68,16 @@ def layer_count(base: Path) -> int:
     return int(Path(f"{base}.ncnn.param").read_text().splitlines()[1].split()[0])
 
 
+def layer_signature(base: Path) -> list[tuple]:
+    """(type, params) per layer, blob and layer names left out."""
+    rows = []
+    for line in Path(f"{base}.ncnn.param").read_text().splitlines()[2:]:
+        parts = line.split()
+        nin, nout = int(parts[2]), int(parts[3])
+        rows.append((parts[0], tuple(sorted(parts[4 + nin + nout:]))))
+    return rows
+
+
 def timed(run, x) -> float:
     start = time.perf_counter()
     run(x)
@@ -86,6 +96,9 @@ def measure(name: str, runs: int, threads: int) -> dict:
         for k, base in bases.items():
             result[k] = {"layers": layer_count(base), "bin_bytes": Path(f"{base}.ncnn.bin").stat().st_size,
                          "max_abs_diff_vs_torch": float(np.abs(runners[k](xs) - expected).max())}
+        result["same_layers_and_params"] = layer_signature(bases["ours"]) == layer_signature(bases["upstream"])
+        result["same_bin"] = Path(f"{bases['ours']}.ncnn.bin").read_bytes() == \
+            Path(f"{bases['upstream']}.ncnn.bin").read_bytes()
         times = {k: [] for k in runners}
         for _ in range(runs):  # alternate so that machine load hits both alike
             for k, run in runners.items():
@@ -110,6 +123,8 @@ def main(argv=None) -> int:
             m = r[k]
             print(f"{r['net']:<20} {k:<9} {m['layers']:>6} {m['bin_bytes']:>10} {m['median_ms']:>10.2f} "
                   f"{m['max_abs_diff_vs_torch']:>16.2e}")
+        print(f"{r['net']:<20} same layer types and params as upstream: {r['same_layers_and_params']}, "
+              f"same ncnn.bin bytes: {r['same_bin']}")
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1) + "\n")
     return 0

@@ -4,8 +4,9 @@
     pytest -p pnnx_conformance.pytest_plugin --pyargs pnnx_conformance.suite --conformance-tier smoke
 
 Test ids are the unit ids ("nn.Conv2d/k3::reference::parity::ncnn-cpu::fp32"), so -k, -x,
---lf and xdist's -n work; `--dist loadgroup` keeps a case's tests on one xdist worker so
-its conversion happens once. Each xdist worker owns one isolated conformance worker.
+--lf and xdist's -n work (xdist hands out tests in order, so a case's tests mostly stay on one
+xdist worker and are converted once). Each xdist worker owns one isolated conformance worker
+and its own scratch folder.
 """
 from __future__ import annotations
 
@@ -53,8 +54,8 @@ def pytest_generate_tests(metafunc):
     reexport = {n for n in converters
                 if converter_registry.load_converter(n).in_process or _opt(config, "tier") == "full"}
     units = plan(cases, converters, backends, reexport)
-    params = [pytest.param(u, id=u.id, marks=pytest.mark.xdist_group(u.case)) for u in units]
-    metafunc.parametrize("conformance_unit", params)
+    # no xdist_group marks: loadgroup rewrites node ids ("id@group") and --lf stops matching
+    metafunc.parametrize("conformance_unit", [pytest.param(u, id=u.id) for u in units])
 
 
 @pytest.fixture(scope="session")

@@ -96,7 +96,8 @@ def parse_args(argv: list[str]) -> tuple[str, dict]:
 def load_model(spec: str):
     """The nn.Module that MODEL names, and the base path the outputs go beside."""
     if spec.endswith(".pt"):
-        return _load_torchscript(spec), Path(spec).with_suffix("")
+        base = Path(spec).with_suffix("")
+        return _load_torchscript(spec), base.with_name(base.name.replace("-", "_"))  # as upstream
     if spec.endswith(".py"):
         return _load_python_file(spec), Path(spec).with_suffix("")
     module_name, sep, factory = spec.partition(":")

@@ -266,7 +266,7 @@ def _is_scalar(node: Node) -> bool:
         return True
     if isinstance(node, Call) and node.func in ("size", "int"):
         return True
-    if isinstance(node, Call) and node.func in INFIX:
+    if isinstance(node, Call) and (node.func in INFIX or node.func == "neg"):
         return all(_is_scalar(a) for a in node.args)
     return False
 

@@ -239,3 +239,42 @@ def test_leaf_module_tensor_keywords_are_named():
     op = op_of(graph, "nn.MultiheadAttention")
     assert op.inputnames == ["query", "key", "value", "attn_mask"]
     assert op.inputs[3] is graph.ops[1].outputs[0]
+
+
+def test_a_bare_nn_module_is_one_operator():
+    graph = trace(nn.Linear(4, 2), torch.rand(3, 4)).graph
+    assert types(graph) == ["pnnx.Input", "nn.Linear", "pnnx.Output"]
+    assert graph.ops[1].name == "linear"
+
+
+def test_conv_transpose_output_size_becomes_output_padding():
+    class Up(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.up = nn.ConvTranspose2d(2, 2, 3, stride=2)
+
+        def forward(self, x):
+            return self.up(x, output_size=[10, 9])
+
+    op = op_of(trace(Up(), torch.rand(1, 2, 4, 4)).graph, "nn.ConvTranspose2d")
+    assert op.params["output_padding"] == [1, 0] and op.outputs[0].shape == [1, 2, 10, 9]
+
+
+def test_overload_is_chosen_without_binding_an_argument_twice():
+    class Var(nn.Module):
+        def forward(self, x):
+            return torch.var(x, 1, unbiased=False)
+
+    op = op_of(trace(Var(), torch.rand(2, 3)).graph, "torch.var")
+    assert op.params == {"dim": [1], "unbiased": False, "keepdim": False}
+
+
+def test_constructor_arguments_stored_under_other_names():
+    op = op_of(trace(nn.PairwiseDistance(p=1.0), (torch.rand(2, 3), torch.rand(2, 3))).graph,
+               "nn.PairwiseDistance")
+    assert op.params == {"eps": 1e-6, "keepdim": False, "p": 1.0}
+
+
+def test_unrepresentable_required_constructor_argument_is_an_error():
+    with pytest.raises(ConversionError, match="output_size"):
+        trace(nn.AdaptiveAvgPool2d((None, 3)), torch.rand(1, 2, 4, 4))

@@ -48,3 +48,13 @@ def test_raising_and_wrong_backends(tmp_path):
     by_check = {r.check: r for r in summary.results if r.backend is None}
     assert by_check["format"].status == "fail-format"
     assert by_check["roundtrip"].status == "not-supported"
+
+
+def test_vulkan_without_a_device_fails_instead_of_skipping(tmp_path, monkeypatch):
+    monkeypatch.setenv("VK_ICD_FILENAMES", str(tmp_path / "no-such-icd.json"))  # workers inherit it
+    opts = RunOptions(out=tmp_path, tier="full", ops=["F.relu"], backends=["ncnn-vulkan"],
+                      converters=["reference"], cases_provider="harness_cases:cases", jobs=1, progress=False)
+    results = [r for r in run(opts).results if r.check == "parity"]
+    assert {r.precision for r in results} == {"fp32", "fp16"}
+    for r in results:
+        assert r.status == "fail-runtime" and "no Vulkan device" in r.error

@@ -143,13 +143,14 @@ CASES = {
     "expr_trig": ("binary", lambda: Fn(lambda s, x: torch.sin(x) * torch.cos(x) + torch.atan(x)), IMG),
     # norms, tiling, flips and friends
     "rmsnorm": ("norm", lambda: seq(nn.RMSNorm(12, eps=1e-5)), [(1, 5, 12)]),
+    "normalize": ("norm", lambda: Fn(lambda s, x: F.normalize(x - 0.5, dim=1)), IMG),
     "lrn": ("norm", lambda: seq(nn.LocalResponseNorm(3, alpha=0.5, k=2.0)), IMG),
     "repeat": ("tile", lambda: Fn(lambda s, x: x.repeat(1, 2, 1, 3)), [(1, 3, 4, 5)]),
     "expand": ("tile", lambda: Fn(lambda s, x: x.expand(1, 3, 4, 5)), [(1, 3, 1, 5)]),
     "flip": ("tile", lambda: Fn(lambda s, x: torch.flip(x, dims=(1, 3))), [(1, 3, 4, 5)]),
     "cumsum": ("tile", lambda: Fn(lambda s, x: torch.cumsum(x, dim=2)), [(1, 3, 4, 5)]),
     "roll": ("tile", lambda: Fn(lambda s, x: torch.roll(x, shifts=(1, -2), dims=(1, 2))), [(1, 3, 4, 5)]),
-    "channel_shuffle_view": ("resize", lambda: Fn(lambda s, x: x.view(1, 2, 4, 12, 12).transpose(1, 2)
+    "channel_shuffle_view": ("resize", lambda: Fn(lambda s, x: x.view(1, 2, 4, 12, 12).transpose(1, 2).contiguous()
                                                    .reshape(1, 8, 12, 12).relu()), IMG),
     "inplace_relu": ("activation", lambda: Fn(lambda s, x: F.relu_(x * 1.0 - 0.5)), IMG),
     # recurrent
@@ -161,6 +162,49 @@ CASES = {
     "mha_self": ("attention", lambda: _Attn(nn.MultiheadAttention(16, 4, batch_first=True), "self"), [(1, 5, 16)]),
     "mha_cross": ("attention", lambda: _Attn(nn.MultiheadAttention(16, 2, batch_first=True, kdim=12, vdim=8), "cross"),
                   [(1, 5, 16), (1, 7, 12), (1, 7, 8)]),
+    # functional forms (weights as constants)
+    "F_conv2d": ("conv", lambda: Fn(lambda s, x: F.conv2d(x, s.w, s.b, stride=2, padding=1),
+                                    w=torch.rand(4, 8, 3, 3) - 0.5, b=torch.rand(4)), IMG),
+    "F_conv1d": ("conv", lambda: Fn(lambda s, x: F.conv1d(x, s.w, None, groups=2), w=torch.rand(4, 3, 3) - 0.5), SEQ1D),
+    "F_conv_transpose2d": ("conv", lambda: Fn(lambda s, x: F.conv_transpose2d(x, s.w, stride=2),
+                                              w=torch.rand(8, 3, 2, 2) - 0.5), IMG),
+    "F_linear": ("linear", lambda: Fn(lambda s, x: F.linear(x, s.w, s.b), w=torch.rand(5, 10) - 0.5,
+                                      b=torch.rand(5)), [(1, 10)]),
+    "F_batch_norm": ("norm", lambda: Fn(lambda s, x: F.batch_norm(x, s.m, s.v, s.w, s.b), m=torch.rand(8),
+                                        v=torch.rand(8) + 0.5, w=torch.rand(8), b=torch.rand(8)), IMG),
+    "F_layer_norm": ("norm", lambda: Fn(lambda s, x: F.layer_norm(x, (12,), s.w, s.b), w=torch.rand(12),
+                                        b=torch.rand(12)), [(1, 5, 12)]),
+    "F_group_norm": ("norm", lambda: Fn(lambda s, x: F.group_norm(x, 2)), IMG),
+    "F_instance_norm": ("norm", lambda: Fn(lambda s, x: F.instance_norm(x)), IMG),
+    "F_pools": ("pool", lambda: Fn(lambda s, x: F.max_pool2d(x, 2) + F.avg_pool2d(x, 2)
+                                   + F.adaptive_max_pool2d(x, 6)), IMG),
+    "F_pools1d": ("pool", lambda: Fn(lambda s, x: F.max_pool1d(x, 2) * F.avg_pool1d(x, 2)
+                                     + F.adaptive_avg_pool1d(x, 10)), SEQ1D),
+    "F_activations": ("activation", lambda: Fn(lambda s, x: F.leaky_relu(x, 0.1) + F.hardtanh(x, -0.2, 0.3)
+                                               + F.gelu(x) + F.silu(x) + F.elu(x) + F.selu(x) + F.celu(x)
+                                               + F.mish(x) + F.hardswish(x) + F.hardsigmoid(x) + F.softplus(x)
+                                               + F.relu6(x) + F.sigmoid(x) + F.tanh(x)), [(1, 6, 7, 9)]),
+    "F_shrink_logs": ("activation", lambda: Fn(lambda s, x: F.hardshrink(x, 0.3) + F.softshrink(x, 0.2)
+                                               + F.logsigmoid(x) + F.log_softmax(x, dim=1)), [(1, 6, 7, 9)]),
+    "F_glu_prelu": ("activation", lambda: Fn(lambda s, x: F.glu(x, dim=-1) * F.prelu(x[..., :4], s.a),
+                                             a=torch.rand(6)), [(1, 6, 8)]),
+    "F_pixel_shuffles": ("resize", lambda: Fn(lambda s, x: F.pixel_unshuffle(F.pixel_shuffle(x, 2), 2)), IMG),
+    "F_embedding": ("linear", lambda: Fn(lambda s, x: F.embedding(x, s.w), w=torch.rand(20, 6)), [(1, 5)], torch.int64),
+    "torch_mm_family": ("linear", lambda: Fn(lambda s, a, b: torch.bmm(a, b) + torch.matmul(a, b)),
+                        [(1, 4, 6), (1, 6, 5)]),
+    "torch_addmm": ("linear", lambda: Fn(lambda s, x: torch.addmm(s.b, x, s.w), b=torch.rand(5), w=torch.rand(6, 5)),
+                    [(1, 6)]),
+    "torch_reductions": ("reduce", lambda: Fn(lambda s, x: torch.mean(x, dim=1) + torch.amin(x, dim=1)
+                                              + torch.min(x, dim=1)[0] + torch.sum(x, dim=-3)), IMG),
+    "torch_unary": ("binary", lambda: Fn(lambda s, x: torch.abs(x - 0.5) + torch.neg(x) + torch.ceil(x * 4)
+                                         + torch.square(x) + torch.exp(x) + torch.log(x + 1) + torch.tan(x)
+                                         + torch.asin(x * 0.5) + torch.acos(x * 0.5) + torch.reciprocal(x + 1)
+                                         + torch.log10(x + 1) + torch.trunc(x * 4) + torch.sign(x - 0.5)
+                                         + torch.expm1(x) + torch.sinh(x) + torch.cosh(x) + torch.log1p(x)
+                                         + torch.erf(x)), IMG),
+    "torch_binary_fns": ("binary", lambda: Fn(lambda s, a, b: torch.add(a, b, alpha=2) + torch.sub(a, b)
+                                              + torch.mul(a, 3) + torch.div(a, b + 1) + torch.maximum(a, b)
+                                              + torch.minimum(a, b) + torch.atan2(a, b + 0.5)), [(1, 3, 4), (1, 3, 4)]),
     # a small network (Split, fusions, several outputs)
     "block": ("network", lambda: Block(), IMG),
 }

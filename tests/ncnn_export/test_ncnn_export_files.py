@@ -140,9 +140,17 @@ def _expect_unsupported(graph, tmp_path) -> str:
     return str(info.value)
 
 
-def test_batch_size_above_one_is_refused(tmp_path):
-    message = _expect_unsupported(_graph([2, 3, 8, 8], ("nn.ReLU", {})), tmp_path)
-    assert "nn.ReLU (op_0)" in message and "batch size 2" in message
+def test_batch_size_above_one_is_refused_once_at_the_input(tmp_path):
+    message = _expect_unsupported(_graph([2, 3, 8, 8], ("nn.ReLU", {}), ("nn.ReLU", {})), tmp_path)
+    assert message.startswith("unsupported: pnnx.Input (pnnx_input_0): input in0 has batch size 2")
+    assert "op_0" not in message
+
+
+def test_batch_size_above_one_inside_the_graph_is_refused(tmp_path):
+    g = _graph([1, 6, 4], ("Tensor.reshape", {"shape": [2, 3, 4]}))
+    g.operands[1].shape = [2, 3, 4]
+    message = _expect_unsupported(g, tmp_path)
+    assert "Tensor.reshape (op_0)" in message and "batch size 2" in message
 
 
 def test_op_along_batch_axis_is_refused(tmp_path):

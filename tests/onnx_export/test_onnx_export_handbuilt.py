@@ -165,3 +165,18 @@ def test_output_that_is_an_input_gets_an_identity(tmp_path):
     got, model = export_and_run(graph, [x], tmp_path)
     assert_close(got, [x, x])
     assert op_types(model) == ["Identity", "Identity"]
+
+
+def test_transposed_matrix_times_vector(tmp_path):
+    """onnxruntime 1.31 fuses Transpose->MatMul wrongly for a 1-D right operand; the
+    lowering multiplies by a column instead, so this must match."""
+    g = GraphMaker()
+    a = g.input((6, 4))
+    v = g.input((6,))
+    t = g.op("Tensor.t", [a], [(4, 6)], inputnames=["input"])
+    y = g.op("torch.mv", [t, v], [(4,)], inputnames=["input", "vec"])
+    graph = g.output(y)
+    torch.manual_seed(0)
+    x, vec = torch.rand(6, 4) - 0.5, torch.rand(6)
+    got, _ = export_and_run(graph, [x, vec], tmp_path)
+    assert_close(got, [x.t() @ vec])

@@ -12,6 +12,7 @@ from pnnx_reference.emit import regenerate
 from pycodegen_helpers import assert_bitwise, generate, run_generated
 
 api = pytest.importorskip("pnnx_reference.api")
+pytestmark = pytest.mark.slow  # one conversion and two imports of generated code per case
 
 SMOKE = [c for c in all_cases() if c.tier == "smoke" and TAG_RANDOM not in c.tags]
 

@@ -62,7 +62,8 @@ def test_hostile_attribute_entry_name_is_quoted(tmp_path):
     "os.system", "torch.os.system", "torch.load", "torch.hub.load", "torch.save", "Tensor.__reduce__",
     "F.relu(x);import os;os.system", "builtins.eval", "nn.Module", "nn.init.zeros_", "torch.Tensor",
     "torchvision.io.read_file", "__import__('os').system", "F.relu\n", "pnnx.custom_op.os.system('x')",
-    "aten::relu", "models.common.Focus"])
+    "aten::relu", "models.common.Focus", "torch.import_ir_module", "torch.set_default_dtype",
+    "Tensor.register_hook", "Tensor.apply_", "F.importlib", "torch.from_file"])
 def test_unknown_or_dangerous_types_are_refused(op_type):
     graph, _ = _relu_chain(["r"])
     graph.ops[1].type = op_type

@@ -55,6 +55,17 @@ def test_export_torchscript_writes_next_to_the_file(tmp_path, monkeypatch):
     assert torch.equal(traced(x), x)
 
 
+def test_export_onnx_runs(tmp_path):
+    ort = pytest.importorskip("onnxruntime")
+    graph, _ = _graph([((2, 3), torch.float)])
+    py = generate(graph, tmp_path)
+    import_file(py).export_onnx()
+    session = ort.InferenceSession(str(tmp_path / "model_pnnx.py.onnx"))
+    x = torch.rand(2, 3)
+    (y,) = session.run(None, {"in0": x.numpy()})
+    assert torch.equal(torch.from_numpy(y), x)
+
+
 def test_generated_file_runs_as_a_script(tmp_path):
     graph, _ = _graph([((2, 2), torch.float)])
     py = generate(graph, tmp_path)

@@ -13,6 +13,8 @@ import torch
 from pnnx_reference.emit import main_regenerate
 from pycodegen_helpers import assert_bitwise, import_file
 
+pytestmark = [pytest.mark.slow, pytest.mark.upstream]
+
 MODEL = '''
 import torch, torch.nn as nn, torch.nn.functional as F
 

@@ -8,10 +8,12 @@ import inspect
 import torch
 import torch.nn as nn
 
+from ..errors import ConversionError
 from ..ir import Attribute
 from .params import NotAParam, to_param
 
-_SKIPPED = {"self", "device", "dtype", "inplace"}
+# Never params: placement, in-place flags, and deprecated aliases of other arguments.
+_SKIPPED = {"self", "device", "dtype", "inplace", "size_average", "reduce"}
 _CONTAINERS = (nn.Sequential, nn.ModuleList, nn.ModuleDict, nn.ParameterList, nn.ParameterDict)
 
 # Constructor arguments that are not stored under their own name on the module.
@@ -23,6 +25,8 @@ _READERS = {
     nn.PReLU: {"num_parameters": lambda m: m.weight.numel(), "init": None},
     nn.Embedding: {"_weight": None, "_freeze": None},
     nn.EmbeddingBag: {"_weight": None},
+    nn.PairwiseDistance: {"p": lambda m: m.norm},
+    nn.Hardtanh: {"min_value": None, "max_value": None},  # deprecated aliases of min_val/max_val
 }
 
 
@@ -108,8 +112,9 @@ def constructor_params(module: nn.Module) -> dict:
             continue
         try:
             params[p.name] = to_param(value)
-        except NotAParam:
-            continue
+        except NotAParam as err:
+            if p.default is p.empty:  # a required argument the op could not be rebuilt without
+                raise ConversionError(f"{module_type(module)}: argument {p.name}: {err}") from None
     return dict(sorted(params.items()))
 
 
@@ -136,3 +141,26 @@ def module_attrs(module: nn.Module) -> dict[str, Attribute]:
             continue
         attrs[name] = Attribute.from_torch(tensor)
     return dict(sorted(attrs.items()))
+
+
+def _conv_transpose_call(module, args, kwargs) -> dict:
+    """`deconv(x, output_size=...)` picks output_padding at call time; the op records it."""
+    bound = inspect.signature(module.forward).bind(*args, **kwargs).arguments
+    if bound.get("output_size") is None:
+        return {}
+    dims = len(module.kernel_size)
+    padding = module._output_padding(bound["input"], list(bound["output_size"]), list(module.stride),
+                                     list(module.padding), list(module.kernel_size), dims,
+                                     list(module.dilation))
+    return {"output_padding": [int(p) for p in padding]}
+
+
+# Modules whose forward takes non-tensor arguments that change what the op computes.
+_CALL_PARAMS = {nn.ConvTranspose1d: _conv_transpose_call, nn.ConvTranspose2d: _conv_transpose_call,
+                nn.ConvTranspose3d: _conv_transpose_call}
+
+
+def call_params(module: nn.Module, args, kwargs) -> dict:
+    """Params implied by the forward call itself (see _CALL_PARAMS)."""
+    reader = _CALL_PARAMS.get(type(module))
+    return reader(module, args, kwargs) if reader is not None else {}

@@ -70,6 +70,8 @@ def _schema_bind(name: str, args: tuple, kwargs: dict):
         if not set(kwargs) <= names:
             continue
         bound = dict(zip((a.name for a in positional), packed))
+        if set(bound) & set(kwargs):  # an argument given twice: another overload is meant
+            continue
         bound.update(kwargs)
         if any(a.name not in bound and not a.has_default_value() for a in schema.arguments):
             continue

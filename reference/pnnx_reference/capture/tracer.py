@@ -36,7 +36,7 @@ class Tracer(TorchFunctionMode):
             model.named_parameters(remove_duplicate=False), model.named_buffers(remove_duplicate=False))}
         self._hooks = []
         for module in model.modules():
-            if module is not model and self._kept_whole(module):
+            if self._kept_whole(module):
                 self._hooks.append(module.register_forward_pre_hook(self._enter_leaf, with_kwargs=True))
                 self._hooks.append(module.register_forward_hook(self._leave_leaf, with_kwargs=True,
                                                                 always_call=True))
@@ -137,11 +137,12 @@ class Tracer(TorchFunctionMode):
             return
         inputs, inputnames = self._pending.pop()
         results = [t for t in _flatten(output) if isinstance(t, torch.Tensor)]
-        path = self._module_paths.get(id(module), type(module).__name__)
+        path = self._module_paths.get(id(module)) or type(module).__name__.lower()
         if self._is_moduleop(module):
             op_type, params = modules.module_type(module, custom=True), {}
         else:
             op_type, params = modules.module_type(module), modules.constructor_params(module)
+            params.update(modules.call_params(module, args, kwargs))
         with self._quiet():
             attrs = modules.module_attrs(module)
         self._emit(op_type, path, inputs, inputnames, params, results, attrs)

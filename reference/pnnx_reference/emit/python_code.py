@@ -12,6 +12,8 @@ purpose:
 * floats in calls are written exactly (repr) rather than upstream's lossy `%g`;
 * torchvision is imported only when an operator uses it (it is slow to import), torchaudio
   never (no operator type refers to it);
+* `export_onnx` passes `dynamo=False`: newer torch defaults to the dynamo exporter, which
+  needs onnxscript;
 * no FLOPS / memory-OPS header lines.
 """
 from __future__ import annotations
@@ -136,7 +138,7 @@ def _entry_points(graph: Graph, ctx: Context, specs, py_name: str) -> list[str]:
         f"    mod.save(os.path.join(_HERE, {py_name + '.pt'!r}))", "",
         "def export_onnx():", *setup,
         f"    torch.onnx.export(net, {inputs}, os.path.join(_HERE, {py_name + '.onnx'!r}), export_params=True, "
-        "operator_export_type=torch.onnx.OperatorExportTypes.ONNX_ATEN_FALLBACK, opset_version=13, "
+        "operator_export_type=torch.onnx.OperatorExportTypes.ONNX_ATEN_FALLBACK, opset_version=13, dynamo=False, "
         f"input_names={in_names!r}, output_names={out_names!r})", "",
         "@torch.no_grad()", "def test_inference():", *setup,
         f"    return net({', '.join(input_vars)})", "",

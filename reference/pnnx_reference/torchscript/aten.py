@@ -38,13 +38,9 @@ def named_args(node, args) -> dict:
     if len(names) < len(args):
         raise ConversionError(f"TorchScript operator {node.kind()}: cannot read its schema")
     kwargs = dict(zip(names, args))
-    try:
-        arguments = torch._C.parse_schema(node.schema()).arguments
-    except RuntimeError:
-        arguments = []
-    for argument in arguments:
-        if "ScalarType" in str(argument.type) and isinstance(kwargs.get(argument.name), int):
-            kwargs[argument.name] = _DTYPES[kwargs[argument.name]]
+    for name in ("dtype", "scalar_type"):  # TorchScript stores a ScalarType as its int code
+        if isinstance(kwargs.get(name), int) and not isinstance(kwargs[name], bool):
+            kwargs[name] = _DTYPES[kwargs[name]]
     return kwargs
 
 
@@ -82,27 +78,49 @@ def _accepts(fn, kwargs: dict) -> dict:
 
 
 def _generic(name: str, kwargs: dict):
-    kwargs = {k: v for k, v in kwargs.items() if not (k in _DROPPED and v is None or k in _DROPPED)}
-    this = kwargs.pop("self") if "self" in kwargs else kwargs.pop("input", None)
-    candidates = []
+    kwargs = {k: v for k, v in kwargs.items() if k not in _DROPPED}
+    first_name = next(iter(kwargs), None)
+    this = kwargs.pop(first_name) if first_name in ("self", "input") else None
+    candidates, original = [], name
     if name.endswith("_") and callable(getattr(F, name, None)):
         candidates.append(("function", getattr(F, name)))  # F.relu_ and friends exist as such
     name = name.rstrip("_") if not name.startswith("_") else name
     if name not in _TENSOR_FIRST:
-        for namespace in (F, torch, torch.special, torch.linalg):
-            fn = getattr(namespace, name.removeprefix("special_").removeprefix("linalg_"), None)
-            if callable(fn) and (namespace in (F, torch) or name.startswith(("special_", "linalg_"))):
+        for namespace in (F, torch, torch.special, torch.linalg, torch.fft):
+            fn = getattr(namespace, name, None)
+            if namespace in _PREFIXES:
+                prefix = _PREFIXES[namespace]
+                fn = getattr(namespace, name[len(prefix):], None) if name.startswith(prefix) else None
+            if callable(fn):
                 candidates.append(("function", fn))
-    if isinstance(this, torch.Tensor) and hasattr(this, name):
-        candidates.append(("method", getattr(this, name)))
+    for method in (name, original):
+        if isinstance(this, torch.Tensor) and hasattr(this, method):
+            candidates.append(("method", getattr(this, method)))
     for style, fn in candidates:
-        # the input goes positionally, as users write it (the tracer matches on that)
         first = (this,) if style == "function" and this is not None else ()
         try:
-            return fn(*first, **_accepts(fn, kwargs))
+            rest = dict(kwargs)
+            return fn(*first, *_leading_tensors(fn, rest), **_accepts(fn, rest))
         except TypeError:
             continue
     raise ConversionError(f"TorchScript operator aten::{name} has no Python API mapping")
+
+
+_PREFIXES = {torch.special: "special_", torch.linalg: "linalg_", torch.fft: "fft_"}
+
+
+def _leading_tensors(fn, kwargs: dict) -> tuple:
+    """Tensor arguments of a torch builtin go positionally (`torch.atan2(a, b)`), as users
+    write them: the tracer turns positional binary calls into pnnx.Expression."""
+    if inspect.isfunction(fn) or inspect.ismethod(fn) or getattr(fn, "__self__", None) is not None \
+            and isinstance(fn.__self__, torch.Tensor):
+        return ()
+    leading = []
+    for key in list(kwargs):
+        if not isinstance(kwargs[key], torch.Tensor):
+            break
+        leading.append(kwargs.pop(key))
+    return tuple(leading)
 
 
 # --- arithmetic: Python operators, so the tracer records pnnx.Expression --------------------
@@ -161,8 +179,8 @@ def _slice(name, kw):
 
 
 @rule("select")
-def _select(name, kw):
-    return kw["self"][_index_at(kw["dim"], kw["index"])]
+def _select_method(name, kw):
+    return kw["self"].select(kw["dim"], kw["index"])  # upstream writes Tensor.select
 
 
 @rule("size")
@@ -254,3 +272,44 @@ _SCALAR_OPS = {"add": operator.add, "sub": operator.sub, "mul": operator.mul,
                "__and__": operator.and_, "__or__": operator.or_, "__contains__": operator.contains,
                "format": lambda fmt, *a: fmt.format(*a), "warn": lambda *a: None,
                "append": lambda lst, x: lst.append(x) or lst}
+
+
+@rule("einsum")
+def _einsum(name, kw):
+    return torch.einsum(kw["equation"], *kw["tensors"])
+
+
+@rule("embedding")
+def _embedding(name, kw):
+    padding_idx = None if kw["padding_idx"] == -1 else kw["padding_idx"]
+    return F.embedding(kw["indices"], kw["weight"], padding_idx=padding_idx,
+                       scale_grad_by_freq=kw["scale_grad_by_freq"], sparse=kw["sparse"])
+
+
+@rule("grid_sampler")
+def _grid_sampler(name, kw):
+    mode = ("bilinear", "nearest", "bicubic")[kw["interpolation_mode"]]
+    padding = ("zeros", "border", "reflection")[kw["padding_mode"]]
+    return F.grid_sample(kw["input"], kw["grid"], mode=mode, padding_mode=padding,
+                         align_corners=kw["align_corners"])
+
+
+@rule("affine_grid_generator")
+def _affine_grid(name, kw):
+    return F.affine_grid(kw["theta"], kw["size"], align_corners=kw["align_corners"])
+
+
+@rule("log_sigmoid")
+def _logsigmoid(name, kw):
+    return F.logsigmoid(kw["self"])
+
+
+@rule("im2col")
+def _im2col(name, kw):
+    return F.unfold(kw["self"], kw["kernel_size"], kw["dilation"], kw["padding"], kw["stride"])
+
+
+@rule("col2im")
+def _col2im(name, kw):
+    return F.fold(kw["self"], kw["output_size"], kw["kernel_size"], kw["dilation"], kw["padding"],
+                  kw["stride"])

@@ -1,6 +1,7 @@
 """Read a `.pt` file and rebuild it as a Python module."""
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import torch
@@ -16,7 +17,9 @@ def load(path) -> nn.Module:
     if not path.is_file():
         raise UsageError(f"{path}: no such file")
     try:
-        script = torch.jit.load(str(path), map_location="cpu")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)  # torch.jit.load's deprecation notice
+            script = torch.jit.load(str(path), map_location="cpu")
     except Exception as err:  # not a TorchScript archive, or a corrupt one
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise ConversionError(f"{path}: not a loadable TorchScript file: {first}") from None

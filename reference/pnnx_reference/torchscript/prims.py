@@ -1,9 +1,12 @@
 """`prim::` nodes: structure (attributes, method calls, lists, tuples, control flow)."""
 from __future__ import annotations
 
+import re
+
 import torch
 
 from ..errors import ConversionError
+from . import argorder
 
 RULES = {}
 _run_block = None
@@ -33,6 +36,8 @@ def _constant(node, args, env):
 @rule("prim::GetAttr")
 def _get_attr(node, args, env):
     owner, name = args[0], node.s("name")
+    if len(args) == 1 and node.output().type().kind() == "NoneType":
+        return [None]  # a traced forward that only returned its input (nn.Identity)
     if hasattr(owner, "attribute"):
         return [owner.attribute(name)]
     return [getattr(owner, name)]
@@ -41,10 +46,13 @@ def _get_attr(node, args, env):
 @rule("prim::CallMethod")
 def _call_method(node, args, env):
     owner, name = args[0], node.s("name")
-    if name == "forward":
-        return _results(node, owner(*args[1:]))
-    if hasattr(owner, "call_method"):
+    if len(args) == 1 and node.output().type().kind() == "NoneType":
+        return [None]  # a traced forward that only returned its input (nn.Identity)
+    if hasattr(owner, "call_method") and name != "forward":
         return _results(node, owner.call_method(name, tuple(args[1:])))
+    if re.fullmatch(r"forward\d*", name):
+        # tracing names the second call of a shared module forward1, forward2, ...
+        return _results(node, owner(*argorder.python_order(owner, tuple(args[1:]))))
     return _results(node, getattr(owner, name)(*args[1:]))
 
 

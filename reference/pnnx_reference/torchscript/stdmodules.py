@@ -10,13 +10,17 @@ import re
 import torch
 import torch.nn as nn
 
-from . import schema
+from . import argorder, schema
 
 _MANGLE = re.compile(r"___torch_mangle_\d+\.")
 _CONTAINERS = (nn.Sequential, nn.ModuleList, nn.ModuleDict)
-# Constructor arguments whose aten argument has another name.
-_ALIASES = {"scale_factor": "scale_factors", "normalized_shape": "normalized_shape",
-            "upscale_factor": "upscale_factor", "downscale_factor": "downscale_factor"}
+# Constructor arguments whose aten argument has another name (tried after the same name).
+_ALIASES = {"scale_factor": "scale_factors", "padding": "pad", "unflattened_size": "sizes"}
+# aten values that mean "not given" for one constructor argument.
+_UNSET = {"padding_idx": -1}
+_MODES = {"upsample_nearest": "nearest", "upsample_linear1d": "linear", "upsample_bilinear2d": "bilinear",
+          "upsample_trilinear3d": "trilinear", "upsample_bicubic2d": "bicubic",
+          "_upsample_nearest_exact": "nearest-exact"}
 
 
 def torch_class(script) -> type | None:
@@ -94,26 +98,58 @@ def _attribute(script, name: str):
 
 def constructor_args(cls, script) -> dict:
     constants = schema.graph_constants(script._c._get_method("forward").graph)
-    dims = _conv_channels(_weight_dims(cls, script), constants)
+    dims = {**_conv_channels(_weight_dims(cls, script), constants), **_graph_dims(script),
+            **_rnn_dims(script)}
     kwargs = {}
-    for name, parameter in inspect.signature(cls.__init__).parameters.items():
+    for name, parameter in _signature(cls).items():
         if name in ("self", "device", "dtype") or parameter.kind in (parameter.VAR_POSITIONAL,
                                                                      parameter.VAR_KEYWORD):
             continue
-        for source in (dims, _ScriptAttrs(script), constants):
-            value = source.get(_ALIASES.get(name, name) if source is constants else name)
-            if value is not None:
+        for value in (dims.get(name), _attribute(script, name), constants.get(name),
+                      constants.get(_ALIASES.get(name, ""))):
+            if value is not None and _UNSET.get(name, object()) != value:
                 kwargs[name] = _plain(value)
                 break
     return kwargs
 
 
-class _ScriptAttrs:
-    def __init__(self, script):
-        self.script = script
+def _signature(cls) -> dict:
+    """Constructor parameters; nn.RNN/LSTM/GRU take *args, spelled out by RNNBase."""
+    parameters = dict(inspect.signature(cls.__init__).parameters)
+    if issubclass(cls, nn.RNNBase) and cls is not nn.RNNBase:
+        parameters = {k: v for k, v in inspect.signature(nn.RNNBase.__init__).parameters.items()
+                      if k != "mode"}
+        if issubclass(cls, nn.RNN):
+            parameters["nonlinearity"] = inspect.Parameter("nonlinearity", inspect.Parameter.KEYWORD_ONLY)
+    return parameters
 
-    def get(self, name):
-        return _attribute(self.script, name)
+
+def _graph_dims(script) -> dict:
+    """Constructor arguments implied by which aten op the forward calls."""
+    kinds = [n.kind()[len("aten::"):] for n in script._c._get_method("forward").graph.nodes()]
+    out = {}
+    for kind in kinds:
+        out.update({"mode": m for prefix, m in _MODES.items() if kind.startswith(prefix)})
+        if kind in ("rnn_relu", "rnn_relu_cell"):
+            out["nonlinearity"] = "relu"
+    return out
+
+
+def _rnn_dims(script) -> dict:
+    """RNN/LSTM/GRU (and cells): sizes and layers from the weight names and shapes."""
+    state = dict(script.named_parameters())
+    suffix = "_l0" if "weight_ih_l0" in state else ""
+    if f"weight_ih{suffix}" not in state:
+        return {}
+    out = {"input_size": state[f"weight_ih{suffix}"].shape[1],
+           "hidden_size": state[f"weight_hh{suffix}"].shape[1], "bias": f"bias_ih{suffix}" in state}
+    if suffix:
+        out["num_layers"] = sum(1 for k in state if re.fullmatch(r"weight_ih_l\d+", k))
+        out["bidirectional"] = "weight_ih_l0_reverse" in state
+        if "weight_hr_l0" in state:
+            out["proj_size"] = state["weight_hr_l0"].shape[0]
+            out["hidden_size"] = state["weight_hr_l0"].shape[1]
+    return out
 
 
 def _plain(value):
@@ -130,6 +166,7 @@ def recover(script) -> nn.Module | None:
     try:
         module = cls(**constructor_args(cls, script))
         _load_state(module, script)
+        argorder.remember(module, script)
     except Exception:  # unrecoverable arguments: the caller replays the graph instead
         return None
     return module.eval()

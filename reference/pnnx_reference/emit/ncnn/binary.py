@@ -22,7 +22,7 @@ BINARY = {
 UNARY = {"abs": 0, "neg": 1, "floor": 2, "ceil": 3, "square": 4, "sqrt": 5, "rsqrt": 6, "exp": 7,
          "log": 8, "sin": 9, "cos": 10, "tan": 11, "asin": 12, "acos": 13, "atan": 14,
          "reciprocal": 15, "tanh": 16, "log10": 17, "round": 18, "trunc": 19, "sign": 20,
-         "expm1": 21, "sinh": 22, "cosh": 23, "asinh": 24, "acosh": 25, "atanh": 26, "log1p": 27}
+         "expm1": 21, "sinh": 22, "asinh": 23, "cosh": 24, "acosh": 25, "atanh": 26, "log1p": 27}
 
 
 class _Value:

@@ -26,7 +26,6 @@ class Context:
         self.layers: list[Layer] = []
         self.aliases: dict[str, str] = {}      # operand name -> blob that carries it
         self.blob_names: dict[str, str] = {}   # operand name -> ncnn blob name (in0, ...)
-        self.batchless: set[str] = set()
         self.materialized: set[str] = set()    # pnnx.Attribute operands already a MemoryData
         self.flat_views: dict[str, str] = {}   # (c,1,1) operand -> blob holding the same data as (c)
         self._counters: Counter = Counter()
@@ -107,8 +106,6 @@ class Context:
 
     def has_batch(self, operand: Operand) -> bool:
         """Activations always have the batch dim; a constant only when it leads with a 1."""
-        if operand.name in self.batchless:
-            return False
         producer = operand.producer
         if producer is not None and producer.type == "pnnx.Attribute":
             shape = operand.shape or []
@@ -140,7 +137,7 @@ def dims_params(shape: list[int]) -> dict[int, int]:
 def as_list(value, n: int) -> list:
     """An int-or-tuple torch argument as a list of n values."""
     if isinstance(value, (list, tuple)):
-        return list(value) if len(value) == n else list(value) * n if len(value) == 1 else list(value)
+        return list(value) * n if len(value) == 1 else list(value)
     return [value] * n
 
 

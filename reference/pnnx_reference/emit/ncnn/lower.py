@@ -31,7 +31,7 @@ def _flatten(operand: Operand) -> list[Operand]:
     return [operand]
 
 
-def _skippable(op, outputs: list[Operand]) -> bool:
+def _skippable(op) -> bool:
     if op.type in ("pnnx.Input", "pnnx.Output", "pnnx.Attribute"):
         return True
     # a tuple that only packs the return values
@@ -44,13 +44,18 @@ def lower_graph(graph: Graph) -> tuple[list[Layer], Context, list[Operand]]:
         prepass(graph)
     ctx = Context(graph)
     outputs = graph_outputs(graph)
+    batched = [("pnnx.Input", op.name, f"input in{i} has batch size {op.outputs[0].shape[0]}: ncnn blobs have "
+                "no batch axis, export with batch 1") for i, op in enumerate(graph.inputs())
+               if op.outputs[0].shape and op.outputs[0].shape[0] > 1]
+    if batched:
+        raise _unsupported(batched)
     for i, op in enumerate(graph.inputs()):
         operand = op.outputs[0]
         ctx.blob_names[operand.name] = f"in{i}"
         ctx.layers.append(Layer("Input", f"in{i}", [], [f"in{i}"]))
     failures: list[tuple[str, str, str]] = []
     for op in graph.ops:
-        if _skippable(op, outputs):
+        if _skippable(op):
             continue
         lowering = lowering_for(op.type)
         if lowering is None:

@@ -118,3 +118,15 @@ def local_response_norm(ctx: Context, op) -> None:
         raise CannotLower("ncnn LRN takes (c,h,w) blobs")
     _emit(ctx, op, "LRN", "lrn", {0: 0, 1: size, 2: float(param(op, "alpha", 1e-4)),
                                    3: float(param(op, "beta", 0.75)), 4: float(param(op, "k", 1.0))}, [])
+
+
+@lowers("F.normalize")
+def normalize(ctx: Context, op) -> None:
+    """L2 normalisation over the channels of a (1,c,h,w) tensor (ncnn Normalize, eps_mode=1 is
+    torch's x / max(||x||, eps)); the scale weight is a single untagged 1."""
+    if float(param(op, "p", 2.0)) != 2.0:
+        raise CannotLower("only p=2 normalisation has an ncnn Normalize equivalent")
+    if ctx.rank(op.inputs[0]) != 3 or ctx.axis(op.inputs[0], int(param(op, "dim", 1))) != 0:
+        raise CannotLower("ncnn Normalize lowers F.normalize over dim 1 of a (1,c,h,w) tensor only")
+    _emit(ctx, op, "Normalize", "normalize",
+          {0: 0, 1: 1, 2: float(param(op, "eps", 1e-12)), 3: 1, 4: 1, 9: 1}, [np.ones(1, np.float32)])

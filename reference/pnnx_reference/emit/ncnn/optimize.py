@@ -3,6 +3,7 @@ Convolution/InnerProduct (`9=activation_type 10=params`) and a zero-constant Pad
 into the convolution that reads it."""
 from __future__ import annotations
 
+from .context import FLT_MAX
 from .layers import Layer
 
 FUSABLE_INTO = {
@@ -10,7 +11,6 @@ FUSABLE_INTO = {
     "Deconvolution", "DeconvolutionDepthWise", "InnerProduct",
 }
 PAD_FOLDABLE_INTO = {"Convolution", "ConvolutionDepthWise"}
-FLT_MAX = 3.40282347e38
 
 
 def _activation(layer: Layer):

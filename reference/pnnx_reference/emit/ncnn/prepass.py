@@ -5,11 +5,18 @@ from __future__ import annotations
 from ...ir import Graph, Operator
 
 RESHAPES = {"Tensor.view", "Tensor.reshape", "torch.reshape", "torch.flatten", "Tensor.flatten"}
+NOOPS = {"Tensor.contiguous"}
 
 
-def _sole_consumer(op: Operator) -> Operator | None:
+def _sole_consumer(op: Operator, skipped: list[Operator] | None = None) -> Operator | None:
+    """The only consumer of op's output, looking through no-ops (collected in `skipped`)."""
     users = op.outputs[0].consumers if len(op.outputs) == 1 else []
-    return users[0] if len(users) == 1 else None
+    if len(users) != 1:
+        return None
+    if users[0].type in NOOPS and skipped is not None:
+        skipped.append(users[0])
+        return _sole_consumer(users[0], skipped)
+    return users[0]
 
 
 def _swaps_1_2(op: Operator) -> bool:
@@ -20,19 +27,20 @@ def _swaps_1_2(op: Operator) -> bool:
     return False
 
 
-def _channel_shuffle_groups(first: Operator) -> tuple[int, Operator, Operator] | None:
+def _channel_shuffle_groups(first: Operator) -> tuple[int, list[Operator], Operator] | None:
     if first.type not in RESHAPES:
         return None
     src, mid = first.inputs[0].shape, first.outputs[0].shape
-    swap = _sole_consumer(first)
-    last = _sole_consumer(swap) if swap is not None and _swaps_1_2(swap) else None
+    between: list[Operator] = []
+    swap = _sole_consumer(first, between)
+    last = _sole_consumer(swap, between) if swap is not None and _swaps_1_2(swap) else None
     if last is None or last.type not in RESHAPES or not src or not mid:
         return None
     if len(src) != 4 or len(mid) != 5 or src[0] != 1 or last.outputs[0].shape != src:
         return None
     if mid[1] * mid[2] != src[1] or mid[3:] != src[2:]:
         return None
-    return mid[1], swap, last
+    return mid[1], [*between, swap], last
 
 
 def fuse_channel_shuffle(graph: Graph) -> None:
@@ -42,12 +50,12 @@ def fuse_channel_shuffle(graph: Graph) -> None:
         found = _channel_shuffle_groups(first)
         if found is None:
             continue
-        groups, swap, last = found
+        groups, middle, last = found
         shuffle = graph.new_operator("nn.ChannelShuffle", first.name, before=first)
         shuffle.params["groups"] = int(groups)
         graph.connect(shuffle, [first.inputs[0]])
         graph.replace_uses(last.outputs[0], _output_like(graph, shuffle, last))
-        for op in (last, swap, first):
+        for op in sorted([last, *middle], key=graph.ops.index, reverse=True) + [first]:
             graph.remove_operator(op)
 
 

@@ -16,7 +16,9 @@ _TORCH_SUBMODULES = {"fft", "linalg", "special", "nn.functional"}
 _DENIED = {"load", "save", "from_file", "compile", "set_default_device", "set_default_dtype",
            "set_default_tensor_type", "set_printoptions", "set_num_threads", "manual_seed", "seed",
            "use_deterministic_algorithms", "tofile", "share_memory_", "register_hook", "storage",
-           "untyped_storage", "set_", "backward", "data_ptr",
+           "untyped_storage", "set_", "backward", "data_ptr", "import_ir_module",
+           "import_ir_module_from_buffer", "get_file_path", "prepare_multiprocessing_environment",
+           "module_load", "map_", "map2_", "apply_", "register_post_accumulate_grad_hook",
            # nn containers hold other modules; they are never one operator
            "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
            "Container"}
@@ -80,7 +82,7 @@ def _check_member(obj, parts: list[str], op_type: str, op_name: str, module_clas
     import torch.nn as nn
 
     for part in parts:
-        if part.startswith("_") or part in _DENIED:
+        if part.startswith(("_", "set_")) or part in _DENIED:  # set_*: global state
             raise CodegenError(f"operator {op_name!r}: {op_type!r} is not allowed")
         obj = getattr(obj, part, None)
         if obj is None:

@@ -24,8 +24,7 @@ SEQUENCE_PARAMS = {"Tensor.index_put": {"indices"}, "Tensor.index_put_": {"indic
 # params passed positionally before the tensors
 LEADING_PARAMS = {"torch.einsum": ("equation",)}
 # Tensor methods whose size list is spread positionally: `v.reshape(1, 2, -1)`
-SPREAD_SIZES = {"Tensor.reshape": "shape", "Tensor.view": "shape", "Tensor.expand": "sizes",
-                "Tensor.repeat": "sizes"}
+SPREAD_SIZES = {"Tensor.reshape", "Tensor.view", "Tensor.expand", "Tensor.repeat"}
 _SIZE_KEYS = {"shape", "size", "sizes", "repeats"}
 # nn modules returning a structure: how the outputs are unpacked (`_` when missing)
 RESULT_SHAPES = {"nn.LSTM": (1, (1, 1)), "nn.GRU": (1, 1), "nn.RNN": (1, 1),
@@ -77,9 +76,10 @@ def _group_text(op: Operator, name: str, names: list[str]) -> str:
 
 def call_arguments(op: Operator, ctx, first: int = 0, skip_params=()) -> str:
     """Unnamed inputs and a leading `input` positionally, other inputs as keywords, then params."""
-    positional = [repr(op.params[k]) for k in LEADING_PARAMS.get(op.type, ()) if k in op.params]
-    if any(not isinstance(op.params[k], str) for k in LEADING_PARAMS.get(op.type, ()) if k in op.params):
+    leading = [op.params[k] for k in LEADING_PARAMS.get(op.type, ()) if k in op.params]
+    if not all(isinstance(v, str) for v in leading):
         raise CodegenError(f"{op.name!r}: {op.type} expects a string equation")
+    positional = [repr(v) for v in leading]
     keywords = []
     for index, (name, names) in enumerate(_groups(op, ctx, first)):
         text = _group_text(op, name, names)

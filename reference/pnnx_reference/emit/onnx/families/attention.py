@@ -1,8 +1,11 @@
 """Attention: F.scaled_dot_product_attention -> one Attention node (opset 23);
-nn.MultiheadAttention -> input projections (MatMul/Add) + Attention + output projection."""
+nn.MultiheadAttention -> input projections (MatMul/Add) + Attention + output projection;
+nn.TransformerEncoderLayer -> those plus LayerNormalization and the feed-forward MatMuls."""
 from __future__ import annotations
 
+import numpy as np
 
+from ..dtypes import numpy_type
 from ..registry import Unsupported, lowering
 
 
@@ -22,27 +25,51 @@ def sdpa(b, op):
            scale=None if scale is None else float(scale))
 
 
-def _projections(b, op, e: int) -> list[str]:
-    """Q, K, V projections in batch-major layout (B, S, E)."""
-    names = [o.name for o in op.inputs[:3]] if len(op.inputs) >= 3 else [b.x(op)] * 3
-    if not op.params.get("batch_first"):
-        cache = {}
-        names = [cache.setdefault(n, b.node("Transpose", [n], perm=[1, 0, 2])) for n in names]
-    weight = b.attr(op, "in_proj_weight")
-    bias = b.attr(op, "in_proj_bias") if "in_proj_bias" in op.attrs else None
+def _in_projection(b, op, names: list[str], prefix: str, e: int) -> list[str]:
+    """Q, K, V projections of batch-major (B, S, E) inputs with `<prefix>in_proj_*`."""
+    weight = b.attr(op, f"{prefix}in_proj_weight")
+    bias_key = f"{prefix}in_proj_bias"
+    bias = b.attr(op, bias_key) if bias_key in op.attrs else None
     if names[0] == names[1] == names[2]:  # self-attention: one packed projection, then Split
-        packed = b.node("MatMul", [names[0], b.weight(weight.T.copy(), f"{op.name}.in_proj_weight")])
+        packed = b.node("MatMul", [names[0], b.weight(weight.T.copy(), f"{op.name}.{prefix}in_proj_weight")])
         if bias is not None:
-            packed = b.node("Add", [packed, b.weight(bias, f"{op.name}.in_proj_bias")])
+            packed = b.node("Add", [packed, b.weight(bias, f"{op.name}.{bias_key}")])
         return b.node("Split", [packed], 3, axis=2, num_outputs=3)
     out = []
     for i, name in enumerate(names):
         rows = slice(i * e, (i + 1) * e)
-        p = b.node("MatMul", [name, b.weight(weight[rows].T.copy(), f"{op.name}.w{'qkv'[i]}")])
+        p = b.node("MatMul", [name, b.weight(weight[rows].T.copy(), f"{op.name}.{prefix}w{'qkv'[i]}")])
         if bias is not None:
-            p = b.node("Add", [p, b.weight(bias[rows], f"{op.name}.b{'qkv'[i]}")])
+            p = b.node("Add", [p, b.weight(bias[rows], f"{op.name}.{prefix}b{'qkv'[i]}")])
         out.append(p)
     return out
+
+
+def _linear(b, op, x: str, prefix: str, out=1) -> str:
+    """x @ W^T + b for the `<prefix>weight` / `<prefix>bias` of a sub-module."""
+    weight = b.weight(b.attr(op, f"{prefix}weight").T.copy(), f"{op.name}.{prefix}weight")
+    has_bias = f"{prefix}bias" in op.attrs
+    y = b.node("MatMul", [x, weight], 1 if has_bias else out)
+    if has_bias:
+        y = b.node("Add", [y, b.attr_weight(op, f"{prefix}bias")], out)
+    return y
+
+
+def _seq_major(b, op, names: list[str]) -> list[str]:
+    """Transposes (S, B, E) inputs to batch-major, once per distinct operand."""
+    if op.params.get("batch_first"):
+        return names
+    cache: dict[str, str] = {}
+    return [cache.setdefault(n, b.node("Transpose", [n], perm=[1, 0, 2])) for n in names]
+
+
+def _finish(b, op, y: str) -> None:
+    """Name the last node's output after the op, transposing back when not batch_first.
+    `y` must be the output of the last node emitted."""
+    if op.params.get("batch_first"):
+        b.nodes[-1].output[0] = b.y(op)
+    else:
+        b.node("Transpose", [y], b.y(op), perm=[1, 0, 2])
 
 
 @lowering("nn.MultiheadAttention")
@@ -57,7 +84,8 @@ def multihead_attention(b, op):
         raise Unsupported("attention masks")
     if b.rank(op.inputs[0]) != 3:
         raise Unsupported("unbatched input")
-    q, k, v = _projections(b, op, e)
+    names = [o.name for o in op.inputs[:3]] if len(op.inputs) >= 3 else [b.x(op)] * 3
+    q, k, v = _in_projection(b, op, _seq_major(b, op, names), "", e)
     weights = op.outputs[1] if len(op.outputs) > 1 and op.outputs[1].consumers else None
     if weights is None:
         att = b.node("Attention", [q, k, v], q_num_heads=heads, kv_num_heads=heads)
@@ -69,15 +97,42 @@ def multihead_attention(b, op):
             b.node("Identity", [probs], weights.name)
         else:
             b.node("ReduceMean", [probs, b.const([1], hint="axes")], weights.name, keepdims=0)
-    _output_projection(b, op, att)
+    _finish(b, op, _linear(b, op, att, "out_proj."))
 
 
-def _output_projection(b, op, att: str) -> None:
-    batch_first = bool(op.params.get("batch_first"))
-    has_bias = "out_proj.bias" in op.attrs
-    weight = b.weight(b.attr(op, "out_proj.weight").T.copy(), f"{op.name}.out_proj.weight")
-    out = b.node("MatMul", [att, weight], b.y(op) if batch_first and not has_bias else 1)
-    if has_bias:
-        out = b.node("Add", [out, b.attr_weight(op, "out_proj.bias")], b.y(op) if batch_first else 1)
-    if not batch_first:
-        b.node("Transpose", [out], b.y(op), perm=[1, 0, 2])
+_ACTIVATIONS = {"relu": "Relu", "gelu": "Gelu"}
+
+
+@lowering("nn.TransformerEncoderLayer")
+def transformer_encoder_layer(b, op):
+    """Self-attention block and feed-forward block with residuals and LayerNorms, in
+    torch's order (norm_first or not); ONNX has no encoder-layer operator."""
+    p = op.params
+    act = _ACTIVATIONS.get(p.get("activation", "relu"))
+    if act is None or b.opset < 23 or len(op.inputs) > 1 or b.rank(op.inputs[0]) != 3:
+        raise Unsupported("needs relu/gelu, no masks, batched 3-D input and opset >= 23")
+    e, heads = int(p["d_model"]), int(p["nhead"])
+    eps = float(p.get("layer_norm_eps", 1e-5))
+
+    def norm(x, key):
+        bias = b.attr_weight(op, f"{key}.bias") if f"{key}.bias" in op.attrs else \
+            b.const(np.zeros(e, numpy_type(b.dtype(op.inputs[0]))), b.dtype(op.inputs[0]), "zeros")
+        return b.node("LayerNormalization", [x, b.attr_weight(op, f"{key}.weight"), bias],
+                      axis=-1, epsilon=eps)
+
+    def attention(x):
+        q, k, v = _in_projection(b, op, [x] * 3, "self_attn.", e)
+        att = b.node("Attention", [q, k, v], q_num_heads=heads, kv_num_heads=heads)
+        return _linear(b, op, att, "self_attn.out_proj.")
+
+    def feed_forward(x):
+        return _linear(b, op, b.node(act, [_linear(b, op, x, "linear1.")]), "linear2.")
+
+    x = _seq_major(b, op, [b.x(op)])[0]
+    if p.get("norm_first"):
+        x = b.node("Add", [x, attention(norm(x, "norm1"))])
+        x = b.node("Add", [x, feed_forward(norm(x, "norm2"))])
+    else:
+        x = norm(b.node("Add", [x, attention(x)]), "norm1")
+        x = norm(b.node("Add", [x, feed_forward(x)]), "norm2")
+    _finish(b, op, x)

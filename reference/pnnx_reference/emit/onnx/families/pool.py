@@ -109,16 +109,24 @@ def _adaptive_avg_matmul(b, op):
     """Windows of unequal size: average is linear and separable, so one MatMul per spatial
     axis with a constant averaging matrix (ONNX has no adaptive pooling)."""
     n = _spatial(b, op)
+    rank = b.rank(op.inputs[0])
     shape, out = b.shape(op.inputs[0])[-n:], b.shape(op.outputs[0])[-n:]
-    if n > 2 or min(shape + out) < 0 or not b.is_float(op.inputs[0]):
-        raise Unsupported("unequal windows need static 1-D/2-D float input")
+    if min(shape + out) < 0 or not b.is_float(op.inputs[0]):
+        raise Unsupported("unequal windows need static spatial sizes and float input")
     dt = b.dtype(op.inputs[0])
-    w = b.const(_averaging_matrix(shape[-1], out[-1]).astype(numpy_type(dt)), dt, "avg_w")
-    if n == 1:
-        b.node("MatMul", [b.x(op), w], b.y(op))
-        return
-    h = b.const(_averaging_matrix(shape[0], out[0]).T.astype(numpy_type(dt)), dt, "avg_h")
-    b.node("MatMul", [h, b.node("MatMul", [b.x(op), w])], b.y(op))
+
+    def matrix(i, transpose):
+        m = _averaging_matrix(shape[i], out[i])
+        return b.const((m.T if transpose else m).astype(numpy_type(dt)), dt, "avg")
+
+    y = b.node("MatMul", [b.x(op), matrix(-1, False)], b.y(op) if n == 1 else 1)
+    if n >= 2:
+        y = b.node("MatMul", [matrix(-2, True), y], b.y(op) if n == 2 else 1)
+    if n == 3:  # depth: fold (oH, oW) together so depth is the second-to-last axis
+        keep = [0] * (rank - 3)
+        flat = b.node("Reshape", [y, b.const(keep + [shape[0], out[1] * out[2]], hint="shape")])
+        pooled = b.node("MatMul", [matrix(0, True), flat])
+        b.node("Reshape", [pooled, b.const(keep + out, hint="shape")], b.y(op))
 
 
 lowering("nn.AdaptiveAvgPool1d", "nn.AdaptiveAvgPool2d", "nn.AdaptiveAvgPool3d",

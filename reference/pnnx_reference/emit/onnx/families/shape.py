@@ -298,3 +298,65 @@ def pad(b, op):
     if _PAD_MODES[mode] == "constant" and value not in (None, 0, 0.0):
         inputs.append(b.const(value, b.dtype(op.inputs[0]), "pad_value"))
     b.node("Pad", inputs, b.y(op), mode=_PAD_MODES[mode])
+
+
+@lowering("torch.index_select", "Tensor.index_select")
+def index_select(b, op):
+    index = b.named_input(op, "index", 1)
+    if index is None:
+        raise Unsupported("no index operand")
+    dim = axis(int(op.params["dim"]), b.rank(op.inputs[0]))
+    b.node("Gather", [b.x(op), index.name], b.y(op), axis=dim)
+
+
+@lowering("torch.narrow", "Tensor.narrow")
+def narrow(b, op):
+    start, length = op.params.get("start"), op.params.get("length")
+    if not isinstance(start, int) or not isinstance(length, int):
+        raise Unsupported("start and length must be constant ints")
+    dim = axis(int(op.params["dim"]), b.rank(op.inputs[0]))
+    if start < 0:
+        start += b.shape(op.inputs[0])[dim]
+    b.node("Slice", [b.x(op), b.const([start], hint="starts"), b.const([start + length], hint="ends"),
+                     b.const([dim], hint="axes")], b.y(op))
+
+
+@lowering("torch.roll", "Tensor.roll")
+def roll(b, op):
+    """Per rolled dim: the last `shift` elements moved to the front (Slice, Slice, Concat)."""
+    shape = b.shape(op.inputs[0])
+    shifts, dims = int_list(op.params.get("shifts")), int_list(op.params.get("dims"))
+    if not dims or len(shifts) != len(dims) or any(shape[d] < 0 for d in dims):
+        raise Unsupported("roll needs dims and static sizes (the flattened form is not lowered)")
+    current = b.x(op)
+    for k, (shift, dim) in enumerate(zip(shifts, dims)):
+        dim = axis(dim, len(shape))
+        n = shape[dim]
+        cut = (n - shift % n) % n
+        out = b.y(op) if k == len(dims) - 1 else 1
+        if cut == 0:
+            current = b.node("Identity", [current], out)
+            continue
+        axes = b.const([dim], hint="axes")
+        tail = b.node("Slice", [current, b.const([cut], hint="starts"),
+                                b.const([n], hint="ends"), axes])
+        head = b.node("Slice", [current, b.const([0], hint="starts"),
+                                b.const([cut], hint="ends"), axes])
+        current = b.node("Concat", [tail, head], out, axis=dim)
+
+
+@lowering("torch.scatter_add", "Tensor.scatter_add")
+def scatter_add(b, op):
+    index, src = b.named_input(op, "index", 1), b.named_input(op, "src", 2)
+    if index is None or src is None:
+        raise Unsupported("needs index and src operands")
+    dim = axis(int(op.params["dim"]), b.rank(op.inputs[0]))
+    updates = src.name
+    want, have = b.shape(index), b.shape(src)
+    if want != have:  # torch reads only the index-shaped corner of a larger src
+        if min(want + have) < 0:
+            raise Unsupported("src larger than index with dynamic sizes")
+        n = len(want)
+        updates = b.node("Slice", [updates, b.const([0] * n, hint="starts"),
+                                   b.const(want, hint="ends"), b.const(list(range(n)), hint="axes")])
+    b.node("ScatterElements", [b.x(op), index.name, updates], b.y(op), axis=dim, reduction="add")

@@ -1,0 +1,81 @@
+"""The harness's two converters, told about a zoo case's converter options (`moduleop`).
+
+The harness's own converters convert a case with default options; a zoo case may need
+options (YOLOv5's Focus block is kept whole with `moduleop`), so these subclasses pass
+`case.options` on: as keyword arguments to `export`, and as key=value arguments to `pnnx`.
+"""
+from __future__ import annotations
+
+import subprocess
+import traceback
+from pathlib import Path
+
+from pnnx_conformance.artefacts import Artefacts, kind_name
+from pnnx_conformance.converters.reference import ReferenceConverter
+from pnnx_conformance.converters.upstream import TIMEOUT_S, UpstreamConverter, inputshape_arg
+from pnnx_conformance.errors import ConvertFailed, NotSupported
+
+
+def case_options(case) -> dict:
+    return dict(getattr(case, "options", None) or {})
+
+
+class ZooReference(ReferenceConverter):
+    """`pnnx_reference.api.export(model, inputs, workdir, "case", fp16=..., **case.options)`."""
+
+    def convert(self, case, workdir: Path, model=None, inputs=None, *, fp16: bool = False) -> Artefacts:
+        from pnnx_reference import api
+        from pnnx_reference.errors import PnnxError, UnsupportedOperator
+
+        model = case.make_model() if model is None else model
+        inputs = case.make_inputs() if inputs is None else inputs
+        workdir.mkdir(parents=True, exist_ok=True)
+        try:
+            res = api.export(model, inputs, workdir, "case", fp16=fp16, **case_options(case))
+        except UnsupportedOperator as e:
+            raise NotSupported(str(e)) from None
+        except PnnxError as e:
+            raise ConvertFailed(f"{type(e).__name__}: {e}".splitlines()[0], traceback.format_exc()) from None
+        except Exception as e:  # the converter's own bug is still the converter's failure
+            raise ConvertFailed(f"{type(e).__name__}: {e}".splitlines()[0], traceback.format_exc()) from None
+        paths = {kind_name(k): Path(p) for k, p in res.paths.items()}
+        return Artefacts(self.name, case.id, workdir, paths, {k: str(v) for k, v in res.unsupported.items()})
+
+
+def module_qualname(model, class_name: str) -> str:
+    """The TorchScript-visible dotted name of the submodule class called `class_name`:
+    upstream's `moduleop=` matches the full `module.Class` path, ours the class name."""
+    for sub in model.modules():
+        cls = type(sub)
+        if cls.__name__ == class_name:
+            return f"{cls.__module__}.{cls.__qualname__}"
+    return class_name
+
+
+def upstream_args(case, model) -> list[str]:
+    """key=value arguments for the `pnnx` command from the case's options."""
+    args = []
+    for key, value in case_options(case).items():
+        values = value if isinstance(value, (list, tuple)) else [value]
+        if key == "moduleop":
+            values = [module_qualname(model, v) for v in values]
+        args.append(f"{key}={','.join(str(v) for v in values)}")
+    return args
+
+
+class ZooUpstream(UpstreamConverter):
+    """Trace to case.pt, then `pnnx case.pt inputshape=... fp16=... [moduleop=...]`."""
+
+    def convert(self, case, workdir: Path, model=None, inputs=None, *, fp16: bool = False) -> Artefacts:
+        model = case.make_model() if model is None else model
+        self._extra = upstream_args(case, model)
+        return super().convert(case, workdir, model, inputs, fp16=fp16)
+
+    def _run(self, exe: str, case, workdir: Path, fp16: bool) -> subprocess.CompletedProcess:
+        cmd = [exe, "case.pt", inputshape_arg(case), f"fp16={int(fp16)}", *self._extra]
+        try:
+            return subprocess.run(cmd, cwd=workdir, text=True, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, timeout=TIMEOUT_S, errors="replace")
+        except subprocess.TimeoutExpired as e:
+            out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
+            raise ConvertFailed(f"pnnx did not finish in {TIMEOUT_S} s", out[-4000:]) from None

@@ -1,0 +1,161 @@
+"""Every zoo model through the conformance harness: convert with the reference converter
+(and upstream `pnnx` for its ncnn export), check parity on each backend, print a table
+and write JSON-lines `Result` records (table `models`).
+
+    python -m pnnx_model_zoo.run [--models PATTERN] [--out DIR] [--no-upstream] [--jobs N]
+
+PATTERN: fnmatch patterns on case ids, or bare model names, comma-separated
+(`resnet18,mobilenet_v2`, `models.*lstm*`).
+"""
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import shutil
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+from pnnx_conformance.pool import run_units
+from pnnx_conformance.results import PASSING, Result, write_results
+from pnnx_conformance.units import Unit
+from pnnx_conformance.worker import WorkerConfig
+from pnnx_reference.errors import UsageError
+
+from .zoo import zoo_cases
+
+PROVIDER = "pnnx_model_zoo.zoo:zoo_cases"
+RESULTS = "results.jsonl"
+# short name (as the reports show it) -> the spec the harness loads
+CONVERTERS = {"reference": "pnnx_model_zoo.converters:ZooReference",
+              "upstream": "pnnx_model_zoo.converters:ZooUpstream"}
+BACKENDS = {"torch": "torch", "pnnx-python": "pnnx-python", "onnxruntime": "onnxruntime",
+            "ncnn-cpu": "pnnx_model_zoo.backends:ZooNcnnCpu",
+            "ncnn-vulkan": "pnnx_model_zoo.backends:ZooNcnnVulkan"}
+# upstream runs only where the question is "does upstream's ncnn export of it work"
+UPSTREAM_BACKENDS = ("ncnn-cpu", "ncnn-vulkan")
+
+
+def select(patterns: str | None) -> list:
+    """Zoo cases matching any of the comma-separated patterns (all when none)."""
+    if not patterns:
+        return list(zoo_cases())
+    globs = [p if any(ch in p for ch in "*?[./") else f"models.{p}/*" for p in patterns.split(",") if p]
+    chosen = [c for c in zoo_cases() if any(fnmatch.fnmatchcase(c.id, g) for g in globs)]
+    if not chosen:
+        known = ", ".join(c.op.removeprefix("models.") for c in zoo_cases())
+        raise UsageError(f"no zoo model matches {patterns!r} (known: {known})")
+    return chosen
+
+
+def plan(cases, upstream: bool = True) -> list[Unit]:
+    """Per case: the reference conversion, parity on every backend; upstream's ncnn parity."""
+    units = []
+    for case in cases:
+        ref = CONVERTERS["reference"]
+        units.append(Unit(case.id, ref, "convert"))
+        units += [Unit(case.id, ref, "parity", spec, "fp32") for spec in BACKENDS.values()]
+        if upstream:
+            units += [Unit(case.id, CONVERTERS["upstream"], "parity", BACKENDS[b], "fp32") for b in UPSTREAM_BACKENDS]
+    return units
+
+
+def short_names(result: Result) -> Result:
+    """Records name converters and backends as the reports know them, not by plug-in spec."""
+    result.converter = {v: k for k, v in CONVERTERS.items()}.get(result.converter, result.converter)
+    result.backend = {v: k for k, v in BACKENDS.items()}.get(result.backend, result.backend)
+    return result
+
+
+def run_zoo(cases, out: Path, *, upstream: bool = True, jobs: int = 1, timeout_s: float = 900.0,
+            keep_artefacts: bool = False, on_result=None) -> list[Result]:
+    """Run the plan in harness workers; write OUT/results.jsonl; return the records."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    workroot = out / "artefacts" if keep_artefacts else Path(tempfile.mkdtemp(prefix="pnnx-zoo-"))
+    config = WorkerConfig(str(workroot), "full", PROVIDER, timeout_s)
+    tier = {c.id: c.tier for c in cases}
+    results: list[Result] = []
+
+    def collect(result: Result) -> None:
+        result = short_names(result)
+        result.tier = tier.get(result.case, result.tier)
+        result.error = result.error.replace(str(workroot), "<work>")
+        results.append(result)
+        if on_result:
+            on_result(result)
+
+    try:
+        run_units(plan(cases, upstream), config, jobs, collect)
+    finally:
+        if not keep_artefacts:
+            shutil.rmtree(workroot, ignore_errors=True)
+    write_results(out / RESULTS, results)
+    return results
+
+
+COLUMNS = [("reference", "convert", None)] + [("reference", "parity", b) for b in BACKENDS] + \
+          [("upstream", "parity", b) for b in UPSTREAM_BACKENDS]
+
+
+def cell(result: Result | None) -> str:
+    if result is None:
+        return "-"
+    if result.check == "parity" and result.metrics is not None and result.metrics.max_abs is not None:
+        return f"{result.status} {result.metrics.max_abs:.1e}"
+    return result.status
+
+
+def table(results: list[Result]) -> str:
+    """Model x (converter, backend): status and max abs error against torch."""
+    by_key = {(r.case, r.converter, r.check, r.backend): r for r in results}
+    heads = ["convert"] + list(BACKENDS) + [f"upstream {b}" for b in UPSTREAM_BACKENDS]
+    cases = sorted({r.case for r in results})
+    width = max([len(c) for c in cases] + [5])
+    lines = [f"{'model':{width}} " + " ".join(f"{h:>22}" for h in heads)]
+    for case in cases:
+        cells = [cell(by_key.get((case, conv, check, b))) for conv, check, b in COLUMNS]
+        lines.append(f"{case:{width}} " + " ".join(f"{c:>22}" for c in cells))
+    return "\n".join(lines)
+
+
+def failures(results: list[Result]) -> list[Result]:
+    """Reference records that did not pass (upstream's are information, not our failures)."""
+    return [r for r in results if r.converter == "reference" and r.status not in PASSING]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m pnnx_model_zoo.run", description=__doc__.splitlines()[0])
+    ap.add_argument("--models", help="comma-separated model names or fnmatch patterns on case ids")
+    ap.add_argument("--out", type=Path, default=Path("reports/models"), help="folder for results.jsonl")
+    ap.add_argument("--no-upstream", action="store_true", help="skip upstream pnnx's ncnn export")
+    ap.add_argument("--jobs", "-j", type=int, default=1, help="worker processes")
+    ap.add_argument("--timeout", type=float, default=900.0, help="seconds per check (a conversion included)")
+    ap.add_argument("--keep-artefacts", action="store_true", help="keep converted files under OUT/artefacts")
+    ap.add_argument("--strict", action="store_true", help="exit 1 when a reference check fails")
+    ap.add_argument("--verbose", "-v", action="store_true", help="print each failure's first line")
+    args = ap.parse_args(argv)
+    warnings.filterwarnings("ignore")
+    try:
+        cases = select(args.models)
+    except UsageError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    start = time.monotonic()
+    progress = (lambda r: print(f"  {r.case} {r.converter} {r.backend or r.check}: {r.status}", file=sys.stderr,
+                                flush=True)) if args.verbose else None
+    results = run_zoo(cases, args.out, upstream=not args.no_upstream, jobs=args.jobs, timeout_s=args.timeout,
+                      keep_artefacts=args.keep_artefacts, on_result=progress)
+    print(table(results))
+    bad = failures(results)
+    for r in bad if args.verbose else ():
+        print(f"  {r.case} {r.backend or r.check}: {r.status}: {r.error}")
+    print(f"{len(cases)} models, {len(results)} records, {len(bad)} reference failures, "
+          f"{time.monotonic() - start:.0f} s; records in {args.out / RESULTS}")
+    return 1 if args.strict and bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
