@@ -64,20 +64,32 @@ def convert_upstream(case, folder: Path, extra: list[str]) -> float:
     return time.perf_counter() - start
 
 
+def first_error_line(e: BaseException) -> str:
+    """bench_convert._run exits with the command and its stderr: the last line says why."""
+    lines = [ln for ln in str(e).strip().splitlines() if ln.strip()]
+    text = lines[-1] if isinstance(e, SystemExit) and lines else (lines[0] if lines else "")
+    return f"{type(e).__name__}: {text}"[:300]
+
+
 def conversion_times(case, repeat: int, folders: dict[str, Path]) -> dict:
     """Alternating whole-process conversions (ours first on even rounds); the artefacts of
-    the last round stay in `folders`."""
+    the last round stay in `folders`. A converter that fails is recorded and not re-run."""
     extra = upstream_args(case, case.make_model()) if case.options else []
     runners = [("ours", lambda f: convert_ours(case, f)), ("upstream", lambda f: convert_upstream(case, f, extra))]
-    times = {"ours": [], "upstream": []}
+    times, errors = {"ours": [], "upstream": []}, {}
     for i in range(repeat):
         for key, runner in runners if i % 2 == 0 else reversed(runners):
-            folder = folders[key]
-            for old in folder.iterdir():
+            if key in errors:
+                continue
+            for old in folders[key].iterdir():
                 old.unlink()
-            times[key].append(runner(folder))
-    med = {k: statistics.median(v) for k, v in times.items()}
-    return {"runs_s": times, "median_s": med, "ratio_ours_over_upstream": med["ours"] / med["upstream"]}
+            try:
+                times[key].append(runner(folders[key]))
+            except SystemExit as e:
+                errors[key] = first_error_line(e)
+    med = {k: statistics.median(v) if v else None for k, v in times.items()}
+    ratio = med["ours"] / med["upstream"] if None not in med.values() else None
+    return {"runs_s": times, "median_s": med, "ratio_ours_over_upstream": ratio, "errors": errors}
 
 
 def param_ops(path: Path) -> int | None:
@@ -91,7 +103,12 @@ def sizes(folder: Path) -> dict[str, int]:
 
 
 def ncnn_latency(bases: dict[str, Path], x, runs: int, threads: int) -> dict:
-    runners = {k: bench_ncnn.Runner(b, threads) for k, b in bases.items() if Path(f"{b}.ncnn.param").is_file()}
+    runners, missing = {}, {}
+    for k, base in bases.items():
+        try:
+            runners[k] = bench_ncnn.Runner(base, threads)
+        except RuntimeError as e:  # no ncnn.param, or one ncnn cannot load (e.g. a custom layer)
+            missing[k] = str(e)
     times = {k: [] for k in runners}
     for run in runners.values():  # warm-up
         run(x)
@@ -99,7 +116,7 @@ def ncnn_latency(bases: dict[str, Path], x, runs: int, threads: int) -> dict:
         order = list(runners.items()) if i % 2 == 0 else list(reversed(runners.items()))
         for k, run in order:
             times[k].append(bench_ncnn.timed(run, x))
-    return {k: 1000 * statistics.median(v) for k, v in times.items()}
+    return {**{k: 1000 * statistics.median(v) for k, v in times.items()}, **({"errors": missing} if missing else {})}
 
 
 def onnx_latency(case, ours_onnx: Path, runs: int) -> dict:
@@ -120,7 +137,7 @@ def attempt(record: dict, key: str, fn):
     except BaseException as e:  # SystemExit from bench_convert._run included
         if isinstance(e, KeyboardInterrupt):
             raise
-        record[key] = {"error": (f"{type(e).__name__}: {e}".strip().splitlines() or [""])[0][:300]}
+        record[key] = {"error": first_error_line(e)}
 
 
 def bench_model(case, repeat: int, runs: int, threads: int) -> dict:
@@ -162,20 +179,29 @@ def _fmt(value, spec: str) -> str:
     return "-" if value is None else format(value, spec)
 
 
+def _pair(r: dict, key: tuple, a: str, b: str, spec: str) -> str:
+    return f"{_fmt(_get(r, *key, a), spec)}/{_fmt(_get(r, *key, b), spec)}"
+
+
+def _kb(r: dict, who: str):
+    size = _get(r, "sizes", who, "ncnn.bin")
+    return None if size is None else size / 1024
+
+
 def print_table(records: list[dict]) -> None:
-    print(f"{'model':20} {'convert s ours/up (ratio)':>26} {'pnnx ops':>9} {'ncnn layers':>11} "
-          f"{'ncnn.bin KB':>12} {'ncnn ms ours/up':>16} {'ort ms ours/torch':>18}")
+    print(f"{'model':20} {'convert s ours/up':>18} {'ratio':>6} {'pnnx ops':>9} {'ncnn layers':>11} "
+          f"{'ncnn.bin KB':>13} {'ncnn ms ours/up':>16} {'ort ms ours/torch':>18}")
     for r in records:
-        conv = f"{_fmt(_get(r, 'convert', 'median_s', 'ours'), '.1f')}/" \
-               f"{_fmt(_get(r, 'convert', 'median_s', 'upstream'), '.1f')} " \
-               f"({_fmt(_get(r, 'convert', 'ratio_ours_over_upstream'), '.2f')})"
-        pair = lambda key, a, b, spec: f"{_fmt(_get(r, *key, a), spec)}/{_fmt(_get(r, *key, b), spec)}"  # noqa: E731
-        kb = lambda k: _get(r, "sizes", k, "ncnn.bin") and _get(r, "sizes", k, "ncnn.bin") / 1024  # noqa: E731
-        print(f"{r['model']:20} {conv:>26} {pair(('pnnx_param_ops',), 'ours', 'upstream', 'd'):>9} "
-              f"{pair(('ncnn_layers',), 'ours', 'upstream', 'd'):>11} "
-              f"{_fmt(kb('ours'), '.0f')}/{_fmt(kb('upstream'), '.0f'):<6}".rjust(60)
-              + f" {pair(('ncnn_cpu_ms',), 'ours', 'upstream', '.2f'):>16}"
-              f" {pair(('onnxruntime', 'median_ms'), 'pnnx.onnx', 'torch.onnx', '.2f'):>18}")
+        print(f"{r['model']:20} {_pair(r, ('convert', 'median_s'), 'ours', 'upstream', '.1f'):>18} "
+              f"{_fmt(_get(r, 'convert', 'ratio_ours_over_upstream'), '.2f'):>6} "
+              f"{_pair(r, ('pnnx_param_ops',), 'ours', 'upstream', 'd'):>9} "
+              f"{_pair(r, ('ncnn_layers',), 'ours', 'upstream', 'd'):>11} "
+              f"{_fmt(_kb(r, 'ours'), '.0f') + '/' + _fmt(_kb(r, 'upstream'), '.0f'):>13} "
+              f"{_pair(r, ('ncnn_cpu_ms',), 'ours', 'upstream', '.2f'):>16} "
+              f"{_pair(r, ('onnxruntime', 'median_ms'), 'pnnx.onnx', 'torch.onnx', '.2f'):>18}")
+        for key in ("convert", "ncnn_cpu_ms"):
+            for who, why in (_get(r, key, "errors") or {}).items():
+                print(f"    {key} {who}: {why}")
         for key in ("convert", "ncnn_cpu_ms", "onnxruntime"):
             if _get(r, key, "error"):
                 print(f"    {key}: {r[key]['error']}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import re
 import signal
 import tempfile
 import time
@@ -92,6 +93,11 @@ def _tail(log_path: str, offset: int) -> str:
     return data.decode(errors="replace")[-TAIL_CHARS:]
 
 
+def _stable(tail: str) -> str:
+    """Thread ids and addresses change from run to run; results must not."""
+    return re.sub(r"0x[0-9a-fA-F]{6,}", "0x?", tail)
+
+
 def _died_status(exitcode: int | None, tail: str) -> tuple[str, str]:
     if any(m in tail for m in OOM_MARKERS) or exitcode == -signal.SIGKILL:
         return "oom", f"worker ran out of memory (exit code {exitcode})"
@@ -151,7 +157,7 @@ class Worker:
             self._kill()
         return Result(case=unit.case, op="", table="", converter=unit.converter, check=unit.check,
                       status=status, backend=unit.backend, precision=unit.precision, error=error,
-                      detail=_tail(self.log_path, offset), tier=self.config.tier,
+                      detail=_stable(_tail(self.log_path, offset)), tier=self.config.tier,
                       time_s=round(time.perf_counter() - start, 4))
 
     def close(self) -> None:

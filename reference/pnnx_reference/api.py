@@ -11,7 +11,7 @@ import torch.nn as nn
 
 from .capture import trace
 from .capture.dynamic import merge_shapes
-from .errors import ConversionError, PnnxError, UnsupportedOperator
+from .errors import ConversionError, UnsupportedOperator
 from .ir import DTYPES, Graph
 from .passes import PassContext, run_passes
 

@@ -64,16 +64,24 @@ def test_errors_are_one_line_and_exit_2(argv, message, capsys, tmp_path, monkeyp
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
 
 
-def test_pt_without_torchscript_frontend_is_a_clear_error(tmp_path, capsys):
+def test_pt_goes_to_the_torchscript_frontend(tmp_path, capsys):
+    import torch
+
     pt = tmp_path / "m.pt"
-    pt.write_bytes(b"PK")
+    torch.jit.trace(torch.nn.Sequential(torch.nn.Linear(4, 3)), torch.rand(1, 4)).save(str(pt))
+    code, _, err = _run([str(pt), "inputshape=[1,4]"], capsys)
     try:
         import pnnx_reference.torchscript  # noqa: F401
-        pytest.skip("the TorchScript frontend is installed")
     except ImportError:
-        pass
-    code, _, err = _run([str(pt), "inputshape=[1,4]"], capsys)
-    assert code == 2 and "pnnx_reference.torchscript" in err
+        assert code == 2 and "pnnx_reference.torchscript" in err
+        return
+    assert code == 0, err
+    assert "nn.Linear" in (tmp_path / "m.pnnx.param").read_text()
+
+
+def test_missing_pt_file(capsys, tmp_path):
+    code, _, err = _run([str(tmp_path / "nothere.pt"), "inputshape=[1,4]"], capsys)
+    assert code == 2 and "no such file" in err
 
 
 def test_python_file_converts_beside_itself(tmp_path, capsys):

@@ -11,7 +11,7 @@ from pnnx_conformance.errors import HarnessError
 from pnnx_conformance.freeze import freeze, verify
 from pnnx_conformance.junit import write_junit
 from pnnx_conformance.merge import merge_results
-from pnnx_conformance.results import Result, read_results, write_results
+from pnnx_conformance.results import Result, write_results
 from pnnx_conformance.runner import RunOptions, _run_errors, in_shard, parse_shard, run
 
 PROVIDER = "harness_cases:cases"

@@ -180,3 +180,15 @@ def test_transposed_matrix_times_vector(tmp_path):
     x, vec = torch.rand(6, 4) - 0.5, torch.rand(6)
     got, _ = export_and_run(graph, [x, vec], tmp_path)
     assert_close(got, [x.t() @ vec])
+
+
+def test_constant_shape_expression_feeds_reshape(tmp_path):
+    g = GraphMaker()
+    a = g.input((2, 3, 4))
+    shape = g.op("pnnx.Expression", [a], [(2,)], {"expr": "[size(@0,0),-1]"}, dtype="i64")
+    y = g.op("Tensor.reshape", [a, shape], [(2, 12)], inputnames=["input", "shape"])
+    graph = g.output(y)
+    x = torch.rand(2, 3, 4)
+    got, model = export_and_run(graph, [x], tmp_path)
+    assert_close(got, [x.reshape(2, -1)])
+    assert op_types(model) == ["Reshape"]

@@ -4,7 +4,6 @@ written pnnx.param/bin back, regenerate, and compare again (load-back without th
 from __future__ import annotations
 
 import pytest
-import torch
 
 from pnnx_op_cases.case import TAG_RANDOM
 from pnnx_op_cases.registry import all_cases

@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import pytest
-import torch
 
 from pnnx_reference.emit import main_regenerate
 from pycodegen_helpers import assert_bitwise, import_file

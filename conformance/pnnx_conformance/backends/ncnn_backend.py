@@ -9,7 +9,7 @@ import re
 
 import numpy as np
 
-from ..errors import NotSupported, RuntimeFailed
+from ..errors import RuntimeFailed
 from .base import Backend
 
 FP16_FLAGS = ("use_fp16_packed", "use_fp16_storage", "use_fp16_arithmetic",

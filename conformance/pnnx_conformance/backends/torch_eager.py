@@ -1,8 +1,6 @@
 """The torch eager backend: the case model itself, rebuilt from its source (the oracle)."""
 from __future__ import annotations
 
-import numpy as np
-
 from .base import Backend
 from ..oracle import build_model, to_numpy, to_torch
 

@@ -8,7 +8,7 @@ import torch.nn as nn
 
 from ..errors import ConversionError, PnnxError
 from ..ir import Graph, Operand
-from .tracer import Tracer, _flatten
+from .tracer import Tracer, iter_values
 
 
 @dataclass
@@ -32,11 +32,11 @@ def trace(model: nn.Module, inputs, *, moduleop=()) -> Capture:
     args = _as_tuple(inputs)
     tracer = Tracer(model, tuple(moduleop))
     try:
-        for i, tensor in enumerate(t for t in _flatten(args) if isinstance(t, torch.Tensor)):
+        for i, tensor in enumerate(t for t in iter_values(args) if isinstance(t, torch.Tensor)):
             tracer.add_input(tensor, i)
         with torch.no_grad(), tracer:
             output = model(*args)
-        for i, tensor in enumerate(t for t in _flatten(output) if isinstance(t, torch.Tensor)):
+        for i, tensor in enumerate(t for t in iter_values(output) if isinstance(t, torch.Tensor)):
             tracer.add_output(tensor, i)
     except PnnxError:
         raise

@@ -122,7 +122,7 @@ class Tracer(TorchFunctionMode):
     def _leaf_inputs(self, module, args, kwargs) -> tuple[list, list]:
         """The tensor forward arguments; named only when one is passed by keyword
         (`attention(q, k, v, attn_mask=m)`), since positions then no longer say which is which."""
-        positional = [t for t in _flatten(args) if isinstance(t, torch.Tensor)]
+        positional = [t for t in iter_values(args) if isinstance(t, torch.Tensor)]
         keyword = [(k, v) for k, v in kwargs.items() if isinstance(v, torch.Tensor)]
         operands = [self.operand_of(t) for t in positional] + [self.operand_of(v) for _, v in keyword]
         if not keyword:
@@ -136,7 +136,7 @@ class Tracer(TorchFunctionMode):
         if self._leaf_depth:
             return
         inputs, inputnames = self._pending.pop()
-        results = [t for t in _flatten(output) if isinstance(t, torch.Tensor)]
+        results = [t for t in iter_values(output) if isinstance(t, torch.Tensor)]
         path = self._module_paths.get(id(module)) or type(module).__name__.lower()
         if self._is_moduleop(module):
             op_type, params = modules.module_type(module, custom=True), {}
@@ -166,7 +166,7 @@ class Tracer(TorchFunctionMode):
             raise ConversionError(f"in-place {op_type} on a view (e.g. `x[:, :2].{func.__name__}(...)`) "
                                   f"changes another tensor and is not supported by the capture yet")
         result = func(*args, **kwargs)
-        if not any(isinstance(t, torch.Tensor) for t in _flatten(result)):
+        if not any(isinstance(t, torch.Tensor) for t in iter_values(result)):
             return result
         if op_type is None:
             self._refuse_unknown(func, args, kwargs)
@@ -181,7 +181,7 @@ class Tracer(TorchFunctionMode):
 
     def _refuse_unknown(self, func, args, kwargs) -> None:
         """A tensor computed by a call we cannot name would silently become a constant."""
-        if any(isinstance(t, torch.Tensor) and id(t) in self._tensors for t in _flatten((args, kwargs))):
+        if any(isinstance(t, torch.Tensor) and id(t) in self._tensors for t in iter_values((args, kwargs))):
             name = getattr(func, "__qualname__", None) or repr(func)
             raise ConversionError(f"cannot capture {getattr(func, '__module__', None) or 'torch'}.{name}: "
                                   f"it is not a public torch, torch.nn.functional or Tensor API")
@@ -240,7 +240,7 @@ class Tracer(TorchFunctionMode):
                 inputnames.append(key)
             else:
                 params[key] = self._param(op_type, key, value)
-        results = [t for t in _flatten(result) if isinstance(t, torch.Tensor)]
+        results = [t for t in iter_values(result) if isinstance(t, torch.Tensor)]
         self._emit(op_type, self._op_name(op_type), inputs, inputnames, params, results)
 
     def _param(self, op_type, key, value):
@@ -272,7 +272,7 @@ class Tracer(TorchFunctionMode):
             else:
                 params[f"arg_{j}"] = self._param(naming.custom_op_type(func), f"arg_{j}", value)
         op_type = naming.custom_op_type(func)
-        results = [t for t in _flatten(result) if isinstance(t, torch.Tensor)]
+        results = [t for t in iter_values(result) if isinstance(t, torch.Tensor)]
         self._emit(op_type, self._op_name(op_type), inputs, inputnames, params, results)
         return result
 
@@ -281,12 +281,13 @@ class Tracer(TorchFunctionMode):
             hook.remove()
 
 
-def _flatten(value):
+def iter_values(value):
+    """The leaves of nested tuples, lists and dicts (model inputs/outputs, op results)."""
     if isinstance(value, torch.Tensor):
         yield value
     elif isinstance(value, (list, tuple)):
         for v in value:
-            yield from _flatten(v)
+            yield from iter_values(v)
     elif isinstance(value, dict):
         for v in value.values():
-            yield from _flatten(v)
+            yield from iter_values(v)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..ir import Graph, Operator
-from .rewire import bypass, set_inputs, single_consumer
+from .rewire import set_inputs, single_consumer
 
 _RESHAPES = {"Tensor.view", "Tensor.reshape", "torch.reshape"}
 _PERMUTES = {"Tensor.permute", "torch.permute"}

@@ -1,6 +1,8 @@
-"""Tracing orders a submodule's forward inputs by first use, not by the Python signature
-(`nn.RNNCell(x, h)` may be traced as forward(h, x)). For a recovered standard module with
-several tensor inputs we find the order that reproduces the TorchScript submodule's result."""
+"""Check a recovered standard module against its TorchScript original on the real inputs.
+Tracing orders a submodule's inputs by first use, not by the Python signature
+(`nn.RNNCell(x, h)` may be traced as forward(h, x)): we look for the argument order that
+reproduces the original's result. None means no order does (constructor arguments were
+misread): the caller then replays the original graph instead."""
 from __future__ import annotations
 
 import itertools
@@ -14,25 +16,55 @@ def remember(module, script) -> None:
     object.__setattr__(module, _SCRIPT, script)
 
 
-def python_order(module, args: tuple) -> tuple:
-    script = getattr(module, _SCRIPT, None)
-    if script is None or sum(isinstance(a, torch.Tensor) for a in args) < 2 or len(args) > 4:
+# Modules whose state argument is a tuple that tracing passes as separate inputs: its position.
+_PACKED_STATE = {torch.nn.LSTM: 1, torch.nn.LSTMCell: 1}
+
+
+def _pack(module, args: tuple) -> tuple:
+    at = _PACKED_STATE.get(type(module))
+    if at is None or len(args) <= at + 1:
         return args
+    return (*args[:at], tuple(args[at:]))
+
+
+# Tracing passes a tensor given for several parameters once (`mha(x, x, x)` -> forward(x)).
+_ARITY = {torch.nn.MultiheadAttention: 3}
+
+
+def _with_repeats(module, args: tuple):
+    arity = _ARITY.get(type(module), 0)
+    if len(args) >= arity:
+        return []
+    return [c for c in itertools.product(args, repeat=arity)
+            if all(any(a is b for b in c) for a in args)]
+
+
+def script_of(module):
+    return getattr(module, _SCRIPT, None)
+
+
+def python_args(module, args: tuple) -> tuple | None:
+    """The arguments in the order (and nesting) the module's Python forward takes them."""
+    script = script_of(module)
+    if script is None:
+        return _pack(module, args)
+    orders = itertools.chain(itertools.permutations(args) if len(args) <= 4 else [args],
+                             _with_repeats(module, args))
     with torch._C.DisableTorchFunction(), torch.no_grad():  # unseen by the tracer
-        expected = _flat(script(*args))
-        for order in itertools.permutations(args):
+        expected = flat(script(*args))
+        for order in orders:
             try:
-                got = _flat(type(module).forward(module, *order))  # no hooks: not recorded
+                got = flat(type(module).forward(module, *_pack(module, order)))  # no hooks: unrecorded
             except Exception:  # a wrong order usually fails on shapes
                 continue
             if _same(got, expected):
-                return tuple(order)
-    return args
+                return _pack(module, tuple(order))
+    return None
 
 
-def _flat(value) -> list:
+def flat(value) -> list:
     if isinstance(value, (tuple, list)):
-        return [t for v in value for t in _flat(v)]
+        return [t for v in value for t in flat(v)]
     return [value]
 
 

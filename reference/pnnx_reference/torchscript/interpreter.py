@@ -2,10 +2,8 @@
 (`prim::` structure here, `aten::` calls through the `aten` registry)."""
 from __future__ import annotations
 
-import torch
-
 from ..errors import ConversionError
-from . import aten, prims
+from . import aten, fusions, prims
 
 
 def run_graph(graph, inputs: tuple):
@@ -15,9 +13,22 @@ def run_graph(graph, inputs: tuple):
 
 
 def run_block(block, env: dict) -> list:
+    replayed = set()  # nodes a fusion already ran, by their output names
     for node in block.nodes():
+        if _key(node) in replayed:
+            continue
+        fused = fusions.try_fuse(node, env)
+        if fused is not None:
+            nodes, result = fused
+            replayed.update(_key(n) for n in nodes)
+            env[nodes[-1].output()] = result
+            continue
         run_node(node, env)
     return [env[v] for v in block.outputs()]
+
+
+def _key(node) -> tuple:
+    return tuple(v.debugName() for v in node.outputs())
 
 
 def run_node(node, env: dict) -> None:
@@ -39,5 +50,4 @@ def _single(node, result) -> list:
     return list(result)
 
 
-prims.bind(run_block)  # prim::If / prim::Loop run nested blocks
-_ = torch  # the registries import torch; keep the dependency visible here
+prims.bind(run_block, run_graph)  # control flow and replayed submodules recurse

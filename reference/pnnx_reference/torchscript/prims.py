@@ -9,12 +9,12 @@ from ..errors import ConversionError
 from . import argorder
 
 RULES = {}
-_run_block = None
+_run_block = _run_graph = None
 
 
-def bind(run_block) -> None:
-    global _run_block
-    _run_block = run_block
+def bind(run_block, run_graph) -> None:
+    global _run_block, _run_graph
+    _run_block, _run_graph = run_block, run_graph
 
 
 def rule(*kinds):
@@ -52,7 +52,14 @@ def _call_method(node, args, env):
         return _results(node, owner.call_method(name, tuple(args[1:])))
     if re.fullmatch(r"forward\d*", name):
         # tracing names the second call of a shared module forward1, forward2, ...
-        return _results(node, owner(*argorder.python_order(owner, tuple(args[1:]))))
+        ordered = argorder.python_args(owner, tuple(args[1:]))
+        if ordered is None:  # the recovered module does not reproduce the original: replay it
+            graph = argorder.script_of(owner)._c._get_method("forward").graph
+            return _results(node, _run_graph(graph, (owner, *args[1:])))
+        result = owner(*ordered)
+        if node.outputsSize() == 1 and node.output().type().kind() == "TupleType":
+            result = tuple(argorder.flat(result))  # tracing flattens (out, (h, c)) to (out, h, c)
+        return _results(node, result)
     return _results(node, getattr(owner, name)(*args[1:]))
 
 
@@ -80,7 +87,7 @@ def _tuple_index(node, args, env):
     return [args[0][args[1]]]
 
 
-@rule("prim::NumToTensor", "aten::Int", "aten::Float", "aten::ScalarImplicit", "prim::unchecked_cast",
+@rule("prim::NumToTensor", "aten::Int", "aten::Float", "aten::Bool", "aten::ScalarImplicit", "prim::unchecked_cast",
       "aten::IntImplicit", "aten::FloatImplicit")
 def _scalar(node, args, env):
     value = args[0]

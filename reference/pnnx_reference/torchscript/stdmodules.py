@@ -99,7 +99,7 @@ def _attribute(script, name: str):
 def constructor_args(cls, script) -> dict:
     constants = schema.graph_constants(script._c._get_method("forward").graph)
     dims = {**_conv_channels(_weight_dims(cls, script), constants), **_graph_dims(script),
-            **_rnn_dims(script)}
+            **_rnn_dims(script), **(_attention_dims(script) if cls is nn.MultiheadAttention else {})}
     kwargs = {}
     for name, parameter in _signature(cls).items():
         if name in ("self", "device", "dtype") or parameter.kind in (parameter.VAR_POSITIONAL,
@@ -132,6 +132,34 @@ def _graph_dims(script) -> dict:
         out.update({"mode": m for prefix, m in _MODES.items() if kind.startswith(prefix)})
         if kind in ("rnn_relu", "rnn_relu_cell"):
             out["nonlinearity"] = "relu"
+    return out
+
+
+def _attention_dims(script) -> dict:
+    """nn.MultiheadAttention: sizes from the projections, num_heads from the 1/sqrt(head_dim)
+    scaling the forward applies, batch_first from a leading transpose of the query. A misread
+    is caught when the module is checked against the original (argorder)."""
+    state = dict(script.named_parameters(recurse=False))
+    weight = state.get("in_proj_weight", state.get("q_proj_weight"))
+    if weight is None:
+        return {}
+    embed_dim = weight.shape[1]
+    out = {"embed_dim": embed_dim, "bias": "in_proj_bias" in state, "add_bias_kv": "bias_k" in state,
+           "kdim": state["k_proj_weight"].shape[1] if "k_proj_weight" in state else embed_dim,
+           "vdim": state["v_proj_weight"].shape[1] if "v_proj_weight" in state else embed_dim}
+    graph = script._c._get_method("forward").graph
+    for node in graph.nodes():
+        if node.kind() in ("aten::mul", "aten::div") and node.inputsAt(1).node().kind() == "prim::Constant":
+            scale = schema.constant_value(node.inputsAt(1))
+            scale = scale.item() if isinstance(scale, torch.Tensor) else scale
+            if isinstance(scale, float) and scale > 0:
+                head_dim = round((scale if node.kind() == "aten::div" else 1 / scale) ** 2)
+                if head_dim and embed_dim % head_dim == 0:
+                    out["num_heads"] = embed_dim // head_dim
+                break
+    query = list(graph.inputs())[1]
+    first = query.uses()[0].user if query.uses() else None
+    out["batch_first"] = first is not None and first.kind() == "aten::transpose"
     return out
 
 

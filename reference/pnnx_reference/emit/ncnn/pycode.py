@@ -20,8 +20,7 @@ def render(param_path, bin_path, py_path, inputs: list[tuple[list[int], str | No
            output_ranks: list[int]) -> str:
     """`inputs`: torch shape and dtype per in<i>; `output_ranks`: torch rank per out<i>."""
     here = Path(py_path).resolve().parent
-    rel_param = Path(param_path).resolve().relative_to(here) if _inside(param_path, here) else Path(param_path).resolve()
-    rel_bin = Path(bin_path).resolve().relative_to(here) if _inside(bin_path, here) else Path(bin_path).resolve()
+    rel_param, rel_bin = _relative(param_path, here), _relative(bin_path, here)
     lines = ["import os", "", "import numpy as np", "import ncnn", "import torch", "",
              "_HERE = os.path.dirname(os.path.abspath(__file__))", "", "",
              "def test_inference():", "    torch.manual_seed(0)"]
@@ -44,9 +43,10 @@ def render(param_path, bin_path, py_path, inputs: list[tuple[list[int], str | No
     return "\n".join(lines)
 
 
-def _inside(path, folder: Path) -> bool:
+def _relative(path, folder: Path) -> Path:
+    """`path` relative to the generated file's folder (absolute when it lies elsewhere)."""
+    full = Path(path).resolve()
     try:
-        Path(path).resolve().relative_to(folder)
-        return True
+        return full.relative_to(folder)
     except ValueError:
-        return False
+        return full

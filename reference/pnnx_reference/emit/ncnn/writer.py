@@ -18,7 +18,8 @@ def param_text(layers: list[Layer]) -> str:
 
 
 def bin_bytes(layers: list[Layer], fp16: bool) -> bytes:
-    return b"".join(pack_weight(np.asarray(w.data, np.float32), w.tagged, fp16) for layer in layers for w in layer.weights)
+    return b"".join(pack_weight(np.asarray(w.data, np.float32), w.tagged, fp16)
+                    for layer in layers for w in layer.weights)
 
 
 def _atomic(path, data: bytes) -> None:

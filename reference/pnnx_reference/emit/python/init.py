@@ -30,7 +30,7 @@ def _zero_to_none(value):
     return None if value == 0 else value
 
 
-def _load_call(op: Operator, key: str, attr: Attribute, as_tensor: bool, trailing_comma: bool) -> str:
+def _load_call(op: Operator, key: str, attr: Attribute, as_tensor: bool) -> str:
     if attr.dtype not in DTYPES:
         raise CodegenError(f"{op.name!r}: attribute {key!r} has unknown dtype {attr.dtype!r}")
     dtype = DTYPES[attr.dtype]
@@ -62,7 +62,7 @@ def module_weight_lines(op: Operator, ctx) -> list[str]:
             continue
         path = _attr_path(op, key)
         as_tensor = key.rsplit(".", 1)[-1] in BUFFER_ATTRS
-        lines.append(f"self.{ctx.member(op)}{path} = {_load_call(op, key, attr, as_tensor, False)}")
+        lines.append(f"self.{ctx.member(op)}{path} = {_load_call(op, key, attr, as_tensor)}")
     return lines
 
 
@@ -84,7 +84,7 @@ def attribute_lines(op: Operator, ctx) -> list[str]:
     for key, attr in op.attrs.items():
         if attr.dtype == NULL_DTYPE:
             continue
-        load = _load_call(op, key, attr, _feeds_only_buffer_slots(op), True)
+        load = _load_call(op, key, attr, _feeds_only_buffer_slots(op))
         lines.append(f"self.{ctx.attr_member(op, key)} = {load}")
     return lines
 

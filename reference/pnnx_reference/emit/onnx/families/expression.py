@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .... import expression as ex
-from ..dtypes import FLOATS, TORCH_NAMES, onnx_type
+from ..dtypes import FLOATS, TORCH_NAMES, numpy_type, onnx_type
 from ..registry import Unsupported, lowering
 
 _ORDER = ["bool", "u8", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64"]
@@ -43,24 +45,11 @@ def expression(b, op):
         raise Unsupported(str(err)) from err
     out = op.outputs[0]
     value = _Lowerer(b, op).lower(tree)
-    if value.is_const:
+    if value.is_const:  # e.g. a reshape shape list, or arithmetic on literals only
         dtype = "i64" if isinstance(value.const, list) else b.dtype(out)
-        b.weight(_array(value.const, dtype), f"{op.name}.const", out=out.name) \
-            if dtype in FLOATS else _named_const(b, value.const, dtype, out.name)
+        b.weight(np.asarray(value.const, dtype=numpy_type(dtype)), f"{op.name}.const", out=out.name)
         return
     _finish(b, op, value, out)
-
-
-def _array(value, dtype):
-    import numpy as np
-
-    from ..dtypes import numpy_type
-    return np.asarray(value, dtype=numpy_type(dtype))
-
-
-def _named_const(b, value, dtype, name):
-    from onnx import numpy_helper
-    b.initializers.append(numpy_helper.from_array(_array(value, dtype), name))
 
 
 def _finish(b, op, value, out):

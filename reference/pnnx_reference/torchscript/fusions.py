@@ -1,0 +1,87 @@
+"""Functions that TorchScript lowers into several `aten::` nodes, recognised at their first
+node and replayed as the one Python-API call users wrote (`F.normalize`, `F.softsign`, ...).
+A fusion returns (the nodes it replaces, the result of the last one) or None to run nodes one by one."""
+from __future__ import annotations
+
+import torch.nn.functional as F
+
+from .schema import constant_value
+
+FUSIONS = {}
+
+
+def fusion(kind: str):
+    def register(fn):
+        FUSIONS.setdefault(kind, []).append(fn)
+        return fn
+    return register
+
+
+def chain(node, kinds: list[str]) -> list | None:
+    """The nodes after `node`, each the only user of the previous one's single output."""
+    nodes = [node]
+    for kind in kinds:
+        uses = nodes[-1].output().uses() if nodes[-1].outputsSize() == 1 else []
+        if len(uses) != 1 or uses[0].user.kind() != kind:
+            return None
+        nodes.append(uses[0].user)
+    return nodes
+
+
+def constants(node, *indices):
+    try:
+        return [constant_value(node.inputsAt(i)) for i in indices]
+    except KeyError:
+        return None
+
+
+def try_fuse(node, env: dict):
+    for fn in FUSIONS.get(node.kind(), ()):
+        fused = fn(node, env)
+        if fused is not None:
+            return fused
+    return None
+
+
+@fusion("aten::linalg_vector_norm")
+def _normalize(node, env):
+    """F.normalize: x / vector_norm(x, p, dim, keepdim=True).clamp_min(eps).expand_as(x)."""
+    nodes = chain(node, ["aten::clamp_min", "aten::expand_as", "aten::div"])
+    values = constants(node, 1, 2, 3)
+    if nodes is None or values is None or not values[2] or nodes[1].inputsAt(1).node().kind() != "prim::Constant":
+        return None
+    x, (_, expand, div) = node.inputsAt(0), nodes[1:]
+    if expand.inputsAt(1) != x or div.inputsAt(0) != x:
+        return None
+    p, dim, _ = values
+    dim = dim[0] if isinstance(dim, list) and len(dim) == 1 else dim
+    eps = constant_value(nodes[1].inputsAt(1))
+    return nodes, F.normalize(env[x], p=p, dim=dim, eps=eps)
+
+
+@fusion("aten::abs")
+def _softsign(node, env):
+    """F.softsign: x / (abs(x) + 1)."""
+    nodes = chain(node, ["aten::add", "aten::div"])
+    if nodes is None or constants(nodes[1], 1, 2) != [1, 1] or nodes[2].inputsAt(0) != node.inputsAt(0):
+        return None
+    return nodes, F.softsign(env[node.inputsAt(0)])
+
+
+@fusion("aten::tanh")
+def _tanhshrink(node, env):
+    """F.tanhshrink: x - tanh(x)."""
+    nodes = chain(node, ["aten::sub"])
+    if nodes is None or nodes[1].inputsAt(0) != node.inputsAt(0) or constants(nodes[1], 2) != [1]:
+        return None
+    return nodes, F.tanhshrink(env[node.inputsAt(0)])
+
+
+@fusion("aten::neg")
+def _softmin(node, env):
+    """F.softmin: softmax(-x, dim, dtype)."""
+    nodes = chain(node, ["aten::softmax"])
+    values = constants(nodes[1], 1, 2) if nodes else None
+    if values is None:
+        return None
+    return nodes, F.softmin(env[node.inputsAt(0)], dim=values[0], dtype=values[1])

@@ -1,0 +1,54 @@
+"""benchmarks/bench_zoo.py's helpers (the timed runs themselves are the benchmark's job)."""
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("bench_zoo_under_test", ROOT / "benchmarks" / "bench_zoo.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_param_ops_reads_the_header_count(bench, tmp_path):
+    (tmp_path / "m.ncnn.param").write_text("7767517\n3 3\nInput in0 0 1 in0\nReLU r 1 1 in0 a\nReLU s 1 1 a out0\n")
+    assert bench.param_ops(tmp_path / "m.ncnn.param") == 3
+    assert bench.param_ops(tmp_path / "absent.param") is None
+
+
+def test_sizes_names_artefacts_without_the_model_prefix(bench, tmp_path):
+    for name, data in (("model.ncnn.bin", b"1234"), ("model_pnnx.py", b"ab"), ("model.pt", b"x"), ("other", b"")):
+        (tmp_path / name).write_bytes(data)
+    assert bench.sizes(tmp_path) == {"ncnn.bin": 4, "pnnx.py": 2}
+
+
+def test_first_error_line_keeps_the_reason_of_a_failed_command(bench):
+    e = SystemExit("error: python -c \nimport x\n failed:\nTraceback ...\nValueError: bad thing")
+    assert bench.first_error_line(e) == "SystemExit: ValueError: bad thing"
+    assert bench.first_error_line(RuntimeError("one\ntwo")) == "RuntimeError: one"
+
+
+def test_table_prints_missing_numbers_as_dashes(bench, capsys):
+    bench.print_table([{"model": "m", "convert": {"median_s": {"ours": 2.0, "upstream": None},
+                                                   "ratio_ours_over_upstream": None,
+                                                   "errors": {"upstream": "SystemExit: boom"}},
+                        "sizes": {"ours": {"ncnn.bin": 2048}, "upstream": {}},
+                        "pnnx_param_ops": {"ours": 5, "upstream": None}, "ncnn_layers": {"ours": 6},
+                        "ncnn_cpu_ms": {"error": "RuntimeError: x"}}])
+    out = capsys.readouterr().out.splitlines()
+    assert out[1].split()[:6] == ["m", "2.0/-", "-", "5/-", "6/-", "2/-"]
+    assert "convert upstream: SystemExit: boom" in out[2]
+    assert "ncnn_cpu_ms: RuntimeError: x" in out[3]
+
+
+def test_unknown_model_is_one_clear_error(bench, capsys):
+    assert bench.main(["--models", "nosuchnet"]) == 2
+    assert capsys.readouterr().err.strip().startswith("error: no zoo model matches")
