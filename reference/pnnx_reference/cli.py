@@ -14,6 +14,7 @@ from pathlib import Path
 from .errors import PnnxError, UsageError
 
 USAGE = """Usage: pnnxref MODEL [(key=value)...]
+       pnnxref regenerate FILE.pnnx.param [pnnxbin=FILE.pnnx.bin] [pnnxpy=FILE_pnnx.py]
   MODEL: package.module:factory | model.py (defines Model, model() or get_model()) | model.pt
   pnnxparam=model.pnnx.param  pnnxbin=model.pnnx.bin  pnnxpy=model_pnnx.py
   pnnxonnx=model.pnnx.onnx  ncnnparam=model.ncnn.param  ncnnbin=model.ncnn.bin
@@ -179,6 +180,10 @@ def run(argv: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "regenerate":  # pnnx.param (+ bin) -> _pnnx.py, no model needed
+        from .emit import main_regenerate
+
+        return main_regenerate(argv[1:])
     try:
         return run(argv)
     except PnnxError as err:

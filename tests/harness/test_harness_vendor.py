@@ -3,6 +3,7 @@ cases without any change to the suite."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,8 +16,11 @@ PIP = [sys.executable, "-m", "pip"]
 
 
 @pytest.fixture
-def installed_example():
-    subprocess.run(PIP + ["install", "-q", "--no-deps", "--no-build-isolation", str(EXAMPLE)],
+def installed_example(tmp_path_factory):
+    # build from a copy: setuptools leaves build/ and *.egg-info beside the sources
+    source = tmp_path_factory.mktemp("vendor") / EXAMPLE.name
+    shutil.copytree(EXAMPLE, source, ignore=shutil.ignore_patterns("build", "*.egg-info"))
+    subprocess.run(PIP + ["install", "-q", "--no-deps", "--no-build-isolation", str(source)],
                    check=True, capture_output=True)
     try:
         yield

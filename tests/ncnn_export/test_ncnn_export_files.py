@@ -140,17 +140,20 @@ def _expect_unsupported(graph, tmp_path) -> str:
     return str(info.value)
 
 
-def test_batch_size_above_one_is_refused_once_at_the_input(tmp_path):
-    message = _expect_unsupported(_graph([2, 3, 8, 8], ("nn.ReLU", {}), ("nn.ReLU", {})), tmp_path)
-    assert message.startswith("unsupported: pnnx.Input (pnnx_input_0): input in0 has batch size 2")
-    assert "op_0" not in message
-
-
-def test_batch_size_above_one_inside_the_graph_is_refused(tmp_path):
-    g = _graph([1, 6, 4], ("Tensor.reshape", {"shape": [2, 3, 4]}))
-    g.operands[1].shape = [2, 3, 4]
+def test_batch_above_one_refuses_layout_bound_operators(tmp_path):
+    g = _graph([2, 3, 8, 8], ("nn.ReLU", {}), ("nn.MaxPool2d", {"kernel_size": 2}))
     message = _expect_unsupported(g, tmp_path)
-    assert "Tensor.reshape (op_0)" in message and "batch size 2" in message
+    assert message.startswith("unsupported: nn.MaxPool2d (op_1): needs a batch axis, but input in0 "
+                              "(2, 3, 8, 8) has 2 along dim 0")
+    assert "nn.ReLU" not in message
+
+
+def test_batch_folded_by_a_reshape_refuses_layout_bound_operators(tmp_path):
+    g = _graph([1, 6, 4, 4], ("Tensor.reshape", {"shape": [2, 3, 4, 4]}), ("nn.MaxPool2d", {"kernel_size": 2}))
+    g.operands[1].shape = [2, 3, 4, 4]
+    g.operands[2].shape = [2, 3, 2, 2]
+    message = _expect_unsupported(g, tmp_path)
+    assert "nn.MaxPool2d (op_1): needs a batch axis" in message and "Tensor.reshape" not in message
 
 
 def test_op_along_batch_axis_is_refused(tmp_path):
@@ -190,3 +193,66 @@ def test_stacked_bidirectional_lstm_is_unrolled_per_layer():
     layers = [l for l in _layers("lstm_bi_2layers") if l.type == "LSTM"]
     assert len(layers) == 2 and all(l.params[2] == 2 for l in layers)
     assert layers[0].params[1] == 2 * 4 * 8 * 6 and layers[1].params[1] == 2 * 4 * 8 * 16
+
+
+BATCHLESS = {
+    # inputs with dim 0 other than 1: every dim is carried (ncnn batch index 233)
+    "mm": (lambda a, b: torch.mm(a, b), [(4, 6), (6, 5)]),
+    "relu_sum": (lambda a: torch.relu(a).sum(dim=1), [(3, 5, 7)]),
+    "cat_permute": (lambda a, b: torch.cat([a, b], dim=0).permute(2, 0, 1), [(2, 3, 4), (3, 3, 4)]),
+    "repeat": (lambda a: a.repeat(2, 1, 3), [(2, 3, 4)]),
+    "addmm": (lambda c, a, b: torch.addmm(c, a, b, beta=0.5, alpha=2.0), [(4, 5), (4, 6), (6, 5)]),
+    # batch-1 input, batch folded into dim 0 by a reshape, then shape-following operators
+    "flatten_all_relu": (lambda a: torch.relu(torch.flatten(a)), [(1, 3, 4, 4)]),
+    "squeeze_sum": (lambda a: torch.squeeze(a).sum(dim=0, keepdim=True), [(1, 3, 1, 8)]),
+    # full reductions: a 0-d result is a 1-element blob
+    "max_all": (lambda a: torch.max(a), [(1, 3, 4, 4)]),
+    "mean_all": (lambda a: a.mean(), [(1, 3, 4, 4)]),
+    "embedding_2d": (None, [(2, 5)]),
+}
+
+
+class _Fn(torch.nn.Module):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *xs):
+        return self.fn(*xs)
+
+
+def _batchless_model(name):
+    fn, shapes = BATCHLESS[name]
+    torch.manual_seed(0)
+    if fn is None:
+        return torch.nn.Embedding(10, 4).eval(), [torch.randint(0, 10, shapes[0])]
+    return _Fn(fn), [torch.rand(s) for s in shapes]
+
+
+@pytest.mark.parametrize("name", sorted(BATCHLESS))
+def test_batchless_and_folded_batch_graphs_match_torch(name, tmp_path):
+    import ncnn
+    from pnnx_reference.api import capture
+
+    model, inputs = _batchless_model(name)
+    with torch.no_grad():
+        expected = model(*inputs).numpy()
+    base = tmp_path / "m"
+    write_ncnn(capture(model, tuple(inputs)), f"{base}.ncnn.param", f"{base}.ncnn.bin", f"{base}_ncnn.py",
+               fp16=False)
+    generated = runpy.run_path(f"{base}_ncnn.py")["test_inference"]()  # feeds the blobs without a batch axis
+    assert generated.numel() == expected.size
+    net = ncnn.Net()
+    net.opt.use_fp16_packed = net.opt.use_fp16_storage = net.opt.use_fp16_arithmetic = False
+    assert net.load_param(f"{base}.ncnn.param") == 0 and net.load_model(f"{base}.ncnn.bin") == 0
+    ex = net.create_extractor()
+    batchless = any(t.shape[0] != 1 for t in inputs)
+    for i, t in enumerate(inputs):
+        data = t.numpy() if t.is_floating_point() else t.to(torch.int32).numpy()
+        ex.input(f"in{i}", ncnn.Mat(data, batch_index=233 if batchless or t.dim() < 2 else 0).clone())
+    ret, mat = ex.extract("out0")
+    assert ret == 0
+    out = np.array(mat.numpy())
+    assert out.size == expected.size
+    np.testing.assert_allclose(out.reshape(-1), expected.reshape(-1), atol=1e-4, rtol=1e-4)
+    assert [d for d in out.shape if d != 1] == [d for d in expected.shape if d != 1]

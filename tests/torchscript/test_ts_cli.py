@@ -125,3 +125,39 @@ def test_bad_arguments(tmp_path, capsys, arg, message):
 def test_wrong_inputshape_for_model(tmp_path, capsys):
     pt = save_traced(Tiny(), (1, 3, 16, 16), tmp_path / "tiny.pt")
     assert "cannot run" in _error([str(pt), "inputshape=[1,5,16,16]"], capsys)
+
+
+class Focus(nn.Module):
+    def forward(self, x):
+        return torch.cat([x[..., ::2, ::2], x[..., 1::2, 1::2]], 1)
+
+
+class WithFocus(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.focus = Focus()
+        self.conv = nn.Conv2d(6, 4, 1)
+
+    def forward(self, x):
+        return self.conv(self.focus(x))
+
+
+def test_option_paths_and_levels(tmp_path, capsys):
+    pt = save_traced(WithFocus(), (1, 3, 8, 8), tmp_path / "focus.pt")
+    param = tmp_path / "out" / "custom.param"
+    code = main([str(pt), "inputshape=[1,3,8,8]", "optlevel=1", "fp16=0", "device=cpu",
+                 f"pnnxparam={param}"])
+    assert code == 0, capsys.readouterr().err
+    assert "nn.Conv2d" in param.read_text() and "torch.cat" in param.read_text()
+    assert not (tmp_path / "focus.pnnx.param").exists() and (tmp_path / "focus.pnnx.bin").is_file()
+
+
+def test_moduleop_names_the_original_class(tmp_path):
+    from pnnx_reference.api import capture
+    from pnnx_reference.torchscript import load
+
+    pt = save_traced(WithFocus(), (1, 3, 8, 8), tmp_path / "focus.pt")
+    qualified = f"{Focus.__module__}.{Focus.__qualname__}"
+    graph = capture(load(pt), input_shapes=[[1, 3, 8, 8]], moduleop=[qualified])
+    types = [op.type for op in graph.ops]
+    assert qualified in types and "nn.Conv2d" in types and "torch.cat" not in types

@@ -1,5 +1,6 @@
 """`x[..., ::2, 1]` -> one `Tensor.slice` with plural dims/starts/ends/steps/selects
-(dims after `...` are negative, as upstream writes them)."""
+(dims after `...` are negative, as upstream writes them); `x[:, idx]` / `x[mask]` -> one
+`Tensor.index` with `expr=[None,@1]` (None a full slice, `@i` index tensor input i)."""
 from __future__ import annotations
 
 import torch
@@ -36,3 +37,50 @@ def slice_params(tensor: torch.Tensor, index) -> tuple[str, dict]:
         for key, value in zip(("dims", "starts", "ends", "steps", "selects"), (dim, *entry)):
             params[key].append(value)
     return "Tensor.slice", params
+
+
+def has_tensor_index(index) -> bool:
+    items = list(index) if isinstance(index, tuple) else [index]
+    return any(isinstance(i, torch.Tensor) for i in items)
+
+
+def _index_width(item) -> int:
+    """How many dims of the indexed tensor one index item consumes."""
+    if isinstance(item, torch.Tensor) and item.dtype == torch.bool:
+        return max(item.dim(), 1)
+    return 1
+
+
+def index_items(tensor: torch.Tensor, index) -> list:
+    """The index as explicit per-position items, `...` expanded into full slices and trailing
+    full slices dropped; refuses what `Tensor.index` cannot say."""
+    items = list(index) if isinstance(index, tuple) else [index]
+    for item in items:
+        if item is None or isinstance(item, (list, bool)):
+            raise ConversionError("indexing with None, lists or bools next to tensors is not supported by the capture yet")
+        if isinstance(item, slice) and item != slice(None):
+            raise ConversionError("indexing with a tensor next to a partial slice is not supported by the capture yet")
+    if sum(i is Ellipsis for i in items) > 1:
+        raise ConversionError("an index with two `...` is invalid")
+    if Ellipsis in items:
+        split = items.index(Ellipsis)
+        rest = items[:split] + items[split + 1:]
+        fill = tensor.dim() - sum(_index_width(i) for i in rest)
+        items = items[:split] + [slice(None)] * max(fill, 0) + items[split + 1:]
+    while items and not isinstance(items[-1], torch.Tensor) and items[-1] == slice(None):
+        items.pop()
+    return items
+
+
+def index_expr(items: list, first_input: int) -> tuple[str, list[torch.Tensor]]:
+    """`[None,@1,2]` and the index tensors it names, numbered from `first_input`."""
+    parts, tensors = [], []
+    for item in items:
+        if isinstance(item, torch.Tensor):
+            parts.append(f"@{first_input + len(tensors)}")
+            tensors.append(item)
+        elif isinstance(item, slice):
+            parts.append("None")
+        else:
+            parts.append(str(int(item)))
+    return "[" + ",".join(parts) + "]", tensors

@@ -20,6 +20,12 @@ from .shapes import SymInt, has_symint, operands_of, render
 from .signature import bind
 
 
+
+_TRANSPOSE_GETTERS = {
+    "T": lambda ndim: ("Tensor.permute", {"dims": list(range(ndim - 1, -1, -1))}),
+    "mT": lambda ndim: ("torch.transpose", {"dim0": -2, "dim1": -1}),
+}
+
 class Tracer(TorchFunctionMode):
     def __init__(self, model: nn.Module, moduleop: tuple = ()):
         super().__init__()
@@ -161,7 +167,7 @@ class Tracer(TorchFunctionMode):
         if op_type == "Tensor.size":
             return self._size(args[0], func(*args, **kwargs), *args[1:], **kwargs)
         if op_type == "Tensor.__setitem__":
-            raise ConversionError("in-place assignment `x[...] = y` is not supported by the capture yet")
+            return self._setitem(func, *args)
         if naming.is_inplace(func) and args and isinstance(args[0], torch.Tensor) and args[0]._is_view():
             raise ConversionError(f"in-place {op_type} on a view (e.g. `x[:, :2].{func.__name__}(...)`) "
                                   f"changes another tensor and is not supported by the capture yet")
@@ -178,6 +184,33 @@ class Tracer(TorchFunctionMode):
         except Exception as err:  # torch turns a TypeError here into a confusing NotImplemented
             raise ConversionError(f"cannot capture {op_type}: {type(err).__name__}: {err}") from err
         return result
+
+    def _setitem(self, func, target, index, value) -> None:
+        """`x[..., :2] = y` -> `Tensor.slice_copy`, `x[mask] = y` -> `Tensor.index_put`; the
+        name `x` then stands for the op's output, as after any in-place call."""
+        if target._is_view():
+            raise ConversionError("assignment into a view (e.g. `x[:, :2][0] = y`) changes another "
+                                  "tensor and is not supported by the capture yet")
+        source = self.operand_of(target)
+        if not isinstance(value, torch.Tensor):  # `x[m] = 0.5`: a constant of x's dtype
+            value = torch.tensor(value, dtype=target.dtype, device=target.device)
+        if indexing.has_tensor_index(index):
+            items = indexing.index_items(target, index)
+            if not items or any(not isinstance(i, torch.Tensor) for i in items):
+                raise ConversionError("assignment through tensor indices mixed with slices or integers "
+                                      "is not supported by the capture yet")
+            op_type, params = "Tensor.index_put", {"accumulate": False}
+            inputs = [source, *(self.operand_of(t) for t in items), self.operand_of(value)]
+            inputnames = ["input"] + ["indices"] * len(items) + ["values"]
+        else:
+            op_type, params = indexing.slice_params(target, index)
+            op_type = "Tensor.slice_copy"
+            inputs, inputnames = [source, self.operand_of(value)], ["input", "src"]
+        if self.values.get(source) is target:  # keep the value from before the write
+            self.values[source] = target.detach().clone()
+        func(target, index, value)
+        op = self._emit(op_type, self._op_name(op_type), inputs, inputnames, params, [target])
+        self.values[op.outputs[0]] = target.detach().clone()  # later writes must not change it
 
     def _refuse_unknown(self, func, args, kwargs) -> None:
         """A tensor computed by a call we cannot name would silently become a constant."""
@@ -198,6 +231,11 @@ class Tracer(TorchFunctionMode):
                 self._emit(f"torch.{name}", self._op_name(f"torch.{name}"), [self.operand_of(args[0])],
                            ["input"], {}, [result])
                 return result
+            if name in _TRANSPOSE_GETTERS:  # x.T / x.mT are the permute / transpose calls
+                op_type, params = _TRANSPOSE_GETTERS[name](args[0].dim())
+                self._emit(op_type, self._op_name(op_type), [self.operand_of(args[0])], ["input"],
+                           params, [result])
+                return result
             raise ConversionError(f"Tensor.{name} is not supported by the capture yet")
         return result
 
@@ -216,6 +254,12 @@ class Tracer(TorchFunctionMode):
                 self._emit("pnnx.Expression", f"pnnx_expr_{next(self._counters['expr'])}",
                            refs.operands, [], {"expr": text}, [result])
                 return
+        if op_type == "Tensor.__getitem__" and indexing.has_tensor_index(args[1]):
+            expr, tensors = indexing.index_expr(indexing.index_items(args[0], args[1]), 1)
+            self._emit("Tensor.index", self._op_name("Tensor.index"),
+                       [self.operand_of(t) for t in (args[0], *tensors)],
+                       ["input"] + ["indices"] * len(tensors), {"expr": expr}, [result])
+            return
         if op_type == "Tensor.__getitem__":
             op_type, params = indexing.slice_params(args[0], args[1])
             self._emit(op_type, self._op_name(op_type), [self.operand_of(args[0])], ["input"],

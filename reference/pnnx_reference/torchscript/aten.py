@@ -1,5 +1,6 @@
 """`aten::` calls back to the Python API, one small rule per operator; operators without a
-rule go to the same-named `F.*`, `torch.*` or `Tensor.*` callable by keyword."""
+rule go to the same-named `F.*`, `torch.*` or `Tensor.*` callable (tensors positional, the
+rest by keyword)."""
 from __future__ import annotations
 
 import inspect

@@ -3,6 +3,8 @@ the real `nn.X` (so the tracer keeps them whole); every other module becomes a `
 that runs its TorchScript graph op by op through the Python API."""
 from __future__ import annotations
 
+import functools
+
 import torch
 import torch.nn as nn
 
@@ -39,4 +41,19 @@ class Replay(nn.Module):
 
 def build_module(script: torch.jit.ScriptModule) -> nn.Module:
     module = stdmodules.recover(script)
-    return module if module is not None else Replay(script)
+    return module if module is not None else _replay_class(script)(script)
+
+
+@functools.lru_cache(maxsize=None)
+def _named_replay(module_name: str, class_name: str) -> type:
+    return type(class_name, (Replay,), {"__module__": module_name, "__qualname__": class_name})
+
+
+def _replay_class(script) -> type:
+    """A Replay subclass named like the original class (`__torch__.models.common.Focus` ->
+    models.common.Focus), so that moduleop=models.common.Focus keeps it as one operator."""
+    qualified = stdmodules.qualified_name(script)
+    module_name, _, class_name = qualified.removeprefix("__torch__.").rpartition(".")
+    if not class_name.isidentifier():
+        return Replay
+    return _named_replay(module_name or "__torch__", class_name)

@@ -23,9 +23,14 @@ _MODES = {"upsample_nearest": "nearest", "upsample_linear1d": "linear", "upsampl
           "_upsample_nearest_exact": "nearest-exact"}
 
 
+def qualified_name(script) -> str:
+    """`__torch__.models.common.Focus`, without TorchScript's name mangling."""
+    return _MANGLE.sub("", script._c._type().qualified_name())
+
+
 def torch_class(script) -> type | None:
     """`__torch__.torch.nn.modules.conv.Conv2d` -> nn.Conv2d (None for user classes)."""
-    qualified = _MANGLE.sub("", script._c._type().qualified_name())
+    qualified = qualified_name(script)
     if not qualified.startswith("__torch__.torch.nn.modules."):
         return None
     module_name, _, class_name = qualified[len("__torch__."):].rpartition(".")

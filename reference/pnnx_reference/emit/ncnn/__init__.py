@@ -20,7 +20,7 @@ def write_ncnn(graph: Graph, param_path, bin_path, py_path, fp16: bool = True, i
     if input_shapes is not None:
         inputs = [(list(shape), dtype) for shape, (_, dtype) in zip(input_shapes, inputs)]
     output_ranks = [len(o.shape) if o.shape is not None else 2 for o in outputs]
-    write_files(layers, param_path, bin_path, py_path, fp16, inputs, output_ranks)
+    write_files(layers, param_path, bin_path, py_path, fp16, inputs, output_ranks, ctx.batchless)
 
 
 def copy_graph(graph: Graph) -> Graph:

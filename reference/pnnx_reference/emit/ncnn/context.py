@@ -3,7 +3,11 @@
 ncnn blobs have no batch axis: torch dim 0 of every activation is the batch and must be 1
 (it is dropped), and a torch `dim=d` becomes ncnn axis `d-1` counted outermost-first, the
 order upstream writes for Concat, Slice, Crop, Softmax, Reduction (5=1), Squeeze...
-Constants (pnnx.Attribute) without a leading 1 keep all their dims (no batch axis)."""
+Constants (pnnx.Attribute) without a leading 1 keep all their dims (no batch axis).
+
+A graph whose inputs do not all lead with 1 is lowered batchless (like upstream's batch index
+233): every operand keeps all its dims, so only operators that do not need an (N, C, ...)
+layout can be lowered (see lower.BATCHLESS_FAMILIES)."""
 from __future__ import annotations
 
 from collections import Counter
@@ -20,14 +24,29 @@ class CannotLower(Exception):
     """Raised inside a lowering; the driver records it against the operator being lowered."""
 
 
+# shape-only operators: one that leaves dim 0 other than 1 (flatten(x), squeeze(x) of a batch-1
+# tensor) has folded the batch away, and its result keeps all its dims (see has_batch)
+RESHAPES = ("Tensor.view", "Tensor.reshape", "torch.reshape", "torch.flatten", "Tensor.flatten", "nn.Flatten",
+            "nn.Unflatten", "torch.unflatten", "Tensor.unflatten", "Tensor.view_as", "Tensor.reshape_as",
+            "torch.squeeze", "Tensor.squeeze", "torch.unsqueeze", "Tensor.unsqueeze", "torch.ravel")
+
+
+def is_batchless(input_shapes) -> bool:
+    """True when some input does not lead with a batch of 1 (nor a dynamic one): ncnn then
+    carries every dim of every blob and dim 0 is an ordinary axis."""
+    return any(shape and shape[0] not in (1, -1) for shape in input_shapes if shape is not None)
+
+
 class Context:
-    def __init__(self, graph: Graph) -> None:
+    def __init__(self, graph: Graph, batchless: bool = False) -> None:
         self.graph = graph
+        self.batchless = batchless
         self.layers: list[Layer] = []
         self.aliases: dict[str, str] = {}      # operand name -> blob that carries it
         self.blob_names: dict[str, str] = {}   # operand name -> ncnn blob name (in0, ...)
         self.materialized: set[str] = set()    # pnnx.Attribute operands already a MemoryData
         self.flat_views: dict[str, str] = {}   # (c,1,1) operand -> blob holding the same data as (c)
+        self._unbatched: dict[str, bool] = {}
         self._counters: Counter = Counter()
         self._temps = 0
 
@@ -98,7 +117,7 @@ class Context:
         if not self.has_batch(operand):
             return shape
         if not shape:
-            raise CannotLower(f"operand {operand.name} is 0-d: ncnn has no scalar blobs")
+            return [1]  # a 0-d result (full reduction) is a 1-element blob, as upstream writes it
         if shape[0] not in (1, -1):
             raise CannotLower(f"operand {operand.name} has batch size {shape[0]}: ncnn blobs have no "
                               "batch axis, only batch 1 can be lowered")
@@ -106,11 +125,34 @@ class Context:
 
     def has_batch(self, operand: Operand) -> bool:
         """Activations always have the batch dim; a constant only when it leads with a 1."""
+        if self.batchless:
+            return False
         producer = operand.producer
         if producer is not None and producer.type == "pnnx.Attribute":
             shape = operand.shape or []
             return len(shape) > 1 and shape[0] == 1
-        return True
+        return not self._batch_folded(operand)
+
+    def batch_folded(self, op: Operator) -> list[Operand]:
+        """Activations of `op` whose batch-1 axis a reshape folded away (dim 0 is data)."""
+        return [o for o in (*op.inputs, *op.outputs)
+                if not self.batchless and o.shape and o.producer is not None
+                and o.producer.type != "pnnx.Attribute" and self._batch_folded(o)]
+
+    def _batch_folded(self, operand: Operand) -> bool:
+        """Whether a shape-only operator upstream of `operand` folded the batch-1 axis into its
+        dim 0 (e.g. flatten(x) -> (192,)); elementwise successors inherit that."""
+        if operand.name in self._unbatched:
+            return self._unbatched[operand.name]
+        shape, producer = operand.shape, operand.producer
+        folded = False
+        if shape and shape[0] not in (1, -1) and producer is not None:
+            if producer.type in RESHAPES:
+                folded = True
+            else:
+                folded = any(i.shape and i.shape[0] == shape[0] and self._batch_folded(i) for i in producer.inputs)
+        self._unbatched[operand.name] = folded
+        return folded
 
     def rank(self, operand: Operand) -> int:
         return len(self.shape(operand))

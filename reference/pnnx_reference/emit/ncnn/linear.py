@@ -55,13 +55,29 @@ def linear(ctx: Context, op) -> None:
 
 @lowers("torch.addmm")
 def addmm(ctx: Context, op) -> None:
-    """addmm(input=bias, mat1=x, mat2=W^T) with constant W and bias."""
-    bias, weight = _const(ctx, op, "input", 0), _const(ctx, op, "mat2", 2)
-    x = op.inputs[(op.inputnames or ["input", "mat1", "mat2"]).index("mat1")]
+    """addmm(input=bias, mat1=x, mat2=W^T): InnerProduct with constant W and 1-d bias,
+    otherwise MatMul, scaled, plus input (BinaryOp broadcasting)."""
+    names = op.inputnames or ["input", "mat1", "mat2"]
+    inp, x, w = (op.inputs[names.index(n)] for n in ("input", "mat1", "mat2"))
+    bias, weight = ctx.constant(inp), ctx.constant(w)
     beta, alpha = float(param(op, "beta", 1.0)), float(param(op, "alpha", 1.0))
-    if bias is None or weight is None or bias.ndim > 1:
-        raise CannotLower("addmm lowers only with a constant 1-d input and constant mat2")
-    _inner_product(ctx, op, x, np.ascontiguousarray(weight.T * alpha), bias * beta)
+    if bias is not None and weight is not None and bias.ndim <= 1:
+        _inner_product(ctx, op, x, np.ascontiguousarray(weight.astype(np.float32).T * alpha),
+                       np.broadcast_to(bias.astype(np.float32), weight.shape[1:]) * beta)
+        return
+    out = op.outputs[0].name
+    product = ctx.temp(out)
+    ctx.emit("MatMul", "matmul", [ctx.blob(x), ctx.blob(w)], [product], {0: 0})
+    product = _scaled(ctx, product, alpha, out)
+    ctx.emit("BinaryOp", "add", [product, _scaled(ctx, ctx.blob(inp), beta, out)], [out], {0: 0})
+
+
+def _scaled(ctx: Context, blob: str, factor: float, base: str) -> str:
+    if factor == 1.0:
+        return blob
+    scaled = ctx.temp(base)
+    ctx.emit("BinaryOp", "mul", [blob], [scaled], {0: 2, 1: 1, 2: factor})
+    return scaled
 
 
 @lowers("torch.matmul", "torch.bmm", "torch.mm", "Tensor.matmul")
@@ -82,8 +98,19 @@ def embedding(ctx: Context, op) -> None:
     if weight is None:
         raise CannotLower("embedding without a constant weight")
     num, dim = weight.shape
-    if ctx.rank(op.inputs[0]) != 1:
-        raise CannotLower("ncnn Embed takes a (1,n) index tensor")
-    ctx.emit("Embed", "embed", [ctx.blob(op.inputs[0])], [op.outputs[0].name],
+    out = op.outputs[0]
+    shape = ctx.shape(out)
+    if len(shape) > 4:
+        raise CannotLower(f"embedding to a rank-{len(shape)} blob (ncnn blobs have at most 4 dims)")
+    # Embed reads a 1-d row of indices and writes (n, dim): flatten before, reshape back after
+    index = ctx.blob(op.inputs[0])
+    if ctx.rank(op.inputs[0]) > 1:
+        flat = ctx.temp(out.name)
+        ctx.emit("Flatten", "flatten", [index], [flat])
+        index = flat
+    target = out.name if len(shape) == 2 else ctx.temp(out.name)
+    ctx.emit("Embed", "embed", [index], [target],
              {0: int(dim), 1: int(num), 2: 0, 3: int(weight.size)},
              [Weight(weight.astype(np.float32).reshape(-1), tagged=True)])
+    if target != out.name:
+        ctx.emit("Reshape", "reshape", [target], [out.name], dims_params(shape))

@@ -5,13 +5,16 @@ from __future__ import annotations
 from ...errors import PnnxError, UnsupportedOperator
 from ...ir import Graph, Operand
 from . import families  # noqa: F401  (registers every lowering)
-from .context import CannotLower, Context
+from .context import CannotLower, Context, is_batchless
 from .layers import Layer
 from .prepass import PREPASSES
 from .optimize import fold_padding, fuse_activations, remove_dead
 from .registry import lowering_for
 from .split import insert_split, rename_outputs
 
+# families whose lowerings follow the operand shapes only (no (N, C, ...) layout), so they
+# also lower a batchless graph; the coverage sweep checks them there
+BATCHLESS_FAMILIES = {"activation", "binary", "reduce", "shape", "concat_slice", "tile_flip", "linear"}
 SKIPPED = {"pnnx.Input", "pnnx.Output", "pnnx.Attribute", "prim::TupleConstruct", "prim::ListConstruct"}
 
 
@@ -42,13 +45,9 @@ def _skippable(op) -> bool:
 def lower_graph(graph: Graph) -> tuple[list[Layer], Context, list[Operand]]:
     for prepass in PREPASSES:
         prepass(graph)
-    ctx = Context(graph)
+    shapes = [op.outputs[0].shape for op in graph.inputs()]
+    ctx = Context(graph, batchless=is_batchless(shapes))
     outputs = graph_outputs(graph)
-    batched = [("pnnx.Input", op.name, f"input in{i} has batch size {op.outputs[0].shape[0]}: ncnn blobs have "
-                "no batch axis, export with batch 1") for i, op in enumerate(graph.inputs())
-               if op.outputs[0].shape and op.outputs[0].shape[0] > 1]
-    if batched:
-        raise _unsupported(batched)
     for i, op in enumerate(graph.inputs()):
         operand = op.outputs[0]
         ctx.blob_names[operand.name] = f"in{i}"
@@ -61,6 +60,11 @@ def lower_graph(graph: Graph) -> tuple[list[Layer], Context, list[Operand]]:
         if lowering is None:
             failures.append((op.type, op.name, "no ncnn lowering for this operator"))
             continue
+        if lowering.__module__.rsplit(".", 1)[-1] not in BATCHLESS_FAMILIES:
+            reason = _layout_reason(ctx, op, shapes)
+            if reason:
+                failures.append((op.type, op.name, reason))
+                continue
         try:
             _check_operands(ctx, op)
             lowering(ctx, op)
@@ -75,6 +79,19 @@ def lower_graph(graph: Graph) -> tuple[list[Layer], Context, list[Operand]]:
     if failures:
         raise _unsupported(failures)
     return _finish(ctx.layers, out_blobs), ctx, outputs
+
+
+def _layout_reason(ctx: Context, op, shapes) -> str | None:
+    """Why an operator that needs an (N=1, C, ...) layout cannot be lowered here, or None."""
+    if ctx.batchless:
+        i, shape = next((i, s) for i, s in enumerate(shapes) if s and s[0] not in (1, -1))
+        return (f"needs a batch axis, but input in{i} {tuple(shape)} has {shape[0]} along dim 0: ncnn "
+                "blobs have no batch axis, export with dim 0 of size 1")
+    folded = ctx.batch_folded(op)
+    if folded:
+        return (f"needs a batch axis, but operand {folded[0].name} {tuple(folded[0].shape)} has "
+                f"{folded[0].shape[0]} along dim 0 (a reshape folded the batch): ncnn blobs have no batch axis")
+    return None
 
 
 def _check_operands(ctx: Context, op) -> None:

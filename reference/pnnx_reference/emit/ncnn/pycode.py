@@ -17,8 +17,9 @@ def _make_input(name: str, shape: list[int], dtype: str | None) -> str:
 
 
 def render(param_path, bin_path, py_path, inputs: list[tuple[list[int], str | None]],
-           output_ranks: list[int]) -> str:
-    """`inputs`: torch shape and dtype per in<i>; `output_ranks`: torch rank per out<i>."""
+           output_ranks: list[int], batchless: bool = False) -> str:
+    """`inputs`: torch shape and dtype per in<i>; `output_ranks`: torch rank per out<i>;
+    batchless: the blobs carry every torch dim (no batch axis to add or drop)."""
     here = Path(py_path).resolve().parent
     rel_param, rel_bin = _relative(param_path, here), _relative(bin_path, here)
     lines = ["import os", "", "import numpy as np", "import ncnn", "import torch", "",
@@ -31,11 +32,11 @@ def render(param_path, bin_path, py_path, inputs: list[tuple[list[int], str | No
               f"        net.load_model(os.path.join(_HERE, {str(rel_bin)!r}))", "",
               "        with net.create_extractor() as ex:"]
     for i, (shape, _) in enumerate(inputs):
-        b = 0 if len(shape) >= 2 else NO_BATCH
+        b = 0 if len(shape) >= 2 and not batchless else NO_BATCH
         lines.append(f'            ex.input("in{i}", ncnn.Mat(in{i}.numpy(), batch_index={b}).clone())')
     lines.append("")
     for i, rank in enumerate(output_ranks):
-        b = 0 if rank >= 2 else NO_BATCH
+        b = 0 if rank >= 2 and not batchless else NO_BATCH
         lines += [f'            _, out{i} = ex.extract("out{i}")',
                   f"            out.append(torch.from_numpy(np.array(out{i}.numpy(batch_index={b}))))"]
     lines += ["", "    if len(out) == 1:", "        return out[0]", "    return tuple(out)", "", "",

@@ -14,16 +14,20 @@ def _reduce(ctx: Context, op, operation: int) -> None:
     if len(op.outputs) > 1 and op.outputs[1].consumers:
         raise CannotLower("the indices of max/min are used: ncnn Reduction has none")
     dims = param(op, "dim")
-    if dims is None:
-        raise CannotLower("reduces every dim including the batch axis")
-    dims = [dims] if isinstance(dims, int) else list(dims)
-    src = op.inputs[0]
-    axes = sorted(ctx.axis(src, int(d)) for d in dims)
+    src, out = op.inputs[0], op.outputs[0]
     keep = bool(param(op, "keepdim", False))
+    if dims is None or dims == []:
+        if keep:
+            raise CannotLower("reduces every dim with keepdim (the batch axis too)")
+        # 0-d result: reduce_all gives a 1-element blob
+        ctx.emit("Reduction", "reduce", [ctx.blob(src)], [out.name], {0: operation, 1: 1, 4: 0, 5: 1})
+        return
+    dims = [dims] if isinstance(dims, int) else list(dims)
+    axes = sorted(ctx.axis(src, int(d)) for d in dims)
+    params = {0: operation, 1: 0, 3: axes, 4: int(keep), 5: 1}
     if not keep and len(axes) == ctx.rank(src):
-        raise CannotLower("reduces every non-batch dim without keepdim (0-d result)")
-    ctx.emit("Reduction", "reduce", [ctx.blob(src)], [op.outputs[0].name],
-             {0: operation, 1: 0, 3: axes, 4: int(keep), 5: 1})
+        params = {0: operation, 1: 1, 4: 0, 5: 1}
+    ctx.emit("Reduction", "reduce", [ctx.blob(src)], [out.name], params)
 
 
 def _register(op_type: str, operation: int) -> None:

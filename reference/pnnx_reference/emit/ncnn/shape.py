@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import itertools
 
-from .context import CannotLower, Context, dims_params, param
+from .context import RESHAPES, CannotLower, Context, dims_params, param
 from .registry import lowers
 
 
-@lowers("Tensor.view", "Tensor.reshape", "torch.reshape", "torch.flatten", "Tensor.flatten", "nn.Flatten",
-        "nn.Unflatten", "torch.unflatten", "Tensor.unflatten", "Tensor.view_as", "Tensor.reshape_as",
-        "torch.squeeze", "Tensor.squeeze", "torch.unsqueeze", "Tensor.unsqueeze", "torch.ravel")
+@lowers(*RESHAPES)
 def reshape(ctx: Context, op) -> None:
     src, out = op.inputs[0], op.outputs[0]
     in_shape, out_shape = ctx.shape(src), ctx.shape(out)
@@ -42,9 +40,12 @@ def _permute(ctx: Context, op, torch_perm: list[int]) -> None:
     src, out = op.inputs[0], op.outputs[0]
     rank = len(ctx.torch_shape(src))
     torch_perm = [d + rank if d < 0 else d for d in torch_perm]
-    if torch_perm[0] != 0:
+    if ctx.batchless:
+        perm = torch_perm
+    elif torch_perm[0] != 0:
         raise CannotLower("permutes the batch axis: ncnn blobs have no batch axis")
-    perm = [d - 1 for d in torch_perm[1:]]
+    else:
+        perm = [d - 1 for d in torch_perm[1:]]
     if perm == sorted(perm):
         ctx.alias(out, src)
         return

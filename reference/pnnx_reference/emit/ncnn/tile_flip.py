@@ -11,9 +11,11 @@ def repeat(ctx: Context, op) -> None:
     rank = len(ctx.torch_shape(op.inputs[0]))
     if len(sizes) != rank:
         raise CannotLower("repeat that adds leading dims is not lowered")
-    if sizes[0] != 1:
-        raise CannotLower("repeats along the batch axis: ncnn blobs have no batch axis")
-    ctx.emit("Tile", "repeat", [ctx.blob(op.inputs[0])], [op.outputs[0].name], {2: sizes[1:]})
+    if not ctx.batchless:
+        if sizes[0] != 1:
+            raise CannotLower("repeats along the batch axis: ncnn blobs have no batch axis")
+        sizes = sizes[1:]
+    ctx.emit("Tile", "repeat", [ctx.blob(op.inputs[0])], [op.outputs[0].name], {2: sizes})
 
 
 @lowers("Tensor.expand", "Tensor.expand_as")

@@ -21,6 +21,11 @@ SEQUENCE_NAMES = {"tensors", "operands"}
 # per-function sequence parameters (a repeated input name is always a sequence as well)
 SEQUENCE_PARAMS = {"Tensor.index_put": {"indices"}, "Tensor.index_put_": {"indices"},
                    "torch.index_put": {"indices"}, "torch.index_put_": {"indices"}}
+# tensor inputs passed positionally after the receiver (their Python keyword differs from
+# the schema name the graph records: `Tensor.copy_(src)` is bound as `other` in Python)
+POSITIONAL_INPUTS = {"Tensor.copy": {"src"}, "Tensor.to": {"other"}}
+# scalar params that the Python call needs as tensors, as upstream writes them
+TENSOR_PARAMS = {"torch.where": ("input", "other"), "Tensor.index_put": ("values",)}
 # params passed positionally before the tensors
 LEADING_PARAMS = {"torch.einsum": ("equation",)}
 # Tensor methods whose size list is spread positionally: `v.reshape(1, 2, -1)`
@@ -83,14 +88,16 @@ def call_arguments(op: Operator, ctx, first: int = 0, skip_params=()) -> str:
     keywords = []
     for index, (name, names) in enumerate(_groups(op, ctx, first)):
         text = _group_text(op, name, names)
-        if not name or (index == 0 and (name == "input" or name in SEQUENCE_NAMES)) or op.type in VARARGS_FUNCS:
+        if (not name or (index == 0 and (name == "input" or name in SEQUENCE_NAMES)) or op.type in VARARGS_FUNCS
+                or name in POSITIONAL_INPUTS.get(op.type, ())):
             positional.append(text)
         else:
             keywords.append(f"{name}={text}")
     skip = set(skip_params) | set(LEADING_PARAMS.get(op.type, ()))
     if op.type in VARARGS_FUNCS:  # `torch.einsum(eq, *operands)` takes no `path=None` keyword
         skip |= {k for k, v in op.params.items() if v is None}
-    return ", ".join(positional + keywords + render_kwargs(op.params, op.name, skip))
+    params = render_kwargs(op.params, op.name, skip, as_tensor=TENSOR_PARAMS.get(op.type, ()))
+    return ", ".join(positional + keywords + params)
 
 
 # --- renderers ---------------------------------------------------------------------------
@@ -176,6 +183,15 @@ def render_slice(op: Operator, ctx) -> list[str]:
     return _assign(op, ctx, f"{ctx.var(op.inputs[0])}[{slice_expression(op, ctx)}]")
 
 
+def render_slice_copy(op: Operator, ctx) -> list[str]:
+    """`v_out = v_in` then `v_out[<slice>] = v_src`, as upstream writes it."""
+    if len(op.inputs) < 2 or len(op.outputs) != 1:
+        raise CodegenError(f"operator {op.name!r}: Tensor.slice_copy needs input, src and one output")
+    src = op.inputs[op.inputnames.index("src")] if "src" in op.inputnames else op.inputs[1]
+    out = ctx.var(op.outputs[0])
+    return [f"{out} = {ctx.var(op.inputs[0])}", f"{out}[{slice_expression(op, ctx)}] = {ctx.var(src)}"]
+
+
 def render_index(op: Operator, ctx) -> list[str]:
     return _assign(op, ctx, f"{ctx.var(op.inputs[0])}[{index_expression(op, ctx)}]")
 
@@ -209,7 +225,7 @@ def _nothing(op: Operator, ctx) -> list[str]:
 EXACT: dict[str, Renderer] = {
     "pnnx.Input": _nothing, "pnnx.Output": _nothing, "pnnx.SliceIndexes": _nothing,
     "pnnx.Expression": render_expression, "pnnx.Attribute": render_attribute,
-    "Tensor.slice": render_slice, "Tensor.index": render_index,
+    "Tensor.slice": render_slice, "Tensor.index": render_index, "Tensor.slice_copy": render_slice_copy,
     "prim::TupleConstruct": render_tuple, "prim::ListConstruct": render_list,
     "prim::TupleUnpack": render_unpack, "prim::ListUnpack": render_unpack,
 }

@@ -43,10 +43,17 @@ def _float_text(value: float) -> str:
     return repr(value)
 
 
-def render_kwargs(params: dict, op_name: str, skip=()) -> list[str]:
-    """`key=value` strings in key order (upstream writes them alphabetically)."""
-    return [f"{check_keyword_name(k, 'parameter', op_name)}={render_value(params[k])}"
+def render_kwargs(params: dict, op_name: str, skip=(), as_tensor=()) -> list[str]:
+    """`key=value` strings in key order (upstream writes them alphabetically); a scalar param
+    named in `as_tensor` is wrapped in `torch.tensor(...)` (arguments that must be tensors)."""
+    return [f"{check_keyword_name(k, 'parameter', op_name)}={_param_text(params[k], k in as_tensor)}"
             for k in sorted(params) if k not in skip]
+
+
+def _param_text(value, as_tensor: bool) -> str:
+    text = render_value(value)
+    scalar = isinstance(value, (int, float, complex)) and not isinstance(value, bool)
+    return f"torch.tensor({text})" if as_tensor and scalar else text
 
 
 def render_shape(shape) -> str:
