@@ -69,6 +69,7 @@ def _run_ncnn(base: str, inputs, n_out: int, mode: str):
     ex = net.create_extractor()
     for i, t in enumerate(inputs):
         t = t if t.is_floating_point() else t.to(torch.int32)
+        t = t.reshape(1) if t.dim() == 0 else t  # a 0-d input is a 1-element blob
         ex.input(f"in{i}", ncnn.Mat(t.float().numpy() if t.is_floating_point() else t.numpy(),
                                     batch_index=0 if t.dim() >= 2 and not no_batch else NO_BATCH).clone())
     outs = []

@@ -2,15 +2,16 @@
 
     pnnx-conformance run --tier smoke --out build/conformance [--op nn.Conv2d] [--backend ...]
     pnnx-conformance merge SHARD_DIR... --out DIR
-    pnnx-conformance report --results DIR --out reports
+    pnnx-conformance report --results DIR --out reports [--readme README.md] [--html DIR] [--check]
+    pnnx-conformance certify --backend NAME [--tier smoke] [--waivers FILE] [--out DIR]
+    pnnx-conformance verify-certificate FILE.json
+    pnnx-conformance diff OLD NEW [--fail-on-new-failures]
     pnnx-conformance freeze --tier smoke --out corpus/
     pnnx-conformance backends
 """
 from __future__ import annotations
 
 import argparse
-import importlib
-import importlib.util
 import sys
 from pathlib import Path
 
@@ -65,21 +66,64 @@ def cmd_merge(args) -> int:
 
 
 def cmd_report(args) -> int:
+    from .report import build_reports
+    from .report.committed import check_matrix
+
     results, out = Path(args.results), Path(args.out)
-    if not (results / "results.jsonl").is_file():
-        print(f"error: {results}: no results.jsonl", file=sys.stderr)
-        return 2
-    if importlib.util.find_spec("pnnx_conformance.report") is None:
-        print("report: pnnx_conformance.report is not installed; results are in "
-              f"{results / 'results.jsonl'}", file=sys.stderr)
-        return 0
     try:
-        importlib.import_module("pnnx_conformance.report").build_reports(results, out)
+        if args.check:
+            diff = check_matrix(out, results if args.results_given else None)
+            if diff:
+                sys.stdout.write(diff)
+                print(f"error: {out / 'support_matrix.md'} differs from what the committed results give; "
+                      "regenerate with pnnx-conformance report", file=sys.stderr)
+                return 1
+            print(f"{out / 'support_matrix.md'}: up to date", file=sys.stderr)
+            return 0
+        written = build_reports(results, out, html_dir=Path(args.html) if args.html else None,
+                                readme=Path(args.readme) if args.readme else None)
     except (ValueError, OSError) as e:
         print(f"error: report: {e}", file=sys.stderr)
         return 2
-    print(f"reports written to {out}", file=sys.stderr)
+    for kind, path in written.items():
+        print(f"{kind}: {path}", file=sys.stderr)
     return 0
+
+
+def cmd_certify(args) -> int:
+    from .report.certify import certify
+
+    cert, js, page = certify(args.backend, Path(args.out), tier=args.tier, ops=_csv(args.op),
+                             waivers=Path(args.waivers) if args.waivers else None, max_cases=args.max_cases,
+                             jobs=args.jobs, cases_provider=args.cases, progress=not args.quiet)
+    for table, rate in cert["pass_rates"].items():
+        print(f"{table}: {rate['passed']}/{rate['total']} passed, {rate.get('waived', 0)} waived", file=sys.stderr)
+    print(f"certificate: {js}\n             {page}\ndigest {cert['digest']}", file=sys.stderr)
+    return 0
+
+
+def cmd_verify_certificate(args) -> int:
+    from .report.certify import verify_file
+
+    problems = verify_file(Path(args.certificate), check_cases=not args.no_case_check)
+    for p in problems:
+        print(f"{args.certificate}: {p}", file=sys.stderr)
+    print(f"{args.certificate}: " + ("verifies" if not problems else "does NOT verify"), file=sys.stderr)
+    return 1 if problems else 0
+
+
+def cmd_diff(args) -> int:
+    from .report.committed import load_any
+    from .report.diff import diff_results
+
+    old, new = Path(args.old), Path(args.new)
+    for p in (old, new):
+        if not p.exists():
+            print(f"error: {p}: no such results folder or file", file=sys.stderr)
+            return 2
+    d = diff_results(load_any(old), load_any(new))
+    print("\n".join(d.lines()))
+    return 1 if args.fail_on_new_failures and d.newly_failing else 0
 
 
 def cmd_freeze(args) -> int:
@@ -153,9 +197,34 @@ def parser() -> argparse.ArgumentParser:
     m.add_argument("--out", required=True)
     m.set_defaults(fn=cmd_merge)
     rep = sub.add_parser("report", help="build reports from results")
-    rep.add_argument("--results", required=True)
-    rep.add_argument("--out", required=True)
+    rep.add_argument("--results", help="results folder (or results.jsonl.gz); default with --check: "
+                     "OUT/results.jsonl.gz")
+    rep.add_argument("--out", default="reports", help="where support_matrix.md and results.jsonl.gz go")
+    rep.add_argument("--html", help="HTML report folder (default: RESULTS/html)")
+    rep.add_argument("--readme", help="regenerate this README's support-matrix section")
+    rep.add_argument("--check", action="store_true",
+                     help="exit 1 (printing a diff) when OUT/support_matrix.md differs from the committed results")
     rep.set_defaults(fn=cmd_report)
+    c = sub.add_parser("certify", help="certify a backend on the certification tier")
+    c.add_argument("--backend", required=True)
+    c.add_argument("--tier", default="smoke", choices=("smoke", "full"))
+    c.add_argument("--waivers", help="vendor waiver file (TOML, see waivers.py)")
+    c.add_argument("--out", default="certificates")
+    c.add_argument("--op", action="append", help="restrict to operators (fnmatch), repeatable")
+    c.add_argument("--max-cases", type=int, default=None)
+    c.add_argument("--cases", help="case provider module:function")
+    c.add_argument("--jobs", "-j", type=int, default=2)
+    c.add_argument("--quiet", "-q", action="store_true")
+    c.set_defaults(fn=cmd_certify)
+    vc = sub.add_parser("verify-certificate", help="check a certificate's digest and case set")
+    vc.add_argument("certificate")
+    vc.add_argument("--no-case-check", action="store_true", help="check the digest only")
+    vc.set_defaults(fn=cmd_verify_certificate)
+    d = sub.add_parser("diff", help="newly failing / newly passing cases between two result sets")
+    d.add_argument("old")
+    d.add_argument("new")
+    d.add_argument("--fail-on-new-failures", action="store_true")
+    d.set_defaults(fn=cmd_diff)
     f = sub.add_parser("freeze", help="materialise a tier as a hashed corpus")
     f.add_argument("--tier", default="smoke", choices=("smoke", "full"))
     f.add_argument("--op", action="append")
@@ -186,6 +255,11 @@ def main(argv: list[str] | None = None) -> int:
         args.rest = rest
     else:
         args = parser().parse_args(argv)
+    if getattr(args, "command", "") == "report":
+        args.results_given = args.results is not None
+        if args.results is None and not args.check:
+            parser().error("report: --results is required (except with --check)")
+        args.results = args.results or str(Path(args.out) / "results.jsonl.gz")
     try:
         return args.fn(args)
     except CheckOutcome as e:

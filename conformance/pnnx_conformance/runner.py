@@ -123,16 +123,25 @@ def run(opts: RunOptions) -> RunSummary:
 
     try:
         run_units(units, config, opts.jobs, collect)
+        wall = time.monotonic() - start
+        apply_waivers(results, waivers)
+        _repro_bundles(out, results, by_id, workroot, backends)
     finally:
         progress.close()
         if not opts.keep_artefacts:
             shutil.rmtree(workroot, ignore_errors=True)
-    wall = time.monotonic() - start
-    apply_waivers(results, waivers)
     errors = _run_errors(results, opts, len(cases))
     summary = RunSummary(results, errors, wall, len(cases))
     _write(out, summary, opts, backends, converters)
     return summary
+
+
+def _repro_bundles(out: Path, results, cases, workroot: Path, backends) -> None:
+    """A repro bundle per failure, built before the scratch artefacts are removed."""
+    from .report.repro import write_bundles
+
+    env = environment({k: b.describe() for k, b in backends.items()}, {})
+    write_bundles(out, results, cases, workroot=workroot, backends=backends, environment=env)
 
 
 def _run_errors(results, opts: RunOptions, n_cases: int) -> list[str]:

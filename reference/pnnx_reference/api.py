@@ -116,6 +116,17 @@ def _emitters(graph, paths, fp16, input_shapes):
     )
 
 
+def _example_shapes(graph: Graph, args) -> list[list[int]] | None:
+    """test_inference() feeds the first example shapes, as upstream feeds `inputshape`; when
+    the example tensors are not the graph inputs one for one (tensors nested in lists, non-tensor
+    arguments), None: the emitters then use the pnnx.Input operand shapes."""
+    inputs = [op.outputs[0] for op in graph.ops if op.type == "pnnx.Input"]
+    tensors = [t for t in args if isinstance(t, torch.Tensor)]
+    if len(tensors) != len(args) or len(tensors) != len(inputs):
+        return None
+    return [list(t.shape) for t in tensors]
+
+
 def export(model: nn.Module, inputs=None, out_dir=".", name: str = "model", *, inputs2=None,
            input_shapes=None, input_shapes2=None, input_types=None, optlevel: int = 2, moduleop=(),
            customop=(), fp16: bool = True, device: str = "cpu", pnnxparam=None, pnnxbin=None,
@@ -131,8 +142,7 @@ def export(model: nn.Module, inputs=None, out_dir=".", name: str = "model", *, i
     paths = default_paths(out_dir, name, overrides)
     for path in paths.values():
         path.parent.mkdir(parents=True, exist_ok=True)
-    # test_inference() in the generated code feeds the first example shapes, as upstream does
-    shapes = [list(t.shape) for t in args if isinstance(t, torch.Tensor)]
+    shapes = _example_shapes(graph, args)
     result = ExportResult(graph)
     for emitter, artefacts, module_name, write in _emitters(graph, paths, fp16, shapes):
         try:

@@ -164,14 +164,17 @@ def test_constant_tensor_made_in_forward_folds_at_optlevel2():
     assert torch.equal(attribute.attrs["data"].to_torch(), torch.arange(4).float() * 2)
 
 
-def test_setitem_is_refused_not_dropped():
+def test_setitem_is_captured_not_dropped():
     class SetItem(nn.Module):
         def forward(self, x):
             x[:, 0] = 0
             return x
 
-    with pytest.raises(ConversionError, match="x\\[...\\] = y"):
-        trace(SetItem(), torch.rand(2, 3))
+    graph = trace(SetItem(), torch.rand(2, 3)).graph
+    write = [op for op in graph.ops if op.type == "Tensor.slice_copy"]
+    assert len(write) == 1 and write[0].params["selects"] == [0]
+    output = [op for op in graph.ops if op.type == "pnnx.Output"][0]
+    assert output.inputs[0] is write[0].outputs[0]  # `x` now names the written tensor
 
 
 def test_namespaced_functions_keep_their_path():

@@ -48,14 +48,14 @@ IDX = torch.tensor([2, 0, 1])
     (lambda x, m: x[m], "[@1]"),
     (lambda x, i: x[:, i], "[None,@1]"),
     (lambda x, i: x[..., i], "[None,None,@1]"),
-    (lambda x, i: x[i, 1], "[@1,1]"),
+    (lambda x, i: x[i, 1], "[@1,@2]"),
     (lambda x, i: x[i, ...], "[@1]"),
 ])
 def test_tensor_index(tmp_path, fn, expr):
     index = X > 0.5 if expr == "[@1]" and fn(X, X > 0.5).dim() == 1 else IDX
     graph = _round_trip(tmp_path, fn, X, index)
     op = op_of(graph, "Tensor.index")
-    assert op.params == {"expr": expr} and op.inputnames == ["input", "indices"]
+    assert op.params == {"expr": expr} and op.inputnames[:2] == ["input", "indices"]
 
 
 def test_index_with_partial_slice_is_refused():
@@ -116,7 +116,7 @@ def _copy(x, y):
 
 
 @pytest.mark.parametrize("fn, op_type", [
-    (lambda x: x.T, "Tensor.permute"),
+    (lambda x: x[0].T, "Tensor.permute"),
     (lambda x: x.mT, "torch.transpose"),
     (lambda x: torch.where(x > 0.5, 1.0, 0), "torch.where"),
     (lambda x: torch.where(x > 0.5, x, 0.25), "torch.where"),

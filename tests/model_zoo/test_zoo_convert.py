@@ -20,6 +20,7 @@ from pnnx_conformance.backends.pnnx_python import PnnxPythonBackend
 from pnnx_conformance.compare import compare
 from pnnx_conformance.oracle import Subject
 from pnnx_conformance.tolerances import tolerance_for
+from pnnx_model_zoo import backends as _zoo_backends  # noqa: F401  (registers the whole-network bounds)
 from pnnx_model_zoo.zoo import zoo_cases
 from pnnx_reference import api
 

@@ -96,3 +96,13 @@ def test_run_writes_records_for_one_model(tmp_path, capsys):
     assert all(r.table == "models" and r.converter == "reference" and r.status == "pass" for r in records)
     assert all(json.loads(r.to_json())["case"] == "models.gru_seq/h48_l2" for r in records)
     assert "models.gru_seq/h48_l2" in capsys.readouterr().out
+
+
+def test_whole_network_bound_applies_to_zoo_models_on_ncnn_cpu_only():
+    from pnnx_conformance.tolerances import tolerance_for
+    from pnnx_model_zoo import backends  # noqa: F401  (registers the zoo's overrides)
+
+    case = CASES["resnet18"]
+    assert tolerance_for(case, "ncnn-cpu", "fp32").atol == 1e-3
+    assert tolerance_for(case, "pnnx-python", "fp32").atol == 1e-6
+    assert tolerance_for(case, "torch", "fp32").exact

@@ -122,6 +122,17 @@ CASES = {
     "unbind": ("concat_slice", lambda: Fn(lambda s, x: torch.unbind(x, dim=1)), [(1, 3, 4, 5)]),
     "slice": ("concat_slice", lambda: Fn(lambda s, x: x[:, 1:5, :, -3:]), IMG),
     "select": ("concat_slice", lambda: Fn(lambda s, x: x[:, 2]), IMG),
+    "slice_strided": ("concat_slice", lambda: Fn(lambda s, x: x[:, 1:8:3, :, ::2]), IMG),
+    "slice_copy": ("concat_slice", lambda: Fn(lambda s, x: torch.slice_copy(x, 2, 1, -2)), IMG),
+    "slice_scatter": ("concat_slice", lambda: Fn(lambda s, a, b: torch.slice_scatter(a, b, 2, 3, 5)),
+                      [(1, 3, 6, 5), (1, 3, 2, 5)]),
+    "upsample_1d_size": ("resize", lambda: seq(nn.Upsample(size=15, mode="linear")), [(1, 3, 7)]),
+    "upsample_1d_nearest": ("resize", lambda: seq(nn.Upsample(scale_factor=2, mode="nearest")), [(1, 3, 7)]),
+    "avgpool2d_ceil": ("pool", lambda: seq(nn.AvgPool2d(2, ceil_mode=True)), [(1, 4, 9, 10)]),
+    "max_other": ("reduce", lambda: Fn(lambda s, a, b: torch.max(a, b)), [(1, 3, 4), (1, 3, 4)]),
+    # fold / unfold (col2im / im2col)
+    "unfold": ("fold", lambda: seq(nn.Unfold((2, 3), dilation=2, padding=1, stride=(1, 2))), IMG),
+    "fold": ("fold", lambda: seq(nn.Fold((7, 9), 3, padding=1, dilation=2)), [(1, 18, 35)]),
     # reductions
     "sum_keepdim": ("reduce", lambda: Fn(lambda s, x: torch.sum(x, dim=1, keepdim=True)), IMG),
     "mean_hw": ("reduce", lambda: Fn(lambda s, x: x.mean(dim=(2, 3))), IMG),

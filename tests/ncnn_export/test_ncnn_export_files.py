@@ -209,6 +209,9 @@ BATCHLESS = {
     "max_all": (lambda a: torch.max(a), [(1, 3, 4, 4)]),
     "mean_all": (lambda a: a.mean(), [(1, 3, 4, 4)]),
     "embedding_2d": (None, [(2, 5)]),
+    "diag_vec": (lambda a: torch.diag(a, 1), [(4,)]),
+    "diag_mat": (lambda a: torch.diag(a, -1), [(5, 6)]),
+    "slice_scatter": (lambda a, b: torch.slice_scatter(a, b, 0, 2, 4), [(6, 4), (2, 4)]),
 }
 
 
@@ -256,3 +259,11 @@ def test_batchless_and_folded_batch_graphs_match_torch(name, tmp_path):
     assert out.size == expected.size
     np.testing.assert_allclose(out.reshape(-1), expected.reshape(-1), atol=1e-4, rtol=1e-4)
     assert [d for d in out.shape if d != 1] == [d for d in expected.shape if d != 1]
+
+
+def test_integer_activation_is_refused(tmp_path):
+    g = _graph([1, 3, 8], ("nn.ReLU", {}))
+    for operand in g.operands:
+        operand.dtype = "i64"
+    message = _expect_unsupported(g, tmp_path)
+    assert "nn.ReLU (op_0)" in message and "i64: ncnn blobs hold floats only" in message

@@ -1,6 +1,12 @@
 """Issue 5, item 4: every smoke op case that traces gives the same pnnx.param through the
 `.pt` route (torch.jit.trace, save, load, our TorchScript frontend) and the Python-API route,
-up to operator names. A disagreement fails with the first differing line of each route."""
+up to operator names. A disagreement fails with the first differing line of each route.
+
+Known disagreements are listed, with their category, in known_disagreements.tsv; they are
+strict xfails, so a case that starts agreeing must be taken off the list."""
+import csv
+from pathlib import Path
+
 import pytest
 
 from pnnx_op_cases.registry import select
@@ -8,9 +14,35 @@ from ts_agreement import both_routes
 
 CASES = select(tier="smoke")
 
+CATEGORY_REASONS = {
+    "namespace": "a .pt keeps one aten:: node for torch.X and Tensor.X (and casts as aten::to); "
+                 "the .pt route names it as upstream does",
+    "params": "the .pt holds expanded argument values (tuples such as kernel_size=(3,3), defaults); "
+              "the Python-API route keeps the values as the model wrote them",
+    "decomposed": "TorchScript lowered the call into several aten:: nodes that the .pt route does not fold back yet",
+    "no-rule": "the .pt route has no rule for this aten:: operator yet",
+}
+
+
+def known_disagreements() -> dict[str, str]:
+    path = Path(__file__).with_name("known_disagreements.tsv")
+    rows = (line for line in path.read_text().splitlines() if line and not line.startswith("#"))
+    return {r["case"]: r["category"] for r in csv.DictReader(rows, delimiter="\t")}
+
+
+KNOWN = known_disagreements()
+
+
+def test_known_disagreements_name_real_cases_and_categories():
+    ids = {c.id for c in CASES}
+    assert set(KNOWN) <= ids, sorted(set(KNOWN) - ids)
+    assert set(KNOWN.values()) <= set(CATEGORY_REASONS), sorted(set(KNOWN.values()) - set(CATEGORY_REASONS))
+
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_pt_route_matches_python_route(case):
+def test_pt_route_matches_python_route(case, request):
+    if case.id in KNOWN:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=CATEGORY_REASONS[KNOWN[case.id]]))
     routes = both_routes(case)
     if routes is None:
         pytest.skip("the case does not trace or does not capture through the Python API")

@@ -10,18 +10,18 @@ import hashlib
 import html
 import json
 import platform
+import re
 from collections import defaultdict
 from dataclasses import asdict
 from datetime import datetime, timezone
-from importlib import metadata
 from pathlib import Path
 from typing import Iterable
 
+from ..environment import environment
 from ..results import Result
 from .summary import GOOD
 
 FORMAT_VERSION = 1
-PACKAGES = ("torch", "torchvision", "numpy", "onnx", "onnxruntime", "ncnn", "pnnx", "pnnx-reference-suite")
 
 
 def case_set_hash(cases: Iterable) -> str:
@@ -45,21 +45,11 @@ def vulkan_devices() -> list[str]:
         return [f"unavailable: {exc}"]
 
 
-def environment_fingerprint() -> dict:
-    versions = {}
-    for name in PACKAGES:
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            versions[name] = None
-    return {
-        "os": platform.platform(),
-        "python": platform.python_version(),
-        "machine": platform.machine(),
-        "cpu": _cpu_model(),
-        "vulkan_devices": vulkan_devices(),
-        "packages": versions,
-    }
+def environment_fingerprint(backends: dict | None = None) -> dict:
+    """The harness's environment record plus what a certificate adds: CPU model, Vulkan devices."""
+    env = environment(backends or {}, {})
+    env.update(machine=platform.machine(), cpu=_cpu_model(), vulkan_devices=vulkan_devices())
+    return env
 
 
 def _cpu_model() -> str:
@@ -78,7 +68,7 @@ def digest_of(cert: dict) -> str:
 
 
 def make_certificate(backend: str, results: list[Result], *, tier: str, case_hash: str,
-                     environment: dict | None = None) -> dict:
+                     environment: dict | None = None, selection: dict | None = None) -> dict:
     mine = [r for r in results if r.backend == backend and r.check == "parity"]
     if not mine:
         raise ValueError(f"no parity results for backend {backend!r}")
@@ -94,6 +84,7 @@ def make_certificate(backend: str, results: list[Result], *, tier: str, case_has
         "tier": tier,
         "created": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "case_set_hash": case_hash,
+        "selection": selection or {},
         "environment": environment if environment is not None else environment_fingerprint(),
         "pass_rates": rates,
         "waivers": sorted({(r.case, r.waiver) for r in mine if r.waiver}),
@@ -145,7 +136,7 @@ def certificate_html(cert: dict) -> str:
 def write_certificate(cert: dict, out_dir: Path) -> tuple[Path, Path]:
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    stem = f"certificate-{cert['backend']}"
+    stem = "certificate-" + re.sub(r"[^A-Za-z0-9_.-]+", "_", cert["backend"])
     js = out_dir / f"{stem}.json"
     js.write_text(json.dumps(cert, indent=1, sort_keys=True) + "\n")
     page = out_dir / f"{stem}.html"

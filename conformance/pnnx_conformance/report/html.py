@@ -10,6 +10,7 @@ from pathlib import Path
 from pnnx_op_cases.tables import TABLES
 
 from .matrix import GENERATED_HEADER
+from .repro import bundle_dir
 from .summary import Column, Summary, error_histogram
 
 CSS = """
@@ -122,7 +123,8 @@ def index_page(summary: Summary, op_pages: dict[str, str]) -> str:
     return page("PNNX conformance report", body)
 
 
-def op_page(op: str, summary: Summary, results_dir: Path, case_sources: dict[str, str]) -> str:
+def op_page(op: str, summary: Summary, results_dir: Path, case_sources: dict[str, str],
+            out_dir: Path | None = None) -> str:
     by_case: dict[str, list] = defaultdict(list)
     for r in summary.by_op[op]:
         by_case[r.case].append(r)
@@ -141,6 +143,7 @@ def op_page(op: str, summary: Summary, results_dir: Path, case_sources: dict[str
                         f"<td>{html.escape(r.error)}</td></tr>")
         parts.append(f"<h2 id='{safe_name(case_id)}'>{html.escape(case_id)}</h2>"
                      f"<table><tr><th>converter</th><th>check</th><th>status</th><th>metrics</th><th>error</th></tr>{''.join(rows)}</table>")
+        parts.append(repro_links(results_dir, Path(out_dir or results_dir / "html"), by_case[case_id]))
         if case_id in case_sources:
             parts.append(f"<details><summary>case source</summary><pre>{html.escape(case_sources[case_id])}</pre></details>")
         for param in find_artefacts(results_dir, case_id, ".pnnx.param"):
@@ -153,12 +156,30 @@ def op_page(op: str, summary: Summary, results_dir: Path, case_sources: dict[str
     return page(op, "".join(parts))
 
 
+def case_dir_name(case_id: str) -> str:
+    """The harness's folder name for a case (`Case.safe_name`)."""
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", case_id.replace("/", "__"))
+
+
 def find_artefacts(results_dir: Path, case_id: str, suffix: str) -> list[Path]:
-    base = Path(results_dir) / "artefacts"
+    """Kept artefacts (`run --keep-artefacts`): `<results>/artefacts/<case>/<converter>/`."""
+    base = Path(results_dir) / "artefacts" / case_dir_name(case_id)
     if not base.is_dir():
         return []
-    name = safe_name(case_id)
-    return sorted(p for p in base.glob(f"*/{name}/*{suffix}"))
+    return sorted(base.glob(f"*/*{suffix}"))
+
+
+def repro_links(results_dir: Path, out_dir: Path, results) -> str:
+    """Links to the repro bundles of a case's failures, relative to an op page."""
+    import os
+
+    items = []
+    for r in results:
+        folder = bundle_dir(results_dir, r)
+        if folder.is_dir():
+            rel = os.path.relpath(folder, out_dir / "ops")
+            items.append(f"<li><a class='repro' href='{html.escape(rel)}/README.md'>{html.escape(folder.name)}</a></li>")
+    return f"<p>Repro bundles:</p><ul>{''.join(items)}</ul>" if items else ""
 
 
 def write_html(summary: Summary, results_dir: Path, out_dir: Path) -> Path:
@@ -169,7 +190,7 @@ def write_html(summary: Summary, results_dir: Path, out_dir: Path) -> Path:
     (out_dir / "ops").mkdir(parents=True, exist_ok=True)
     op_pages = {op: f"ops/{safe_name(op)}.html" for op in summary.by_op}
     for op, rel in op_pages.items():
-        (out_dir / rel).write_text(op_page(op, summary, Path(results_dir), sources))
+        (out_dir / rel).write_text(op_page(op, summary, Path(results_dir), sources, out_dir))
     index = out_dir / "index.html"
     index.write_text(index_page(summary, op_pages))
     return index

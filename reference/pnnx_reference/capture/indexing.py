@@ -72,15 +72,17 @@ def index_items(tensor: torch.Tensor, index) -> list:
     return items
 
 
-def index_expr(items: list, first_input: int) -> tuple[str, list[torch.Tensor]]:
-    """`[None,@1,2]` and the index tensors it names, numbered from `first_input`."""
+def index_expr(items: list, first_input: int, device=None) -> tuple[str, list[torch.Tensor]]:
+    """`[None,@1,@2]` and the index tensors it names, numbered from `first_input`. An integer
+    next to index tensors is an index tensor as well (same result), so it becomes a constant:
+    a pnnx.param list keeps only elements of its last element's kind, `[@1,1]` would lose `@1`."""
     parts, tensors = [], []
     for item in items:
-        if isinstance(item, torch.Tensor):
-            parts.append(f"@{first_input + len(tensors)}")
-            tensors.append(item)
-        elif isinstance(item, slice):
+        if isinstance(item, slice):
             parts.append("None")
-        else:
-            parts.append(str(int(item)))
+            continue
+        if not isinstance(item, torch.Tensor):
+            item = torch.tensor(int(item), device=device)
+        parts.append(f"@{first_input + len(tensors)}")
+        tensors.append(item)
     return "[" + ",".join(parts) + "]", tensors

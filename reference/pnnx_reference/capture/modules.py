@@ -95,7 +95,7 @@ def constructor_params(module: nn.Module) -> dict:
     for base, names in _STORED_ARGS.items():
         if isinstance(module, base):
             names = names + _EXTRA_ARGS.get(type(module), ())
-            return dict(sorted((n, to_param(getattr(module, n))) for n in names))
+            return dict(sorted((n, to_param(getattr(module, n), n)) for n in names))
     readers = _READERS.get(type(module), {})
     params = {}
     for p in _constructor_parameters(type(module)):
@@ -103,7 +103,7 @@ def constructor_params(module: nn.Module) -> dict:
             continue
         if p.name in readers:
             if readers[p.name] is not None:
-                params[p.name] = to_param(readers[p.name](module))
+                params[p.name] = to_param(readers[p.name](module), p.name)
             continue
         if p.name.startswith("_"):
             continue
@@ -111,7 +111,7 @@ def constructor_params(module: nn.Module) -> dict:
         if value is _MISSING:
             continue
         try:
-            params[p.name] = to_param(value)
+            params[p.name] = to_param(value, p.name)
         except NotAParam as err:
             if p.default is p.empty:  # a required argument the op could not be rebuilt without
                 raise ConversionError(f"{module_type(module)}: argument {p.name}: {err}") from None
@@ -155,9 +155,25 @@ def _conv_transpose_call(module, args, kwargs) -> dict:
     return {"output_padding": [int(p) for p in padding]}
 
 
-# Modules whose forward takes non-tensor arguments that change what the op computes.
+def _max_unpool_call(module, args, kwargs) -> dict:
+    """`unpool(x, indices, output_size=...)`: the size is a forward argument, recorded as is."""
+    size = inspect.signature(module.forward).bind(*args, **kwargs).arguments.get("output_size")
+    return {} if size is None else {"output_size": [int(v) for v in size]}
+
+
+def _attention_call(module, args, kwargs) -> dict:
+    """need_weights / average_attn_weights change the result (and the kernel): recorded when
+    they differ from the defaults, so the usual graph keeps upstream's params."""
+    bound = inspect.signature(module.forward).bind(*args, **kwargs).arguments
+    return {k: False for k in ("need_weights", "average_attn_weights") if bound.get(k, True) is False}
+
+
+# Modules whose forward takes non-tensor arguments that change what the op computes. Those
+# not accepted by the constructor are passed back at the call (emit/python FORWARD_PARAMS).
 _CALL_PARAMS = {nn.ConvTranspose1d: _conv_transpose_call, nn.ConvTranspose2d: _conv_transpose_call,
-                nn.ConvTranspose3d: _conv_transpose_call}
+                nn.ConvTranspose3d: _conv_transpose_call, nn.MaxUnpool1d: _max_unpool_call,
+                nn.MaxUnpool2d: _max_unpool_call, nn.MaxUnpool3d: _max_unpool_call,
+                nn.MultiheadAttention: _attention_call}
 
 
 def call_params(module: nn.Module, args, kwargs) -> dict:

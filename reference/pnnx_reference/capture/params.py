@@ -12,7 +12,14 @@ class NotAParam(Exception):
     """The value has no pnnx parameter form (a module, a callable, ...)."""
 
 
-def to_param(value):
+# adaptive pooling's `output_size=(None, 3)` keeps the input size where None: upstream writes
+# it as 0 (the generator turns 0 back into None)
+NONE_AS_ZERO = {"output_size"}
+
+
+def to_param(value, key: str | None = None):
+    if key in NONE_AS_ZERO and isinstance(value, (list, tuple)):
+        value = [0 if v is None else v for v in value]
     if value is None or isinstance(value, (bool, str, complex)):
         return value
     if isinstance(value, int):

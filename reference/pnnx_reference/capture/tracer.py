@@ -255,7 +255,7 @@ class Tracer(TorchFunctionMode):
                            refs.operands, [], {"expr": text}, [result])
                 return
         if op_type == "Tensor.__getitem__" and indexing.has_tensor_index(args[1]):
-            expr, tensors = indexing.index_expr(indexing.index_items(args[0], args[1]), 1)
+            expr, tensors = indexing.index_expr(indexing.index_items(args[0], args[1]), 1, args[0].device)
             self._emit("Tensor.index", self._op_name("Tensor.index"),
                        [self.operand_of(t) for t in (args[0], *tensors)],
                        ["input"] + ["indices"] * len(tensors), {"expr": expr}, [result])
@@ -289,7 +289,7 @@ class Tracer(TorchFunctionMode):
 
     def _param(self, op_type, key, value):
         try:
-            return to_param(value)
+            return to_param(value, key)
         except NotAParam as err:
             raise ConversionError(f"{op_type}: argument {key}: {err}") from None
 

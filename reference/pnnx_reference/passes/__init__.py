@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..ir import Graph
 from . import (canonicalize, dead_code, eliminate_noop, fold_constants, fuse_adjacent,
-               fuse_attention, fuse_batchnorm, fuse_expression)
+               fuse_attention, fuse_batchnorm, fuse_expression, fuse_static)
 from .context import PassContext
 
 PIPELINES = {
@@ -15,7 +15,7 @@ PIPELINES = {
     1: (fuse_expression, dead_code),
     # constants fold first, so that an expression mixing constants and inputs is not fused
     # around a value that could have been a single attribute
-    2: (fold_constants, dead_code, fuse_expression, eliminate_noop, fuse_batchnorm, fuse_adjacent,
+    2: (fold_constants, dead_code, fuse_expression, eliminate_noop, fuse_static, fuse_batchnorm, fuse_adjacent,
         eliminate_noop, fuse_attention, fuse_expression, dead_code, canonicalize),
 }
 

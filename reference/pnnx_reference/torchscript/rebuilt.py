@@ -54,6 +54,6 @@ def _replay_class(script) -> type:
     models.common.Focus), so that moduleop=models.common.Focus keeps it as one operator."""
     qualified = stdmodules.qualified_name(script)
     module_name, _, class_name = qualified.removeprefix("__torch__.").rpartition(".")
-    if not class_name.isidentifier():
-        return Replay
+    if not class_name.isidentifier() or module_name.startswith("torch."):
+        return Replay  # torch's containers are not operators: the tracer inlines a plain Replay
     return _named_replay(module_name or "__torch__", class_name)

@@ -11,6 +11,9 @@ UNARY_LOG = 8
 
 
 def _single(ctx: Context, op, layer_type: str, prefix: str, params=None) -> None:
+    if len(op.inputs) > 1:
+        raise CannotLower(f"{op.type} with tensor arguments ({', '.join((op.inputnames or [])[1:])}) "
+                          f"is not lowered to {layer_type}")
     ctx.emit(layer_type, prefix, [ctx.blob(op.inputs[0])], [op.outputs[0].name], params or {})
 
 
@@ -71,6 +74,9 @@ def prelu(ctx: Context, op) -> None:
         if slope is None:
             raise CannotLower("the PReLU weight is not a constant")
     slope = slope.astype(np.float32).reshape(-1)
+    if slope.size > 1 and not ctx.has_batch(op.inputs[0]):
+        raise CannotLower("per-channel PReLU needs the channel on dim 1 after a batch axis: ncnn "
+                          "blobs have no batch axis")
     _single_weights(ctx, op, "PReLU", "prelu", {0: int(slope.size)}, [Weight(slope, tagged=False)])
 
 

@@ -141,6 +141,9 @@ def _binary_fn(func: str):
     return lower
 
 
+binary_function = _binary_fn  # for other families whose operators have an elementwise form
+
+
 def _unary_fn(func: str):
     def lower(ctx: Context, op) -> None:
         lower_tree(ctx, op, ex.Call(func, tuple(_args(op, ("input",)))), op.inputs, op.outputs[0].name)

@@ -1,4 +1,5 @@
-"""cat/stack -> Concat; chunk/split/tensor_split/unbind -> Slice; slice/select -> Crop.
+"""cat/stack -> Concat; chunk/split/tensor_split/unbind -> Slice; slice/select/slice_copy -> Crop;
+slice_scatter -> CopyTo.
 Sizes come from the (static) operand shapes, so every split form lowers the same way."""
 from __future__ import annotations
 
@@ -82,14 +83,17 @@ def _slice_specs(op) -> tuple[list[tuple[int, int, int, int]], bool]:
     return specs, selected
 
 
+MAX_STRIDED = 64  # a strided slice becomes one Crop per kept index, then a Concat
+
+
 def _crop(ctx: Context, op, specs, out_name: str) -> None:
+    """Crop the unit-step box holding the slice; each strided dim then keeps every step-th
+    index (ncnn Crop has no step)."""
     src = op.inputs[0]
     shape = ctx.torch_shape(src)
-    starts, ends, axes = [], [], []
+    starts, ends, axes, strided = [], [], [], []
     for dim, start, end, step in specs:
-        if step not in (1, None):
-            raise CannotLower("strided slices are not lowered (ncnn Crop has no step)")
-        if not all(isinstance(v, int) or v is None for v in (start, end)):
+        if not all(isinstance(v, int) or v is None for v in (start, end, step)):
             raise CannotLower("slice bounds from tensors are not lowered")
         size = shape[int(dim)]
         start = 0 if start is None else start + size if start < 0 else min(start, size)
@@ -97,10 +101,33 @@ def _crop(ctx: Context, op, specs, out_name: str) -> None:
         starts.append(start)
         ends.append(end)
         axes.append(ctx.axis(src, int(dim)))
-    ctx.emit("Crop", "slice", [ctx.blob(src)], [out_name], {9: starts, 10: ends, 11: axes})
+        if step not in (1, None):
+            strided.append((axes[-1], end - start, step))
+    if not strided:
+        ctx.emit("Crop", "slice", [ctx.blob(src)], [out_name], {9: starts, 10: ends, 11: axes})
+        return
+    box = ctx.temp(out_name)
+    ctx.emit("Crop", "slice", [ctx.blob(src)], [box], {9: starts, 10: ends, 11: axes})
+    for i, (axis, span, step) in enumerate(strided):
+        box = _every_step(ctx, box, axis, span, step, out_name if i == len(strided) - 1 else ctx.temp(out_name))
 
 
-@lowers("Tensor.slice")
+def _every_step(ctx: Context, blob: str, axis: int, span: int, step: int, out_name: str) -> str:
+    keep = list(range(0, span, step))
+    if len(keep) > MAX_STRIDED:
+        raise CannotLower(f"strided slice keeping {len(keep)} > {MAX_STRIDED} indices is not lowered "
+                          "(ncnn Crop has no step)")
+    if len(keep) == 1:
+        ctx.emit("Crop", "slice", [blob], [out_name], {9: [0], 10: [1], 11: [axis]})
+        return out_name
+    parts = [ctx.temp(out_name) for _ in keep]
+    for index, part in zip(keep, parts):
+        ctx.emit("Crop", "slice", [blob], [part], {9: [index], 10: [index + 1], 11: [axis]})
+    ctx.emit("Concat", "slice", parts, [out_name], {0: axis})
+    return out_name
+
+
+@lowers("Tensor.slice", "torch.slice_copy")
 def slice_(ctx: Context, op) -> None:
     specs, selected = _slice_specs(op)
     if not selected:
@@ -125,3 +152,20 @@ def select(ctx: Context, op) -> None:
     if not isinstance(index, int):
         raise CannotLower("select index from a tensor is not lowered")
     _crop_then_reshape(ctx, op, [(dim, index, index + 1 if index != -1 else INT_MAX, 1)])
+
+
+@lowers("torch.slice_scatter")
+def slice_scatter(ctx: Context, op) -> None:
+    """CopyTo writes src into a copy of input starting at `start` along the axis."""
+    names = op.inputnames or ["input", "src"]
+    inp, src = op.inputs[names.index("input")], op.inputs[names.index("src")]
+    if param(op, "step", 1) not in (1, None):
+        raise CannotLower("strided slice_scatter is not lowered (ncnn CopyTo has no step)")
+    dim = int(param(op, "dim", 0))
+    start = param(op, "start", 0) or 0
+    if not isinstance(start, int):
+        raise CannotLower("slice_scatter start from a tensor is not lowered")
+    size = ctx.torch_shape(inp)[dim]
+    start = start + size if start < 0 else min(start, size)
+    ctx.emit("CopyTo", "slice_scatter", [ctx.blob(inp), ctx.blob(src)], [op.outputs[0].name],
+             {9: [start], 11: [ctx.axis(inp, dim)]})

@@ -14,7 +14,8 @@ from .split import insert_split, rename_outputs
 
 # families whose lowerings follow the operand shapes only (no (N, C, ...) layout), so they
 # also lower a batchless graph; the coverage sweep checks them there
-BATCHLESS_FAMILIES = {"activation", "binary", "reduce", "shape", "concat_slice", "tile_flip", "linear"}
+BATCHLESS_FAMILIES = {"activation", "binary", "reduce", "shape", "concat_slice", "tile_flip", "linear",
+                      "diag", "fold"}
 SKIPPED = {"pnnx.Input", "pnnx.Output", "pnnx.Attribute", "prim::TupleConstruct", "prim::ListConstruct"}
 
 
@@ -67,6 +68,7 @@ def lower_graph(graph: Graph) -> tuple[list[Layer], Context, list[Operand]]:
                 continue
         try:
             _check_operands(ctx, op)
+            _check_dtypes(ctx, op)
             lowering(ctx, op)
         except (CannotLower, PnnxError) as err:
             failures.append((op.type, op.name, str(err)))
@@ -100,6 +102,24 @@ def _check_operands(ctx: Context, op) -> None:
     for operand in (*op.inputs, *(o for o in op.outputs if o.consumers)):
         if operand.shape is not None and (operand.shape or ctx.has_batch(operand)):
             ctx.shape(operand)
+
+
+# operators whose integer inputs ncnn reads as integers (Embed reads int32 indices)
+INTEGER_INPUTS = {"nn.Embedding", "F.embedding"}
+
+
+def _check_dtypes(ctx: Context, op) -> None:
+    """ncnn blobs hold floats: an integer or bool activation cannot be computed on (an input fed
+    as int32 would be read as float bits), except as the indices of Embed."""
+    if op.type in INTEGER_INPUTS:
+        return
+    for operand in op.inputs:
+        if ctx.constant(operand) is None and operand.dtype is not None and _is_integer(operand.dtype):
+            raise CannotLower(f"operand {operand.name} is {operand.dtype}: ncnn blobs hold floats only")
+
+
+def _is_integer(dtype: str) -> bool:
+    return dtype == "bool" or dtype[0] in "iu"
 
 
 def _finish(layers: list[Layer], out_blobs: list[str]) -> list[Layer]:

@@ -34,11 +34,23 @@ def _pool(ctx: Context, op, n: int, kind: int) -> None:
     p = {0: kind}
     for i in range(n):
         p[KERNEL[i]], p[STRIDE[i]], p[PAD[i]] = int(kernel[-1 - i]), int(stride[-1 - i]), int(pad[-1 - i])
-    p[5] = 0 if param(op, "ceil_mode", False) else 1
+    ceil = bool(param(op, "ceil_mode", False))
+    p[5] = 0 if ceil else 1
     if kind == AVG:
         p[6] = int(bool(param(op, "count_include_pad", True)))
+        if ceil and p[6] and _ceil_extends(ctx.shape(op.inputs[0])[1:], kernel, stride, pad):
+            # torch leaves the ceil-mode extension out of the divisor, ncnn counts it with the padding
+            if any(pad):
+                raise CannotLower("ceil_mode average pooling with padding counted in the divisor "
+                                  "has no ncnn equivalent")
+            p[6] = 0  # no padding: counting only real elements is what torch does
     ctx.emit(LAYER[n], "maxpool" if kind == MAX else "avgpool",
              [ctx.blob(op.inputs[0])], [op.outputs[0].name], p)
+
+
+def _ceil_extends(spatial, kernel, stride, pad) -> bool:
+    """Whether ceil mode adds a partial window past the padded input on some dim."""
+    return any((size + 2 * p - k) % s for size, k, s, p in zip(spatial, kernel, stride, pad))
 
 
 def _adaptive(ctx: Context, op, n: int, kind: int) -> None:

@@ -9,7 +9,7 @@ NO_BATCH = 233
 
 
 def _make_input(name: str, shape: list[int], dtype: str | None) -> str:
-    dims = ", ".join(str(128 if d == -1 else d) for d in shape)
+    dims = ", ".join(str(128 if d == -1 else d) for d in shape) or "()"
     if dtype is not None and DTYPES[dtype].is_integer:
         # ncnn has no int64 blobs: upstream feeds integer inputs as torch.int
         return f"    {name} = torch.randint(10, ({dims},), dtype=torch.int)"
@@ -33,7 +33,8 @@ def render(param_path, bin_path, py_path, inputs: list[tuple[list[int], str | No
               "        with net.create_extractor() as ex:"]
     for i, (shape, _) in enumerate(inputs):
         b = 0 if len(shape) >= 2 and not batchless else NO_BATCH
-        lines.append(f'            ex.input("in{i}", ncnn.Mat(in{i}.numpy(), batch_index={b}).clone())')
+        data = f"in{i}.numpy()" if shape else f"in{i}.reshape(1).numpy()"  # 0-d: a 1-element blob
+        lines.append(f'            ex.input("in{i}", ncnn.Mat({data}, batch_index={b}).clone())')
     lines.append("")
     for i, rank in enumerate(output_ranks):
         b = 0 if rank >= 2 and not batchless else NO_BATCH

@@ -1,6 +1,7 @@
 """Reductions -> Reduction (axes in batch-dropped torch order, 5=1 as upstream writes)."""
 from __future__ import annotations
 
+from .binary import binary_function
 from .context import CannotLower, Context, param
 from .registry import lowers
 
@@ -11,6 +12,10 @@ NORM = {1: 7, 2: 8}
 
 
 def _reduce(ctx: Context, op, operation: int) -> None:
+    if "other" in (op.inputnames or []) or len(op.inputs) > 1:
+        # max(input, other) / min(input, other) is elementwise
+        binary_function("maximum" if operation == 4 else "minimum")(ctx, op)
+        return
     if len(op.outputs) > 1 and op.outputs[1].consumers:
         raise CannotLower("the indices of max/min are used: ncnn Reduction has none")
     dims = param(op, "dim")

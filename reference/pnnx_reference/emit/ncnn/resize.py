@@ -1,7 +1,7 @@
 """Interp (Upsample / interpolate), PixelShuffle, PixelUnshuffle (Reorg), ChannelShuffle."""
 from __future__ import annotations
 
-from .context import CannotLower, Context, as_list, param
+from .context import CannotLower, Context, as_list, dims_params, param
 from .registry import lowers
 
 RESIZE_TYPE = {"nearest": 1, "bilinear": 2, "linear": 2, "bicubic": 3}
@@ -17,22 +17,28 @@ def interp(ctx: Context, op) -> None:
         align = bool(param(op, "align_corners", False))
     if mode not in RESIZE_TYPE:
         raise CannotLower(f"interpolation mode {mode!r} has no ncnn Interp equivalent")
+    if param(op, "antialias", False):
+        raise CannotLower("antialiased interpolation has no ncnn Interp equivalent")
     n = ctx.rank(op.inputs[0]) - 1
     if n not in (1, 2) or (n == 1 and mode not in ("linear", "nearest")) or (n == 2 and mode == "linear"):
         raise CannotLower(f"ncnn Interp resizes 1-d or 2-d spatial data; got {n}-d with mode {mode}")
     p = {0: RESIZE_TYPE[mode], 6: int(align)}
     scale = param(op, "scale_factor")
+    out = ctx.shape(op.outputs[0])
     if scale is not None and not param(op, "recompute_scale_factor", False):
         s = [float(v) for v in as_list(scale, n)]
-        p[2] = s[-1]
-        if n == 2:
-            p[1] = s[0]
+        p[2], p[1] = s[-1], (s[0] if n == 2 else 1.0)
     else:
-        out = ctx.shape(op.outputs[0])[1:]
-        p[4] = int(out[-1])
-        if n == 2:
-            p[3] = int(out[0])
-    ctx.emit("Interp", "interpolate", [ctx.blob(op.inputs[0])], [op.outputs[0].name], p)
+        p[4], p[3] = int(out[-1]), int(out[1] if n == 2 else 1)
+    if n == 2:
+        ctx.emit("Interp", "interpolate", [ctx.blob(op.inputs[0])], [op.outputs[0].name], p)
+        return
+    # ncnn Interp resizes (c, h, w) blobs: a 1-d signal goes through (c, 1, w)
+    c, w = ctx.shape(op.inputs[0])
+    tall, resized = ctx.temp(op.outputs[0].name), ctx.temp(op.outputs[0].name)
+    ctx.emit("Reshape", "reshape", [ctx.blob(op.inputs[0])], [tall], dims_params([c, 1, w]))
+    ctx.emit("Interp", "interpolate", [tall], [resized], p)
+    ctx.emit("Reshape", "reshape", [resized], [op.outputs[0].name], dims_params(out))
 
 
 def _rank3(ctx: Context, op) -> None:

@@ -34,6 +34,10 @@ _SIZE_KEYS = {"shape", "size", "sizes", "repeats"}
 # nn modules returning a structure: how the outputs are unpacked (`_` when missing)
 RESULT_SHAPES = {"nn.LSTM": (1, (1, 1)), "nn.GRU": (1, 1), "nn.RNN": (1, 1),
                  "nn.MultiheadAttention": (1, 1)}
+# nn module params that are forward arguments, not constructor arguments
+FORWARD_PARAMS = {"nn.MaxUnpool1d": ("output_size",), "nn.MaxUnpool2d": ("output_size",),
+                  "nn.MaxUnpool3d": ("output_size",),
+                  "nn.MultiheadAttention": ("need_weights", "average_attn_weights")}
 Renderer = Callable[[Operator, object], list]
 
 
@@ -96,7 +100,10 @@ def call_arguments(op: Operator, ctx, first: int = 0, skip_params=()) -> str:
     skip = set(skip_params) | set(LEADING_PARAMS.get(op.type, ()))
     if op.type in VARARGS_FUNCS:  # `torch.einsum(eq, *operands)` takes no `path=None` keyword
         skip |= {k for k, v in op.params.items() if v is None}
-    params = render_kwargs(op.params, op.name, skip, as_tensor=TENSOR_PARAMS.get(op.type, ()))
+    values = op.params
+    if op.type.startswith("F.adaptive_") and isinstance(values.get("output_size"), list):
+        values = {**values, "output_size": [None if v == 0 else v for v in values["output_size"]]}
+    params = render_kwargs(values, op.name, skip, as_tensor=TENSOR_PARAMS.get(op.type, ()))
     return ", ".join(positional + keywords + params)
 
 
@@ -152,6 +159,8 @@ def render_module(op: Operator, ctx) -> list[str]:
         args, names = [args[0], f"({args[1]}, {args[2]})"], names[:2]
     texts = [a if i == 0 or n in ("", "input") else f"{n}={a}" for i, (a, n) in enumerate(zip(args, names))]
     texts = sorted(texts, key=lambda t: "=" in t)  # keep positional ones first
+    forward_params = {k: op.params[k] for k in FORWARD_PARAMS.get(op.type, ()) if k in op.params}
+    texts += render_kwargs(forward_params, op.name)
     rhs = f"self.{member}({', '.join(texts)})"
     structure = RESULT_SHAPES.get(op.type)
     if structure is None or not op.outputs:

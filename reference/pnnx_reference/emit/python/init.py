@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from pnnx_reference.emit.python.api_paths import check_api_type
-from pnnx_reference.emit.python.forward import is_module_type
+from pnnx_reference.emit.python.forward import FORWARD_PARAMS, is_module_type
 from pnnx_reference.emit.python.names import CodegenError, check_keyword_name
 from pnnx_reference.emit.python.values import render_kwargs, render_shape, render_value
 from pnnx_reference.ir import DTYPES, NULL_DTYPE, Attribute, Graph, Operator
@@ -16,7 +16,7 @@ _BUFFER_SLOTS = {("F.batch_norm", "running_mean"), ("F.batch_norm", "running_var
 
 def constructor_line(op: Operator, ctx) -> str:
     check_api_type(op.type, op.name)
-    params = dict(op.params)
+    params = {k: v for k, v in op.params.items() if k not in FORWARD_PARAMS.get(op.type, ())}
     if op.type.startswith("nn.Adaptive") and "output_size" in params:
         params["output_size"] = _zero_to_none(params["output_size"])
     if op.type in ("nn.quantized.Conv2d", "nn.quantized.Linear"):

@@ -87,7 +87,10 @@ def slice_expression(op: Operator, ctx) -> str:
 
 def index_expression(op: Operator, ctx) -> str:
     """`Tensor.index expr=[None,@1]`: None is a full slice, `@i` an index tensor input."""
-    node = expression.parse(op.params.get("expr", ""))
+    expr = op.params.get("expr", "")
+    if isinstance(expr, list):  # read back from pnnx.param, `[None,@1]` is an array param
+        expr = "[" + ",".join("None" if v is None else str(v) for v in expr) + "]"
+    node = expression.parse(expr)
     if not isinstance(node, expression.ListExpr):
         raise CodegenError(f"{op.name!r}: Tensor.index expr must be a list")
     names = [ctx.var(o) for o in op.inputs]
