@@ -250,7 +250,8 @@ def _reap(procs, done, timeout, spawn, tasks) -> None:
             p.kill()
         p.join(1)
         del procs[pid]
-        if cur is not None and cur not in done:
+        # a clean exit (code 0) means its last result is still on its way through the queue
+        if cur is not None and cur not in done and (over or p.exitcode != 0):
             done[cur] = {"outcome": CRASH, "reason": "timeout" if over else f"worker exit code {p.exitcode}"}
         if not tasks.empty():
             spawn()

@@ -278,6 +278,13 @@ def test_constructor_arguments_stored_under_other_names():
     assert op.params == {"eps": 1e-6, "keepdim": False, "p": 1.0}
 
 
-def test_unrepresentable_required_constructor_argument_is_an_error():
-    with pytest.raises(ConversionError, match="output_size"):
-        trace(nn.AdaptiveAvgPool2d((None, 3)), torch.rand(1, 2, 4, 4))
+def test_adaptive_none_output_size_is_written_as_zero():
+    graph = trace(nn.AdaptiveAvgPool2d((None, 3)), torch.rand(1, 2, 4, 4)).graph
+    assert [op.params["output_size"] for op in graph.ops if op.type == "nn.AdaptiveAvgPool2d"] == [[0, 3]]
+
+
+def test_nested_list_is_not_a_param():
+    from pnnx_reference.capture.params import NotAParam, to_param
+
+    with pytest.raises(NotAParam, match="nested"):
+        to_param([[1], [2]], "output_size")

@@ -133,3 +133,13 @@ def test_copy_passes_src(tmp_path):
 def test_to_other_tensor(tmp_path):
     op = op_of(_round_trip(tmp_path, lambda x, i: x.to(i), X, IDX), "Tensor.to")
     assert op.inputnames == ["input", "other"]
+
+
+def _nested_constant(x):
+    return x * torch.tensor([[5.0], [3.0], [1.0]])
+
+
+def test_nested_literal_tensor_becomes_a_constant(tmp_path):
+    graph = _round_trip(tmp_path, _nested_constant, X[0, :3], optlevel=0)
+    assert "torch.tensor" not in [op.type for op in graph.ops]
+    assert any(op.type == "pnnx.Attribute" for op in graph.ops)

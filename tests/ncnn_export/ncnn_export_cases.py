@@ -130,6 +130,10 @@ CASES = {
     "upsample_1d_nearest": ("resize", lambda: seq(nn.Upsample(scale_factor=2, mode="nearest")), [(1, 3, 7)]),
     "avgpool2d_ceil": ("pool", lambda: seq(nn.AvgPool2d(2, ceil_mode=True)), [(1, 4, 9, 10)]),
     "max_other": ("reduce", lambda: Fn(lambda s, a, b: torch.max(a, b)), [(1, 3, 4), (1, 3, 4)]),
+    "remainder_signs": ("binary", lambda: Fn(lambda s, a, b: torch.remainder(a * 4 - 2, b - 0.5)),
+                        [(1, 3, 4), (1, 3, 4)]),
+    "round_decimals": ("binary", lambda: Fn(lambda s, a: torch.round(a * 10, decimals=1)), [(1, 3, 4)]),
+    "adaptive_avgpool_keep_h": ("pool", lambda: seq(nn.AdaptiveAvgPool2d((None, 5))), IMG),
     # fold / unfold (col2im / im2col)
     "unfold": ("fold", lambda: seq(nn.Unfold((2, 3), dilation=2, padding=1, stride=(1, 2))), IMG),
     "fold": ("fold", lambda: seq(nn.Fold((7, 9), 3, padding=1, dilation=2)), [(1, 18, 35)]),

@@ -74,3 +74,13 @@ def test_op_page_links_the_bundle(tmp_path):
     link = f"../../repro/{bundle.name}/README.md"
     assert link in page
     assert (written["html"].parent / "ops" / link).resolve() == (bundle / "README.md").resolve()
+
+
+def test_op_page_shows_kept_pnnx_param(tmp_path):
+    case = next(c for c in all_cases() if c.id == CASE)
+    write_results(tmp_path / "res" / "results.jsonl", [rec("pass")])
+    fake_workroot(tmp_path / "res", case)
+    (tmp_path / "res" / "work").rename(tmp_path / "res" / "artefacts")   # run --keep-artefacts layout
+    written = build_reports(tmp_path / "res", tmp_path / "reports")
+    page = (written["html"].parent / "ops" / "nn.ReLU.html").read_text()
+    assert "reference / model.pnnx.param" in page and "pnnx.Input in0 0 1 0" in page

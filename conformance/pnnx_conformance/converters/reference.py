@@ -22,7 +22,8 @@ class ReferenceConverter(Converter):
         inputs = case.make_inputs() if inputs is None else inputs
         workdir.mkdir(parents=True, exist_ok=True)
         try:
-            res = api.export(model, inputs, workdir, "case", fp16=fp16)
+            # zoo cases carry converter options (e.g. moduleop for YOLOv5's Focus)
+            res = api.export(model, inputs, workdir, "case", fp16=fp16, **getattr(case, "options", {}))
         except UnsupportedOperator as e:
             raise NotSupported(str(e)) from None
         except PnnxError as e:

@@ -26,6 +26,22 @@ _TRANSPOSE_GETTERS = {
     "mT": lambda ndim: ("torch.transpose", {"dim0": -2, "dim1": -1}),
 }
 
+_CONSTANT_FACTORIES = {"torch.tensor", "torch.as_tensor"}
+
+
+def _is_plain_nested(value) -> bool:
+    """A list of lists of plain numbers (no tensors, no traced sizes): no param can hold it,
+    and it is a constant."""
+    return (isinstance(value, (list, tuple)) and any(isinstance(v, (list, tuple)) for v in value)
+            and _is_plain(value))
+
+
+def _is_plain(value) -> bool:
+    if isinstance(value, (list, tuple)):
+        return all(_is_plain(v) for v in value)
+    return not isinstance(value, SymInt) and isinstance(value, (bool, int, float, complex))
+
+
 class Tracer(TorchFunctionMode):
     def __init__(self, model: nn.Module, moduleop: tuple = ()):
         super().__init__()
@@ -265,6 +281,8 @@ class Tracer(TorchFunctionMode):
             self._emit(op_type, self._op_name(op_type), [self.operand_of(args[0])], ["input"],
                        params, [result])
             return
+        if op_type in _CONSTANT_FACTORIES and args and _is_plain_nested(args[0]):
+            return  # `torch.tensor([[5], [3]])`: a constant; it becomes a pnnx.Attribute where used
         self._record_call(op_type, bind(func, op_type, args, kwargs), result)
 
     def _record_call(self, op_type, pairs, result) -> None:

@@ -50,6 +50,8 @@ def _lower(ctx, op, node, inputs, out_name, top=False) -> _Value:
         return _Value(number=node.value)
     if not isinstance(node, ex.Call):
         raise CannotLower("list expressions are not lowered")
+    if node.func == "remainder" and len(node.args) == 2:
+        node = _python_remainder(*node.args)
     args = [_lower(ctx, op, a, inputs, out_name) for a in node.args]
     target = out_name if top else ctx.temp(out_name)
     if node.func in BINARY and len(args) == 2:
@@ -59,6 +61,11 @@ def _lower(ctx, op, node, inputs, out_name, top=False) -> _Value:
     if node.func in ex.CASTS and args[0].blob is not None:
         return args[0] if node.func in ("torch.float", "torch.float32") else _cast_error(node.func)
     raise CannotLower(f"expression function {node.func!r} has no ncnn lowering")
+
+
+def _python_remainder(a, b):
+    """a - floor_divide(a, b) * b: torch's remainder takes the sign of the divisor."""
+    return ex.Call("sub", (a, ex.Call("mul", (ex.Call("floor_divide", (a, b)), b))))
 
 
 def _cast_error(func: str):
@@ -146,7 +153,12 @@ binary_function = _binary_fn  # for other families whose operators have an eleme
 
 def _unary_fn(func: str):
     def lower(ctx: Context, op) -> None:
-        lower_tree(ctx, op, ex.Call(func, tuple(_args(op, ("input",)))), op.inputs, op.outputs[0].name)
+        node = ex.Call(func, tuple(_args(op, ("input",))))
+        decimals = param(op, "decimals", 0) if func == "round" else 0
+        if decimals:  # round(x * 10^d) / 10^d
+            scale = ex.Literal(10.0 ** decimals, repr(10.0 ** decimals))
+            node = ex.Call("div", (ex.Call(func, (ex.Call("mul", (node.args[0], scale)),)), scale))
+        lower_tree(ctx, op, node, op.inputs, op.outputs[0].name)
     return lower
 
 

@@ -43,6 +43,8 @@ def _slice_along(ctx: Context, op, axis: int, squeeze: bool) -> None:
     sizes = [ctx.shape(o)[axis] if not squeeze else 1 for o in op.outputs]
     if -1 in sizes:
         raise CannotLower("dynamic split sizes are not lowered")
+    if 0 in sizes:
+        raise CannotLower("a split yields an empty tensor: ncnn blobs cannot be empty")
     if not squeeze:
         ctx.emit("Slice", "slice", [ctx.blob(op.inputs[0])], [o.name for o in op.outputs], {0: sizes, 1: axis})
         return

@@ -58,7 +58,8 @@ def _adaptive(ctx: Context, op, n: int, kind: int) -> None:
     _check_single_output(op)
     in_shape = ctx.shape(op.inputs[0])[1:]
     size = as_list(param(op, "output_size"), n)
-    size = [in_shape[i] if s is None else int(s) for i, s in enumerate(size)]
+    # None (kept size) is written 0 in the graph, as upstream writes it
+    size = [in_shape[i] if s in (None, 0) else int(s) for i, s in enumerate(size)]
     src = ctx.blob(op.inputs[0])
     out = op.outputs[0]
     if all(s == 1 for s in size):

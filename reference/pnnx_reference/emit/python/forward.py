@@ -5,7 +5,7 @@ from typing import Callable
 
 from pnnx_reference import expression
 from pnnx_reference.emit.python.api_paths import check_api_type, tensor_method_name
-from pnnx_reference.emit.python.names import CodegenError, check_keyword_name, is_identifier
+from pnnx_reference.emit.python.names import CodegenError, UnknownOperatorType, check_keyword_name, is_identifier
 from pnnx_reference.emit.python.slicing import index_expression, slice_expression
 from pnnx_reference.emit.python.values import render_kwargs
 from pnnx_reference.ir import Operator
@@ -258,5 +258,9 @@ def render_forward_op(op: Operator, ctx) -> list[str]:
     for prefix, renderer in BY_PREFIX:
         if op.type.startswith(prefix):
             return renderer(op, ctx)
+    # a module operator (moduleop=), a type from another frontend or a hostile name: no code
+    # is generated; export() records it as unsupported and still writes the other artefacts
+    raise UnknownOperatorType(op.type, op.name, "no PyTorch Python API to generate code for "
+                              "(allowed: nn., F., torch., Tensor., torchvision.ops., pnnx.*)")
     raise CodegenError(f"operator {op.name!r}: cannot write type {op.type!r} as Python "
                        "(allowed: nn., F., torch., Tensor., torchvision.ops., pnnx.*)")

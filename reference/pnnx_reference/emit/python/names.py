@@ -5,11 +5,19 @@ from __future__ import annotations
 import keyword
 import re
 
-from pnnx_reference.errors import PnnxError
+from pnnx_reference.errors import PnnxError, UnsupportedOperator
 
 
 class CodegenError(PnnxError):
     """The graph cannot be written as Python (unknown API, bad keyword name, ...)."""
+
+
+class UnknownOperatorType(CodegenError, UnsupportedOperator):
+    """An operator type with no Python API: refused like any codegen error, and reported by
+    export() as unsupported so that the other artefacts are still written."""
+
+    def __init__(self, op_type: str, op_name: str, reason: str) -> None:
+        UnsupportedOperator.__init__(self, op_type, op_name, reason)
 
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
