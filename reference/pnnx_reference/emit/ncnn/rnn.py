@@ -1,5 +1,6 @@
 """nn.RNN / nn.LSTM / nn.GRU -> one ncnn RNN / LSTM / GRU layer per torch layer (unrolled),
-bidirectional as direction=2. ncnn runs a (T, features) blob: batch_first=True with batch 1.
+bidirectional as direction=2. ncnn runs a (T, features) blob: batch_first=True with batch 1,
+an unbatched (T, features) input, or batch_first=False with batch 1 on dim 1 (reshaped around).
 Gate order: torch LSTM i,f,g,o -> ncnn i,f,o,g; GRU keeps r,z,n and ncnn reads four biases
 (r and z summed over ih+hh, then n's ih and hh apart). The final hidden/cell states are not
 exported (ncnn returns them only as extra outputs of a single layer)."""
@@ -7,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .context import CannotLower, Context, param
+from .context import CannotLower, Context, dims_params, param
 from .layers import Weight
 from .registry import lowers
 
@@ -41,36 +42,67 @@ def _direction_weights(op, layer: int, suffix: str):
     return w_ih, b_ih + b_hh, w_hh
 
 
-def _check(ctx: Context, op) -> None:
-    if not param(op, "batch_first", False):
-        raise CannotLower("batch_first=False puts time on dim 0, where ncnn expects the batch")
+def _time_major(ctx: Context, op) -> bool:
+    """Whether the input is (T, 1, features) with every dim carried (reshaped to (T, features)
+    around the layers); otherwise it must already be a (T, features) blob."""
+    shape = ctx.torch_shape(op.inputs[0])
+    unbatched = len(shape) == 2 and not ctx.has_batch(op.inputs[0])
+    if not param(op, "batch_first", False) and not unbatched:
+        if len(shape) != 3 or shape[1] != 1:
+            raise CannotLower("batch_first=False lowers only with batch 1 (dim 1): ncnn runs (T, features) blobs")
+        if ctx.rank(op.inputs[0]) == 3:
+            return True
     if ctx.rank(op.inputs[0]) != 2:
         raise CannotLower("expects a (1, T, features) input")
+    return False
+
+
+def _check(ctx: Context, op) -> None:
     if len(op.inputs) > 1:
         raise CannotLower("initial hidden/cell states are not lowered")
     if int(param(op, "proj_size", 0) or 0):
         raise CannotLower("LSTM proj_size is not lowered")
     if param(op, "nonlinearity", "tanh") != "tanh":
         raise CannotLower("RNN nonlinearity=relu has no ncnn equivalent")
-    for state in op.outputs[1:]:
-        if state.consumers:
-            raise CannotLower("the final hidden/cell states are used: not exported")
+    if any(state.consumers for state in op.outputs[1:]) and int(param(op, "num_layers", 1)) != 1:
+        raise CannotLower("the final hidden/cell states of a multi-layer RNN are used: not exported")
 
 
 @lowers("nn.RNN", "nn.LSTM", "nn.GRU")
 def rnn(ctx: Context, op) -> None:
     _check(ctx, op)
+    time_major = _time_major(ctx, op)
     hidden = int(param(op, "hidden_size"))
     layers = int(param(op, "num_layers", 1))
     bidirectional = bool(param(op, "bidirectional", False))
     suffixes = ["", "_reverse"] if bidirectional else [""]
     src = ctx.blob(op.inputs[0])
+    final = op.outputs[0].name
+    if time_major:
+        steps, features = ctx.shape(op.inputs[0])[0], ctx.shape(op.inputs[0])[2]
+        flat, final = ctx.temp(final), ctx.temp(final)
+        ctx.emit("Reshape", "reshape", [src], [flat], dims_params([steps, features]))
+        src = flat
     for layer in range(layers):
         parts = [_direction_weights(op, layer, s) for s in suffixes]
         weights = [Weight(np.concatenate([p[k].reshape(-1) for p in parts]), tagged=True) for k in range(3)]
-        out = op.outputs[0].name if layer == layers - 1 else ctx.temp(op.outputs[0].name)
+        out = final if layer == layers - 1 else ctx.temp(op.outputs[0].name)
         p = {0: hidden, 1: int(weights[0].data.size), 2: 2 if bidirectional else 0}
         if op.type == "nn.LSTM":
             p[3] = hidden
-        ctx.emit(LAYER[op.type], LAYER[op.type].lower(), [src], [out], p, weights)
+        states = _state_outputs(ctx, op) if layer == layers - 1 else []
+        ctx.emit(LAYER[op.type], LAYER[op.type].lower(), [src], [out, *[t for t, _ in states]], p, weights)
+        for temp, state in states:
+            ctx.emit("Reshape", "reshape", [temp], [state.name], dims_params(ctx.shape(state)))
         src = out
+    if time_major:
+        ctx.emit("Reshape", "reshape", [final], [op.outputs[0].name], dims_params(ctx.shape(op.outputs[0])))
+
+
+def _state_outputs(ctx: Context, op) -> list:
+    """(ncnn blob, torch operand) for the final hidden (and cell) states of a single-layer
+    RNN: ncnn writes them as extra (directions, hidden) outputs, reshaped to torch's shape."""
+    states = op.outputs[1:]
+    if not any(s.consumers for s in states):
+        return []
+    return [(ctx.temp(s.name), s) for s in states]
