@@ -267,3 +267,38 @@ def test_integer_activation_is_refused(tmp_path):
         operand.dtype = "i64"
     message = _expect_unsupported(g, tmp_path)
     assert "nn.ReLU (op_0)" in message and "i64: ncnn blobs hold floats only" in message
+
+
+class _RnnWithStates(torch.nn.Module):
+    def __init__(self, kind):
+        super().__init__()
+        self.m = getattr(torch.nn, kind)(4, 8)
+
+    def forward(self, x):
+        out = self.m(x)
+        return (out[0], *out[1]) if isinstance(out[1], tuple) else out
+
+
+@pytest.mark.parametrize("kind,shape", [("GRU", (5, 4)), ("LSTM", (5, 4)), ("GRU", (5, 1, 4)), ("LSTM", (5, 1, 4))])
+def test_time_major_rnn_with_final_states(kind, shape, tmp_path):
+    """batch_first=False with batch 1 on dim 1 (or unbatched), final states as extra outputs."""
+    import ncnn
+    from pnnx_reference.api import capture
+
+    torch.manual_seed(0)
+    model, x = _RnnWithStates(kind).eval(), torch.rand(shape)
+    with torch.no_grad():
+        expected = [t.numpy() for t in model(x)]
+    base = tmp_path / "m"
+    write_ncnn(capture(model, (x,)), f"{base}.ncnn.param", f"{base}.ncnn.bin", f"{base}_ncnn.py", fp16=False)
+    net = ncnn.Net()
+    net.opt.use_fp16_packed = net.opt.use_fp16_storage = net.opt.use_fp16_arithmetic = False
+    assert net.load_param(f"{base}.ncnn.param") == 0 and net.load_model(f"{base}.ncnn.bin") == 0
+    ex = net.create_extractor()
+    ex.input("in0", ncnn.Mat(x.numpy(), batch_index=233).clone())
+    for i, e in enumerate(expected):
+        ret, mat = ex.extract(f"out{i}")
+        assert ret == 0
+        got = np.array(mat.numpy())
+        assert [d for d in got.shape if d != 1] == [d for d in e.shape if d != 1]
+        np.testing.assert_allclose(got.reshape(-1), e.reshape(-1), atol=1e-4, rtol=1e-4)
