@@ -9,10 +9,6 @@ from __future__ import annotations
 
 from pnnx_conformance.backends.ncnn_backend import NcnnCpuBackend, NcnnVulkanBackend
 
-from . import tolerances
-
-tolerances.register()
-
 
 class ZooNcnnCpu(NcnnCpuBackend):
     precisions = {"fp32": "fp16"}

@@ -5,7 +5,7 @@ LSTM and GRU models).
 
 One conversion per model (fp16=0, so every artefact holds the model's own fp32 weights);
 ncnn runs with its fp16/bf16 options off. Bounds come from the harness's tolerance table, with
-the zoo's whole-network override for ncnn-cpu (pnnx_model_zoo.tolerances).
+the zoo's whole-network override for ncnn-cpu (`models.*` in pnnx_conformance.tolerances.OP_OVERRIDES).
 """
 from __future__ import annotations
 
