@@ -1,7 +1,10 @@
 """ncnn on the CPU and on Vulkan, from ncnn.param + ncnn.bin.
 
 ncnn blobs have no batch axis: an input of rank >= 2 with batch 1 is fed with that axis
-squeezed and the outputs get it back; a batch above 1 is not supported.
+squeezed and the outputs get it back; a batch above 1 is not supported. A converter may
+declare instead, in its generated `_ncnn.py`, that an input carries every torch dim
+(`batch_index=233`, as upstream's generator writes it): such inputs are fed whole and the
+outputs are taken as they are.
 """
 from __future__ import annotations
 
@@ -9,8 +12,20 @@ import re
 
 import numpy as np
 
-from ..errors import RuntimeFailed
+from ..errors import NotSupported, RuntimeFailed
 from .base import Backend
+
+NO_BATCH = 233  # upstream's "this blob has no batch axis" batch index
+_INPUT_BATCH = re.compile(r'ex\.input\("(in\d+)",.*batch_index=(\d+)')
+
+
+def declared_batch_indices(ncnn_py) -> dict[str, int]:
+    """in<i> -> the batch index the converter's `_ncnn.py` feeds that input with."""
+    try:
+        text = open(ncnn_py).read()
+    except (OSError, TypeError):
+        return {}
+    return {m.group(1): int(m.group(2)) for m in _INPUT_BATCH.finditer(text)}
 
 FP16_FLAGS = ("use_fp16_packed", "use_fp16_storage", "use_fp16_arithmetic",
               "use_bf16_packed", "use_bf16_storage")
@@ -30,8 +45,6 @@ class _NcnnBackend(Backend):
 
     def applicable(self, case):
         for spec in case.inputs:
-            if len(spec.shape) >= 2 and spec.shape[0] != 1:
-                return f"unsupported: ncnn blobs have no batch axis (input batch {spec.shape[0]})"
             if len(spec.shape) > 5:
                 return f"unsupported: ncnn blobs have at most 4 dimensions (input rank {len(spec.shape)})"
         return None
@@ -51,6 +64,7 @@ class _NcnnBackend(Backend):
             raise RuntimeFailed("ncnn load_model failed")
         self.in_names = _blob_order(list(self.net.input_names()), "in")
         self.out_names = _blob_order(list(self.net.output_names()), "out")
+        self.batch_index = declared_batch_indices(artefacts.paths.get("ncnn.py"))
 
     def run(self, inputs):
         import ncnn
@@ -61,7 +75,9 @@ class _NcnnBackend(Backend):
         with self.net.create_extractor() as ex:
             for name, x in zip(self.in_names, inputs):
                 x = np.asarray(x)
-                if x.ndim >= 2:
+                if x.ndim >= 2 and self.batch_index.get(name) != NO_BATCH:
+                    if x.shape[0] != 1:
+                        raise NotSupported(f"unsupported: ncnn blobs have no batch axis (input batch {x.shape[0]})")
                     x, squeezed = x[0], True
                 ex.input(name, ncnn.Mat(np.ascontiguousarray(x, dtype=np.float32)).clone())
             outs = []
