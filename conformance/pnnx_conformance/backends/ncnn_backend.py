@@ -63,7 +63,10 @@ class _NcnnBackend(Backend):
         if self.net.load_model(str(artefacts.paths["ncnn.bin"])) != 0:
             raise RuntimeFailed("ncnn load_model failed")
         self.in_names = _blob_order(list(self.net.input_names()), "in")
-        self.out_names = _blob_order(list(self.net.output_names()), "out")
+        # ncnn lists every blob nobody consumes as an output, e.g. an input only read for its
+        # shape (view_as); the converters name the real outputs out0, out1, ...
+        outs = list(self.net.output_names())
+        self.out_names = _blob_order([n for n in outs if re.fullmatch(r"out\d+", n)] or outs, "out")
         self.batch_index = declared_batch_indices(artefacts.paths.get("ncnn.py"))
 
     def run(self, inputs):

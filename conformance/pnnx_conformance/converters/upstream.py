@@ -1,6 +1,7 @@
 """The upstream `pnnx` command: trace to a .pt, run the command in the scratch folder."""
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -21,9 +22,16 @@ TIMEOUT_S = 120
 
 
 def pnnx_command() -> str | None:
+    """The upstream converter. The PyPI package's `pnnx` console script only execs the binary
+    bundled in the package, after importing torch (seconds per call): run the binary itself."""
     env = os.environ.get("PNNX_UPSTREAM")
     if env:
         return env
+    spec = importlib.util.find_spec("pnnx")
+    if spec is not None and spec.submodule_search_locations:
+        bundled = Path(list(spec.submodule_search_locations)[0]) / "pnnx"
+        if bundled.is_file() and os.access(bundled, os.X_OK):
+            return str(bundled)
     beside = Path(sys.executable).parent / "pnnx"
     return str(beside) if beside.is_file() else shutil.which("pnnx")
 
