@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pnnx_op_cases.tables import TABLES, all_rows, load_table
+from pnnx_op_cases.tables import TABLES, OpRow, all_rows, load_table
 
 from .summary import Cell, Column, Summary
 
@@ -49,8 +49,14 @@ def falls_short(summary: Summary, op: str, upstream_supported: bool, upstream_nc
     return short
 
 
+def model_rows(summary: Summary) -> list[OpRow]:
+    """The zoo's networks, as rows without upstream claims."""
+    ops = sorted({r.op for r in summary.results if r.table == "models"})
+    return [OpRow(op, "models", False, "0", "model_zoo") for op in ops]
+
+
 def table_markdown(summary: Summary, table: str) -> str:
-    rows = load_table(table)
+    rows = model_rows(summary) if table == "models" else load_table(table)
     cols = summary.columns
     converters = sorted({c.converter for c in cols}, key=lambda c: (c != "reference", c))
     head = ["operator", "upstream", "upstream ncnn"]
@@ -80,15 +86,18 @@ def totals_markdown(summary: Summary) -> str:
 
 
 def matrix_markdown(summary: Summary, *, with_header: bool = True) -> str:
-    rows_total = len(all_rows())
-    ran = len({r.op for r in summary.results})
+    table_ops = {row.op for row in all_rows()}
+    rows_total = len(table_ops)
+    ran = len({r.op for r in summary.results} & table_ops)
+    models = len(model_rows(summary))
     parts = []
     if with_header:
         parts.append(GENERATED_HEADER)
     parts += [
         "# Operator support matrix",
         "",
-        f"{ran} of {rows_total} table rows have results. Cells count cases passing per operator "
+        f"{ran} of {rows_total} table rows have results" + (f", plus {models} whole networks" if models else "")
+        + ". Cells count cases passing per operator "
         "(✅ all, 🟡 some, ❌ none, ⚪ waived, · not run). ⚠️ marks rows where upstream claims support "
         "and the reference converter does not pass every case. `upstream` / `upstream ncnn` are "
         "upstream PNNX's own claims (✔* = partial).",
@@ -97,7 +106,10 @@ def matrix_markdown(summary: Summary, *, with_header: bool = True) -> str:
         "",
         totals_markdown(summary),
     ]
-    for table, title in (("nn", "torch.nn"), ("F", "torch.nn.functional"), ("Tensor", "torch.Tensor"), ("torch", "torch")):
+    for table, title in (("nn", "torch.nn"), ("F", "torch.nn.functional"), ("Tensor", "torch.Tensor"), ("torch", "torch"),
+                         ("models", "models (model_zoo)")):
+        if table == "models" and not models:
+            continue
         parts += ["", f"## {title}", "", table_markdown(summary, table)]
     return "\n".join(parts) + "\n"
 

@@ -81,8 +81,9 @@ class Summary:
 
     def column_totals(self, table: str | None = None) -> dict[Column, Cell]:
         totals: dict[Column, Cell] = defaultdict(Cell)
+        table_of = {op: rs[0].table for op, rs in self.by_op.items()}
         for (op, col), cell in self.cells.items():
-            if table and self._table_of.get(op) != table:
+            if table and table_of.get(op) != table:
                 continue
             t = totals[col]
             t.passed += cell.passed
@@ -90,10 +91,6 @@ class Summary:
             t.total += cell.total
             t.statuses.update(cell.statuses)
         return totals
-
-    @property
-    def _table_of(self) -> dict[str, str]:
-        return {r.op: r.table for r in self.results}
 
 
 def summarize(results: Iterable[Result]) -> Summary:
