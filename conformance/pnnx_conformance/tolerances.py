@@ -64,6 +64,11 @@ OP_OVERRIDES: dict[tuple[str, str, str], Tolerance] = {
         1e-3, 1e-3, "whole network: 10-50 accumulating layers in series, summed in ncnn's order (Winograd, "
                     "sgemm); upstream's ncnn models of the same networks differ from torch by the same amounts",
         accum=0.0),
+    # Whole networks at optlevel 2: conv+bn fusion folds each batchnorm into its conv's weights,
+    # which rounds differently in each of ~20 layers; measured resnet18 (norms re-randomised,
+    # logits up to 10.8): 5.0e-6 absolute on near-zero logits.
+    ("models.*", "pnnx-python", "fp32"): Tolerance(
+        1e-5, 1e-5, "whole network at optlevel 2: conv+bn fusion changes rounding in every fused layer"),
 }
 
 

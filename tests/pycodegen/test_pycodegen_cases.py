@@ -16,8 +16,17 @@ pytestmark = pytest.mark.slow  # one conversion and two imports of generated cod
 SMOKE = [c for c in all_cases() if c.tier == "smoke" and TAG_RANDOM not in c.tags]
 
 
+# Known converter gaps, failing for the reason given (strict: a fix must remove the entry).
+KNOWN_GAPS = {
+    "torch.quantize_per_tensor/quint8_int_repr": "capture: quantized dtypes (quint8) have no pnnx dtype yet",
+    "torch.dequantize/quint8": "capture: quantized dtypes (quint8) have no pnnx dtype yet",
+}
+
+
 @pytest.mark.parametrize("case", SMOKE, ids=[c.id for c in SMOKE])
-def test_case_round_trips_bitwise(tmp_path, case):
+def test_case_round_trips_bitwise(tmp_path, case, request):
+    if case.id in KNOWN_GAPS:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=KNOWN_GAPS[case.id]))
     expected = case.run_eager()
     inputs = case.make_inputs()
     graph = api.capture(case.make_model(), inputs)
