@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Union
 
 from ..errors import FormatError
-from .textfile import read_text_lines
+from .textfile import read_text_lines, split_text_lines
 from .floatfmt import float_to_string, parse_float32
 from .pnnx_values import INT32_MAX, INT32_MIN, clip, parse_int32
 
@@ -227,14 +227,9 @@ class _Reader:
 
 
 def loads(text: str, path="<string>") -> NcnnModel:
-    if len(text) > MAX_PARAM_BYTES:
-        raise FormatError(path, f"file larger than {MAX_PARAM_BYTES} bytes")
     reader = _Reader(str(path))
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    for line in lines:
-        reader.feed(line.rstrip("\r"))
+    for line in split_text_lines(text, path, MAX_PARAM_BYTES):
+        reader.feed(line)
     return reader.finish()
 
 

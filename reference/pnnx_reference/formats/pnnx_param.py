@@ -14,7 +14,7 @@ from pathlib import Path
 from ..errors import FormatError
 from ..ir import DTYPES, NULL_DTYPE, UNKNOWN_DIM, Attribute, Graph, Operand, Operator
 from . import pnnx_bin
-from .textfile import read_text_lines
+from .textfile import read_text_lines, split_text_lines
 from .pnnx_values import INT32_MAX, ValueTextError, clip, decode_value, encode_value
 
 MAGIC = "7767517"
@@ -304,14 +304,9 @@ _ITEM_HANDLERS = {"@": _Reader._attr, "$": _Reader._input_key, "#": _Reader._sha
 
 def loads(text: str, path="<string>") -> Graph:
     """Parse pnnx.param text. Attributes get shape and dtype but no data."""
-    if len(text) > MAX_PARAM_BYTES:
-        raise FormatError(path, f"file larger than {MAX_PARAM_BYTES} bytes")
     reader = _Reader(str(path))
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    for line in lines:
-        reader.feed(line.rstrip("\r"))
+    for line in split_text_lines(text, path, MAX_PARAM_BYTES):
+        reader.feed(line)
     return reader.finish()
 
 

@@ -25,6 +25,17 @@ def read_text_lines(path: Path, max_bytes: int, max_line: int) -> Iterator[str]:
         raise FormatError(path, f"cannot read: {err.strerror or err}") from None
 
 
+def split_text_lines(text: str, path, max_bytes: int) -> list[str]:
+    """The lines of text already in memory (`loads`), with the same size limit and line
+    endings as `read_text_lines`."""
+    if len(text) > max_bytes:
+        raise FormatError(path, f"file larger than {max_bytes} bytes")
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line.rstrip("\r") for line in lines]
+
+
 def _decode(path: Path, raw: bytes, lineno: int) -> str:
     try:
         return raw.decode("utf-8")
