@@ -43,8 +43,9 @@ main() {
     install_tox
     case "$what" in
         setup) .venv/bin/tox -e unit --notest ;;
-        tests) .venv/bin/tox -e unit -- "$@" ;;
-        conformance) .venv/bin/tox -e conformance -- "$@" ;;
+        # `--` with nothing after it would replace tox.ini's default pytest arguments
+        tests) .venv/bin/tox -e unit ${1:+-- "$@"} ;;
+        conformance) .venv/bin/tox -e conformance ${1:+-- "$@"} ;;
         *) echo "usage: ./run.sh {conformance|tests|setup} [args...]" >&2; exit 2 ;;
     esac
 }
