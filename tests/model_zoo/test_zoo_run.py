@@ -98,11 +98,11 @@ def test_run_writes_records_for_one_model(tmp_path, capsys):
     assert "models.gru_seq/h48_l2" in capsys.readouterr().out
 
 
-def test_whole_network_bound_applies_to_zoo_models_on_ncnn_cpu_only():
+def test_whole_network_bounds_apply_to_zoo_models_only_where_the_table_says():
     from pnnx_conformance.tolerances import tolerance_for
-    from pnnx_model_zoo import backends  # noqa: F401  (registers the zoo's overrides)
 
     case = CASES["resnet18"]
     assert tolerance_for(case, "ncnn-cpu", "fp32").atol == 1e-3
-    assert tolerance_for(case, "pnnx-python", "fp32").atol == 1e-6
+    assert tolerance_for(case, "pnnx-python", "fp32").atol == 1e-5
+    assert tolerance_for(case, "onnxruntime", "fp32").atol == 1e-4
     assert tolerance_for(case, "torch", "fp32").exact
