@@ -8,6 +8,8 @@ ncnn package, same process, alternating, median) and onnxruntime latency of our 
 against `torch.onnx.export` of the same model. Writes reports/bench.json.
 
     python benchmarks/bench_zoo.py [--models resnet18,mobilenet_v2] [--repeat 3] [--runs 20]
+
+Every zoo model by default (long: minutes per model); `--models` picks a subset.
 """
 from __future__ import annotations
 
@@ -29,11 +31,9 @@ import bench_ncnn  # noqa: E402
 import bench_onnx  # noqa: E402
 
 from pnnx_conformance.converters.upstream import inputshape_arg  # noqa: E402
+from pnnx_conformance.report.bench import lookup as _get  # noqa: E402
 from pnnx_model_zoo.converters import upstream_args  # noqa: E402
-from pnnx_model_zoo.run import select  # noqa: E402
-from pnnx_reference.errors import UsageError  # noqa: E402
-
-DEFAULT_MODELS = "resnet18,mobilenet_v2,shufflenet_v2_x1_0"
+from pnnx_model_zoo.run import select_for_cli  # noqa: E402
 OURS = """
 import sys, warnings
 warnings.filterwarnings("ignore")
@@ -167,14 +167,6 @@ def machine() -> dict:
             "time_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
 
 
-def _get(d, *keys):
-    for k in keys:
-        if not isinstance(d, dict) or k not in d:
-            return None
-        d = d[k]
-    return d
-
-
 def _fmt(value, spec: str) -> str:
     return "-" if value is None else format(value, spec)
 
@@ -207,28 +199,36 @@ def print_table(records: list[dict]) -> None:
                 print(f"    {key}: {r[key]['error']}")
 
 
+def bench_all(cases, repeat: int, runs: int, threads: int, bench=bench_model) -> list[dict]:
+    """Each case in turn, with a progress line (model, its seconds, the total) on stderr."""
+    records, began = [], time.monotonic()
+    for i, case in enumerate(cases, 1):
+        print(f"[{i}/{len(cases)}] {case.id} ...", file=sys.stderr, flush=True)
+        start = time.monotonic()
+        records.append(bench(case, repeat, runs, threads))
+        now = time.monotonic()
+        print(f"[{i}/{len(cases)}] {case.id} done in {now - start:.0f} s ({now - began:.0f} s elapsed)",
+              file=sys.stderr, flush=True)
+    return records
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--models", default=DEFAULT_MODELS, help="comma-separated zoo model names or patterns")
+    ap.add_argument("--models", help="comma-separated zoo model names or patterns (default: every zoo model)")
     ap.add_argument("--repeat", type=int, default=3, help="whole-process conversions of each converter")
     ap.add_argument("--runs", type=int, default=20, help="timed inferences per runtime")
     ap.add_argument("--threads", type=int, default=1, help="ncnn CPU threads")
     ap.add_argument("--out", type=Path, default=Path("reports/bench.json"))
     args = ap.parse_args(argv)
     warnings.filterwarnings("ignore")
-    try:
-        cases = select(args.models)
-    except UsageError as e:
-        print(f"error: {e}", file=sys.stderr)
+    cases = select_for_cli(args.models)
+    if cases is None:
         return 2
     if args.repeat < 1 or args.runs < 1:
         print("error: --repeat and --runs must be at least 1", file=sys.stderr)
         return 2
     env = machine()
-    records = []
-    for case in cases:
-        records.append(bench_model(case, args.repeat, args.runs, args.threads))
-        print(f"  done {case.id}", file=sys.stderr, flush=True)
+    records = bench_all(cases, args.repeat, args.runs, args.threads)
     env["loadavg_after"] = list(os.getloadavg())
     report = {"machine": env, "repeat": args.repeat, "runs": args.runs, "ncnn_threads": args.threads,
               "models": records}

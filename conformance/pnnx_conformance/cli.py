@@ -2,7 +2,7 @@
 
     pnnx-conformance run --tier smoke --out build/conformance [--op nn.Conv2d] [--backend ...]
     pnnx-conformance merge SHARD_DIR... --out DIR
-    pnnx-conformance report --results DIR --out reports [--readme README.md] [--html DIR] [--check]
+    pnnx-conformance report --results DIR --out reports [--readme README.md] [--html DIR] [--bench FILE] [--check]
     pnnx-conformance certify --backend NAME [--tier smoke] [--waivers FILE] [--out DIR]
     pnnx-conformance verify-certificate FILE.json
     pnnx-conformance diff OLD NEW [--fail-on-new-failures]
@@ -54,13 +54,18 @@ def _failures():
 
 def cmd_merge(args) -> int:
     from .junit import write_junit
-    from .merge import merge_results
+    from .merge import merge_results, merge_run_info
     from .results import write_results
+    from .runinfo import write_run_info
 
-    results = merge_results([Path(p) for p in args.inputs])
+    inputs = [Path(p) for p in args.inputs]
+    results = merge_results(inputs)
     out = Path(args.out)
     write_results(out / "results.jsonl", results)
     write_junit(out / "junit.xml", results)
+    info = merge_run_info(inputs)
+    if info is not None:
+        write_run_info(out, info)
     print(f"merged {len(results)} records into {out / 'results.jsonl'}", file=sys.stderr)
     return 0
 
@@ -81,7 +86,8 @@ def cmd_report(args) -> int:
             print(f"{out / 'support_matrix.md'}: up to date", file=sys.stderr)
             return 0
         written = build_reports(results, out, html_dir=Path(args.html) if args.html else None,
-                                readme=Path(args.readme) if args.readme else None)
+                                readme=Path(args.readme) if args.readme else None,
+                                bench=Path(args.bench) if args.bench else None)
     except (ValueError, OSError) as e:
         print(f"error: report: {e}", file=sys.stderr)
         return 2
@@ -202,6 +208,8 @@ def parser() -> argparse.ArgumentParser:
     rep.add_argument("--out", default="reports", help="where support_matrix.md and results.jsonl.gz go")
     rep.add_argument("--html", help="HTML report folder (default: RESULTS/html)")
     rep.add_argument("--readme", help="regenerate this README's support-matrix section")
+    rep.add_argument("--bench", help="benchmark file from benchmarks/bench_zoo.py (default: OUT/bench.json when "
+                     "present; copied there so --check can regenerate the section)")
     rep.add_argument("--check", action="store_true",
                      help="exit 1 (printing a diff) when OUT/support_matrix.md differs from the committed results")
     rep.set_defaults(fn=cmd_report)

@@ -5,6 +5,7 @@ from pathlib import Path
 
 from .errors import HarnessError
 from .results import Result, read_results
+from .runinfo import RUN_INFO, merge_run_infos, read_run_info
 
 RESULTS = "results.jsonl"
 
@@ -33,3 +34,12 @@ def merge_results(paths: list[Path]) -> list[Result]:
                 raise HarnessError(f"{f}: record {'::'.join(map(str, r.key))} is also in {merged[r.key][1]}")
             merged[r.key] = (r, f)
     return [r for r, _ in merged.values()]
+
+
+def merge_run_info(paths: list[Path]) -> dict | None:
+    """The shards' run.json (beside each results file) as one record; None when no shard has one."""
+    try:
+        infos = [read_run_info(f.parent / RUN_INFO) for f in result_files(paths) if (f.parent / RUN_INFO).is_file()]
+    except ValueError as e:
+        raise HarnessError(str(e)) from None
+    return merge_run_infos(infos) if infos else None

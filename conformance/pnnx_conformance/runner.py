@@ -1,5 +1,5 @@
 """A conformance run: select cases, plan units, run them isolated, apply waivers, check the
-floor, write results.jsonl, junit.xml and environment.json."""
+floor, write results.jsonl, junit.xml, environment.json, summary.json and run.json."""
 from __future__ import annotations
 
 import json
@@ -20,6 +20,7 @@ from .junit import write_junit
 from .pool import run_units
 from .progress import Progress
 from .results import Result, write_results
+from .runinfo import run_info, write_run_info
 from .tiers import TIERS, case_limit, executed_cases, floor_for
 from .units import plan
 from .waivers import DEFAULT_FILE, apply_waivers, load_waivers
@@ -97,6 +98,7 @@ def _fill(result: Result, cases: dict) -> Result:
 
 
 def run(opts: RunOptions) -> RunSummary:
+    began = time.monotonic()
     if opts.tier not in TIERS:
         raise HarnessError(f"unknown tier {opts.tier!r} (known: {', '.join(TIERS)})")
     use_provider(opts.cases_provider)
@@ -133,6 +135,8 @@ def run(opts: RunOptions) -> RunSummary:
     errors = _run_errors(results, opts, len(cases))
     summary = RunSummary(results, errors, wall, len(cases))
     _write(out, summary, opts, backends, converters)
+    write_run_info(out, run_info("conformance", opts.tier, list(converters), summary.cases, opts.jobs,
+                                 time.monotonic() - began, shard="/".join(map(str, opts.shard))))
     return summary
 
 

@@ -55,15 +55,6 @@ TABLE: dict[tuple[str, str], Tolerance] = {
 
 # (operator pattern, backend, precision) -> tolerance replacing the table entry.
 OP_OVERRIDES: dict[tuple[str, str, str], Tolerance] = {
-    # The ncnn-cpu fp32 bound above is meant for one operator. A network chains 10 to 50
-    # accumulating layers summed in ncnn's order (Winograd, im2col-sgemm): measured on
-    # fp16-exact data, resnet18 differs by 5.5e-4 on logits up to 3.4, squeezenet1_1 by
-    # 2.3e-4, convnext_tiny by 3.5e-4, and upstream pnnx's ncnn models of the same networks
-    # by the same amounts. Hence the 1e-3 already used for ncnn-vulkan fp32.
-    ("models.*", "ncnn-cpu", "fp32"): Tolerance(
-        1e-3, 1e-3, "whole network: 10-50 accumulating layers in series, summed in ncnn's order (Winograd, "
-                    "sgemm); upstream's ncnn models of the same networks differ from torch by the same amounts",
-        accum=0.0),
     # Whole networks at optlevel 2: conv+bn fusion folds each batchnorm into its conv's weights,
     # which rounds differently in each of ~20 layers; measured resnet18 (norms re-randomised,
     # logits up to 10.8): 5.0e-6 absolute on near-zero logits.

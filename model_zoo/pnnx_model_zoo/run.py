@@ -1,6 +1,6 @@
 """Every zoo model through the conformance harness: convert with the reference converter
-(and upstream `pnnx` for its ncnn export), check parity on each backend, print a table
-and write JSON-lines `Result` records (table `models`).
+(and with upstream `pnnx`, side by side), check parity on each backend, print a table
+and write JSON-lines `Result` records (table `models`) and run.json (tier, cases, jobs, wall time).
 
     python -m pnnx_model_zoo.run [--models PATTERN] [--out DIR] [--no-upstream] [--jobs N]
 
@@ -20,6 +20,7 @@ from pathlib import Path
 
 from pnnx_conformance.pool import run_units
 from pnnx_conformance.results import PASSING, Result, write_results
+from pnnx_conformance.runinfo import run_info, write_run_info
 from pnnx_conformance.units import Unit
 from pnnx_conformance.worker import WorkerConfig
 from pnnx_reference.errors import UsageError
@@ -32,10 +33,10 @@ RESULTS = "results.jsonl"
 CONVERTERS = {"reference": "pnnx_model_zoo.converters:ZooReference",
               "upstream": "pnnx_model_zoo.converters:ZooUpstream"}
 BACKENDS = {"torch": "torch", "pnnx-python": "pnnx-python", "onnxruntime": "onnxruntime",
-            "ncnn-cpu": "pnnx_model_zoo.backends:ZooNcnnCpu",
-            "ncnn-vulkan": "pnnx_model_zoo.backends:ZooNcnnVulkan"}
-# upstream runs only where the question is "does upstream's ncnn export of it work"
-UPSTREAM_BACKENDS = ("ncnn-cpu", "ncnn-vulkan")
+            "ncnn-cpu": "ncnn-cpu", "ncnn-vulkan": "ncnn-vulkan"}
+# upstream's artefacts go through the same backends (the torch oracle needs no converter):
+# the models table compares the two converters side by side
+UPSTREAM_BACKENDS = ("pnnx-python", "onnxruntime", "ncnn-cpu", "ncnn-vulkan")
 
 
 def select(patterns: str | None) -> list:
@@ -50,15 +51,31 @@ def select(patterns: str | None) -> list:
     return chosen
 
 
+def select_for_cli(patterns: str | None) -> list | None:
+    """select() for a command line: None, after one line on stderr, for an unknown model."""
+    try:
+        return select(patterns)
+    except UsageError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return None
+
+
+def tier_of(cases) -> str:
+    """The smallest conformance tier holding every case (smoke cases are in full too)."""
+    return "smoke" if all(c.tier == "smoke" for c in cases) else "full"
+
+
 def plan(cases, upstream: bool = True) -> list[Unit]:
-    """Per case: the reference conversion, parity on every backend; upstream's ncnn parity."""
+    """Per case and converter: the conversion, then parity on every backend."""
     units = []
     for case in cases:
         ref = CONVERTERS["reference"]
         units.append(Unit(case.id, ref, "convert"))
         units += [Unit(case.id, ref, "parity", spec, "fp32") for spec in BACKENDS.values()]
         if upstream:
-            units += [Unit(case.id, CONVERTERS["upstream"], "parity", BACKENDS[b], "fp32") for b in UPSTREAM_BACKENDS]
+            up = CONVERTERS["upstream"]
+            units.append(Unit(case.id, up, "convert"))
+            units += [Unit(case.id, up, "parity", BACKENDS[b], "fp32") for b in UPSTREAM_BACKENDS]
     return units
 
 
@@ -71,7 +88,8 @@ def short_names(result: Result) -> Result:
 
 def run_zoo(cases, out: Path, *, upstream: bool = True, jobs: int = 1, timeout_s: float = 900.0,
             keep_artefacts: bool = False, on_result=None) -> list[Result]:
-    """Run the plan in harness workers; write OUT/results.jsonl; return the records."""
+    """Run the plan in harness workers; write OUT/results.jsonl and OUT/run.json; return the records."""
+    began = time.monotonic()
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     workroot = out / "artefacts" if keep_artefacts else Path(tempfile.mkdtemp(prefix="pnnx-zoo-"))
@@ -93,11 +111,13 @@ def run_zoo(cases, out: Path, *, upstream: bool = True, jobs: int = 1, timeout_s
         if not keep_artefacts:
             shutil.rmtree(workroot, ignore_errors=True)
     write_results(out / RESULTS, results)
+    converters = ["reference", "upstream"] if upstream else ["reference"]
+    write_run_info(out, run_info("model_zoo", tier_of(cases), converters, len(cases), jobs, time.monotonic() - began))
     return results
 
 
 COLUMNS = [("reference", "convert", None)] + [("reference", "parity", b) for b in BACKENDS] + \
-          [("upstream", "parity", b) for b in UPSTREAM_BACKENDS]
+          [("upstream", "convert", None)] + [("upstream", "parity", b) for b in UPSTREAM_BACKENDS]
 
 
 def cell(result: Result | None) -> str:
@@ -111,7 +131,7 @@ def cell(result: Result | None) -> str:
 def table(results: list[Result]) -> str:
     """Model x (converter, backend): status and max abs error against torch."""
     by_key = {(r.case, r.converter, r.check, r.backend): r for r in results}
-    heads = ["convert"] + list(BACKENDS) + [f"upstream {b}" for b in UPSTREAM_BACKENDS]
+    heads = ["convert"] + list(BACKENDS) + ["upstream convert"] + [f"upstream {b}" for b in UPSTREAM_BACKENDS]
     cases = sorted({r.case for r in results})
     width = max([len(c) for c in cases] + [5])
     lines = [f"{'model':{width}} " + " ".join(f"{h:>22}" for h in heads)]
@@ -130,7 +150,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m pnnx_model_zoo.run", description=__doc__.splitlines()[0])
     ap.add_argument("--models", help="comma-separated model names or fnmatch patterns on case ids")
     ap.add_argument("--out", type=Path, default=Path("reports/models"), help="folder for results.jsonl")
-    ap.add_argument("--no-upstream", action="store_true", help="skip upstream pnnx's ncnn export")
+    ap.add_argument("--no-upstream", action="store_true", help="skip the upstream pnnx converter")
     ap.add_argument("--jobs", "-j", type=int, default=1, help="worker processes")
     ap.add_argument("--timeout", type=float, default=900.0, help="seconds per check (a conversion included)")
     ap.add_argument("--keep-artefacts", action="store_true", help="keep converted files under OUT/artefacts")
@@ -138,10 +158,8 @@ def main(argv=None) -> int:
     ap.add_argument("--verbose", "-v", action="store_true", help="print each failure's first line")
     args = ap.parse_args(argv)
     warnings.filterwarnings("ignore")
-    try:
-        cases = select(args.models)
-    except UsageError as e:
-        print(f"error: {e}", file=sys.stderr)
+    cases = select_for_cli(args.models)
+    if cases is None:
         return 2
     start = time.monotonic()
     progress = (lambda r: print(f"  {r.case} {r.converter} {r.backend or r.check}: {r.status}", file=sys.stderr,

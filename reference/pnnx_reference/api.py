@@ -94,7 +94,15 @@ def capture(model: nn.Module, inputs=None, *, inputs2=None, input_shapes=None, i
     finally:
         if training:
             model.train()
+    _optimise_bodies(captured, optlevel)
     return run_passes(captured.graph, optlevel, PassContext(captured.values))
+
+
+def _optimise_bodies(captured, optlevel: int) -> None:
+    """Moduleop bodies get the passes that keep their weights the operator's attributes."""
+    for _, body in captured.bodies:
+        _optimise_bodies(body, optlevel)
+        run_passes(body.graph, optlevel, PassContext(body.values), keep_weights=True)
 
 
 def default_paths(out_dir, name: str, overrides: dict) -> dict[str, Path]:

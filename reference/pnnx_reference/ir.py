@@ -150,11 +150,21 @@ class Operator:
     attrs: dict[str, Attribute] = field(default_factory=dict)
     # the keyword argument each input binds to (`$name=operand`); empty or all-set
     inputnames: list[str] = field(default_factory=list)
+    # a module operator's (moduleop=) own body, captured in memory only (never in pnnx.param):
+    # its weights are this operator's attrs, see body_weight_key()
+    subgraph: "Graph | None" = None
 
     def __repr__(self) -> str:
         ins = ",".join(o.name for o in self.inputs)
         outs = ",".join(o.name for o in self.outputs)
         return f"Operator({self.type} {self.name} [{ins}] -> [{outs}])"
+
+
+def body_weight_key(op: Operator, key: str) -> str:
+    """The attribute path, relative to the enclosing module operator, of weight `key` of `op`
+    inside a moduleop body: `conv.0` + `weight` -> `conv.0.weight`; a bare parameter
+    (`pnnx.Attribute gain @data`) is the path itself, `gain`."""
+    return op.name if op.type == "pnnx.Attribute" else f"{op.name}.{key}"
 
 
 class Graph:

@@ -4,30 +4,36 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .bench import bench_html, load_bench_data, save_bench_data, with_benchmarks
 from .committed import COMPACT, MATRIX, load_any, write_compact
 from .matrix import matrix_markdown, update_readme
 from .summary import summarize
 
 
 def build_reports(results_dir: Path, out_dir: Path, *, html_dir: Path | None = None,
-                  readme: Path | None = None) -> dict[str, Path]:
+                  readme: Path | None = None, bench: Path | None = None) -> dict[str, Path]:
     """Write `support_matrix.md` and `results.jsonl.gz` (small, committed) into out_dir and
-    the HTML report (generated, not committed; default `<results>/html`)."""
+    the HTML report (generated, not committed; default `<results>/html`). A benchmark
+    (`bench`, default `<out>/bench.json` when present) and the runs' wall times (run.json)
+    add a "Benchmarks" section to both; their data is kept in out_dir (bench.py)."""
     results = load_any(Path(results_dir))
     if not results:
         raise ValueError(f"{results_dir}: no result records (*.jsonl) found")
     summary = summarize(results)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
+    base = Path(results_dir) if Path(results_dir).is_dir() else Path(results_dir).parent
+    benchmarks = load_bench_data(base, out_dir, bench)
     written = {}
     matrix = out_dir / MATRIX
-    matrix.write_text(matrix_markdown(summary))
+    matrix.write_text(with_benchmarks(matrix_markdown(summary), benchmarks))
     written["matrix"] = matrix
     written["results"] = write_compact(results, out_dir / COMPACT)
+    for path in save_bench_data(benchmarks, out_dir, bench):
+        written[path.stem] = path
     from .html import write_html
 
-    base = Path(results_dir) if Path(results_dir).is_dir() else Path(results_dir).parent
-    written["html"] = write_html(summary, base, Path(html_dir or base / "html"))
+    written["html"] = write_html(summary, base, Path(html_dir or base / "html"), bench_html(benchmarks))
     if readme is not None:
         update_readme(Path(readme), summary)
         written["readme"] = Path(readme)

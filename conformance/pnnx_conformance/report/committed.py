@@ -2,7 +2,8 @@
 
 `reports/results.jsonl.gz` holds every record without its long `detail` text, gzipped
 deterministically (no timestamp), so the same results always give the same bytes.
-`check_matrix` regenerates the matrix from it in memory and diffs the committed one.
+`check_matrix` regenerates the matrix from it (and its benchmark section from the
+bench.json / suite_runs.json beside it) in memory and diffs the committed one.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from ..results import Result
+from .bench import load_bench_data, with_benchmarks
 from .matrix import matrix_markdown
 from .summary import load_results, summarize
 
@@ -75,7 +77,8 @@ def check_matrix(reports_dir: Path, results: Path | None = None) -> str:
     records = load_any(source)
     if not records:
         raise ValueError(f"{source}: no result records")
-    expected = matrix_markdown(summarize(records))
+    base = source if source.is_dir() else source.parent
+    expected = with_benchmarks(matrix_markdown(summarize(records)), load_bench_data(base, reports_dir))
     matrix = reports_dir / MATRIX
     committed = matrix.read_text() if matrix.is_file() else ""
     if committed == expected:

@@ -36,19 +36,28 @@ def page(title: str, body: str) -> str:
             f"<style>{CSS}</style></head><body>{body}</body></html>\n")
 
 
-def bar_chart(items: list[tuple[str, float]], title: str, width: int = 640) -> str:
-    """Horizontal bars, values in [0, 1], as inline SVG."""
+def pass_rate_color(value: float) -> str:
+    return "#4caf50" if value >= 0.999 else "#ffb300" if value > 0 else "#e53935"
+
+
+def bar_chart(items: list[tuple[str, float]], title: str, width: int = 640, *, scale: float = 1.0,
+              text=lambda v: f"{v * 100:.1f}%", color=pass_rate_color, marker: float | None = None) -> str:
+    """Horizontal bars as inline SVG: a bar spans value / scale of the plot (clipped to it);
+    `marker` draws a dashed vertical line at that value. Defaults: pass rates in [0, 1]."""
     row_h, label_w = 22, 260
+    span = width - label_w - 60
     h = row_h * len(items) + 30
     parts = [f"<svg role='img' aria-label='{html.escape(title)}' width='{width}' height='{h}' xmlns='http://www.w3.org/2000/svg'>",
              f"<text x='0' y='14' font-size='13' font-weight='600'>{html.escape(title)}</text>"]
     for i, (label, value) in enumerate(items):
         y = 24 + i * row_h
-        w = max(0.0, min(1.0, value)) * (width - label_w - 60)
-        color = "#4caf50" if value >= 0.999 else "#ffb300" if value > 0 else "#e53935"
+        w = max(0.0, min(1.0, value / scale)) * span
         parts.append(f"<text x='0' y='{y + 14}' font-size='12'>{html.escape(label)}</text>"
-                     f"<rect x='{label_w}' y='{y}' width='{w:.1f}' height='{row_h - 6}' fill='{color}'/>"
-                     f"<text x='{label_w + w + 4:.1f}' y='{y + 14}' font-size='12'>{value * 100:.1f}%</text>")
+                     f"<rect x='{label_w}' y='{y}' width='{w:.1f}' height='{row_h - 6}' fill='{color(value)}'/>"
+                     f"<text x='{label_w + w + 4:.1f}' y='{y + 14}' font-size='12'>{html.escape(text(value))}</text>")
+    if marker is not None:
+        x = label_w + min(1.0, marker / scale) * span
+        parts.append(f"<line x1='{x:.1f}' y1='20' x2='{x:.1f}' y2='{h}' stroke='#555' stroke-dasharray='4 3'/>")
     parts.append("</svg>")
     return "".join(parts)
 
@@ -98,7 +107,8 @@ def summary_tables(summary: Summary) -> str:
     return "".join(out)
 
 
-def index_page(summary: Summary, op_pages: dict[str, str]) -> str:
+def index_page(summary: Summary, op_pages: dict[str, str], benchmarks: str = "") -> str:
+    """`benchmarks`: the benchmark section's HTML (report/bench.py), placed before the failures."""
     overall = summary.column_totals()
     bars = [(c.label, overall[c].passed / overall[c].total) for c in summary.columns if overall.get(c) and overall[c].total]
     hist = error_histogram(summary.results)
@@ -118,6 +128,7 @@ def index_page(summary: Summary, op_pages: dict[str, str]) -> str:
         f"<h2>Summary per table and column</h2>{summary_tables(summary)}"
         f"<h2>Pass rate per column</h2>{bar_chart(bars, 'pass rate per converter and backend')}"
         f"<h2>Distribution of max abs errors</h2>{error_distribution_chart(summary)}"
+        f"{benchmarks}"
         f"<h2>Most common failures</h2><table id='error-histogram'><tr><th>count</th><th>message</th><th>examples</th></tr>{hist_rows}</table>"
         f"<h2>Operators</h2><table id='operators'><tr><th>operator</th>{head}</tr>{''.join(op_rows)}</table>")
     return page("PNNX conformance report", body)
@@ -182,7 +193,7 @@ def repro_links(results_dir: Path, out_dir: Path, results) -> str:
     return f"<p>Repro bundles:</p><ul>{''.join(items)}</ul>" if items else ""
 
 
-def write_html(summary: Summary, results_dir: Path, out_dir: Path) -> Path:
+def write_html(summary: Summary, results_dir: Path, out_dir: Path, benchmarks: str = "") -> Path:
     from pnnx_op_cases.registry import all_cases
 
     sources = {c.id: c.source for c in all_cases()}
@@ -192,5 +203,5 @@ def write_html(summary: Summary, results_dir: Path, out_dir: Path) -> Path:
     for op, rel in op_pages.items():
         (out_dir / rel).write_text(op_page(op, summary, Path(results_dir), sources, out_dir))
     index = out_dir / "index.html"
-    index.write_text(index_page(summary, op_pages))
+    index.write_text(index_page(summary, op_pages, benchmarks))
     return index

@@ -20,7 +20,19 @@ def merge_shapes(first: Capture, second: Capture) -> Capture:
         if len(x.shape) != len(y.shape):
             raise ConversionError(f"operand {x.name} changes rank between inputshape and inputshape2")
         x.shape = [d if d == e else UNKNOWN_DIM for d, e in zip(x.shape, y.shape)]
+    _merge_bodies(first, second)
     return first
+
+
+def _merge_bodies(first: Capture, second: Capture) -> None:
+    """Moduleop bodies get the same unknown dims; a body captured in one run only is dropped."""
+    if len(first.bodies) != len(second.bodies):
+        for op, _ in first.bodies:
+            op.subgraph = None
+        first.bodies.clear()
+        return
+    for (_, body), (_, other) in zip(first.bodies, second.bodies):
+        merge_shapes(body, other)
 
 
 def _check_same_constants(op, other) -> None:

@@ -1,13 +1,18 @@
-"""`trace(model, inputs)`: run the model once under the Tracer and return the graph."""
+"""`trace(model, inputs)`: run the model once under the Tracer and return the graph.
+
+A moduleop call is one operator in the graph; its module is then traced once more on its own,
+on a copy of the arguments it was called with, and that body is attached to the operator
+(`Operator.subgraph`), so that the Python and ONNX emitters can write what it computes."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 import torch
 import torch.nn as nn
 
 from ..errors import ConversionError, PnnxError
-from ..ir import Graph, Operand
+from ..ir import Graph, Operand, Operator, body_weight_key
 from .tracer import Tracer, iter_values
 
 
@@ -15,6 +20,8 @@ from .tracer import Tracer, iter_values
 class Capture:
     graph: Graph
     values: dict[Operand, object] = field(default_factory=dict)
+    # (moduleop operator, the capture of its body), in graph order; nested bodies have their own
+    bodies: list[tuple[Operator, "Capture"]] = field(default_factory=list)
 
 
 def _as_tuple(inputs) -> tuple:
@@ -30,12 +37,16 @@ def trace(model: nn.Module, inputs, *, moduleop=()) -> Capture:
     if not isinstance(model, nn.Module):
         raise ConversionError(f"the model must be a torch.nn.Module, not {type(model).__name__}")
     args = _as_tuple(inputs)
-    tracer = Tracer(model, tuple(moduleop))
+    tensors = [t for t in iter_values(args) if isinstance(t, torch.Tensor)]
+    return _trace(Tracer(model, tuple(moduleop)), tensors, lambda: model(*args))
+
+
+def _trace(tracer: Tracer, inputs: list, run: Callable[[], object]) -> Capture:
     try:
-        for i, tensor in enumerate(t for t in iter_values(args) if isinstance(t, torch.Tensor)):
+        for i, tensor in enumerate(inputs):
             tracer.add_input(tensor, i)
         with torch.no_grad(), tracer:
-            output = model(*args)
+            output = run()
         for i, tensor in enumerate(t for t in iter_values(output) if isinstance(t, torch.Tensor)):
             tracer.add_output(tensor, i)
     except PnnxError:
@@ -47,4 +58,33 @@ def trace(model: nn.Module, inputs, *, moduleop=()) -> Capture:
         tracer.close()
     if not tracer.graph.outputs():
         raise ConversionError("the model returned no tensor")
-    return Capture(tracer.graph, tracer.values)
+    captured = Capture(tracer.graph, tracer.values)
+    for op, module, args, kwargs in tracer.moduleop_calls:
+        body = _trace_body(module, args, kwargs, tracer.moduleop)
+        if body is not None:
+            _share_weights(op, body.graph)
+            op.subgraph = body.graph
+            captured.bodies.append((op, body))
+    return captured
+
+
+def _share_weights(op: Operator, body: Graph) -> None:
+    """The body's weights become the very Attribute objects of the moduleop operator, which
+    pnnx.bin stores as `<op>.<path>`; a body weight not among them (a constant the forward
+    builds) keeps its own data."""
+    for inner in body.ops:
+        for key, attr in inner.attrs.items():
+            mine = op.attrs.get(body_weight_key(inner, key))
+            if mine is not None and (mine.shape, mine.dtype, mine.data) == (attr.shape, attr.dtype, attr.data):
+                inner.attrs[key] = mine
+
+
+def _trace_body(module: nn.Module, args: tuple, kwargs: dict, moduleop: tuple) -> Capture | None:
+    """The body of one moduleop call, its weights bound to the operator's; None when it cannot
+    be captured: the operator then stays opaque, as it is in a graph read from pnnx.param."""
+    inputs = [t for t in iter_values(args) if isinstance(t, torch.Tensor)]
+    inputs += [v for v in kwargs.values() if isinstance(v, torch.Tensor)]
+    try:
+        return _trace(Tracer(module, moduleop, body=True), inputs, lambda: module(*args, **kwargs))
+    except PnnxError:
+        return None

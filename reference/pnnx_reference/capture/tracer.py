@@ -1,7 +1,9 @@
 """Run the model under a TorchFunctionMode and record every PyTorch API call as one operator.
 
 Standard `nn` modules (and `moduleop` classes) are leaves: hooks mark "inside a leaf" so the
-calls their forward makes are not recorded, and one `nn.X` op is written instead."""
+calls their forward makes are not recorded, and one `nn.X` op is written instead. A moduleop
+call also keeps a copy of its arguments (`moduleop_calls`), so that its body can be traced
+on its own afterwards (`trace.py`)."""
 from __future__ import annotations
 
 import contextlib
@@ -43,22 +45,25 @@ def _is_plain(value) -> bool:
 
 
 class Tracer(TorchFunctionMode):
-    def __init__(self, model: nn.Module, moduleop: tuple = ()):
+    def __init__(self, model: nn.Module, moduleop: tuple = (), body: bool = False):
+        """`body`: `model` is a moduleop traced on its own, so its calls are recorded even
+        though its class is in `moduleop`."""
         super().__init__()
         self.graph = Graph()
         self.values: dict[Operand, object] = {}   # the value each operand had while tracing
         self._tensors: dict[int, tuple[torch.Tensor, Operand]] = {}
         self._leaf_depth = 0
         self._pending: list[tuple] = []
+        self.moduleop_calls: list[tuple[Operator, nn.Module, tuple, dict]] = []
         self._counters = {k: itertools.count() for k in ("operand", "op", "expr", "const", "unique")}
         self._names: set[str] = set()
-        self._moduleop = moduleop
+        self.moduleop = moduleop
         self._module_paths = {id(m): p for p, m in model.named_modules(remove_duplicate=False)}
         self._tensor_paths = {id(t): p for p, t in itertools.chain(
             model.named_parameters(remove_duplicate=False), model.named_buffers(remove_duplicate=False))}
         self._hooks = []
         for module in model.modules():
-            if self._kept_whole(module):
+            if self._kept_whole(module) and not (body and module is model):
                 self._hooks.append(module.register_forward_pre_hook(self._enter_leaf, with_kwargs=True))
                 self._hooks.append(module.register_forward_hook(self._leave_leaf, with_kwargs=True,
                                                                 always_call=True))
@@ -79,7 +84,7 @@ class Tracer(TorchFunctionMode):
     def _is_moduleop(self, module) -> bool:
         cls = type(module)
         qualified = f"{cls.__module__}.{cls.__qualname__}"
-        return any(m is cls or m == qualified or m == cls.__qualname__ for m in self._moduleop)
+        return any(m is cls or m == qualified or m == cls.__qualname__ for m in self.moduleop)
 
     def _unique(self, name: str) -> str:
         if name in self._names:
@@ -138,8 +143,15 @@ class Tracer(TorchFunctionMode):
     # --- leaf modules (hooks) ----------------------------------------------------------
     def _enter_leaf(self, module, args, kwargs):
         if self._leaf_depth == 0:
-            self._pending.append(self._leaf_inputs(module, args, kwargs))
+            call = self._copy_call(args, kwargs) if self._is_moduleop(module) else None
+            self._pending.append((*self._leaf_inputs(module, args, kwargs), call))
         self._leaf_depth += 1
+
+    def _copy_call(self, args, kwargs) -> tuple[tuple, dict]:
+        """The call's arguments with every tensor cloned before the forward runs (it may
+        change its inputs in place)."""
+        with self._quiet():
+            return clone_tensors(args), {k: clone_tensors(v) for k, v in kwargs.items()}
 
     def _leaf_inputs(self, module, args, kwargs) -> tuple[list, list]:
         """The tensor forward arguments; named only when one is passed by keyword
@@ -157,7 +169,7 @@ class Tracer(TorchFunctionMode):
         self._leaf_depth -= 1
         if self._leaf_depth:
             return
-        inputs, inputnames = self._pending.pop()
+        inputs, inputnames, call = self._pending.pop()
         results = [t for t in iter_values(output) if isinstance(t, torch.Tensor)]
         path = self._module_paths.get(id(module)) or type(module).__name__.lower()
         if self._is_moduleop(module):
@@ -167,7 +179,9 @@ class Tracer(TorchFunctionMode):
             params.update(modules.call_params(module, args, kwargs))
         with self._quiet():
             attrs = modules.module_attrs(module)
-        self._emit(op_type, path, inputs, inputnames, params, results, attrs)
+        op = self._emit(op_type, path, inputs, inputnames, params, results, attrs)
+        if call is not None:
+            self.moduleop_calls.append((op, module, *call))
 
     # --- function calls ---------------------------------------------------------------
     def __torch_function__(self, func, types, args=(), kwargs=None):
@@ -341,6 +355,19 @@ class Tracer(TorchFunctionMode):
     def close(self) -> None:
         for hook in self._hooks:
             hook.remove()
+
+
+def clone_tensors(value):
+    """`value` with each tensor in it (through tuples, lists and dicts) cloned."""
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone()
+    if isinstance(value, tuple) and hasattr(value, "_fields"):  # a namedtuple
+        return type(value)(*(clone_tensors(v) for v in value))
+    if isinstance(value, (list, tuple)):
+        return type(value)(clone_tensors(v) for v in value)
+    if isinstance(value, dict):
+        return {k: clone_tensors(v) for k, v in value.items()}
+    return value
 
 
 def iter_values(value):

@@ -14,7 +14,11 @@ purpose:
   never (no operator type refers to it);
 * `export_onnx` passes `dynamo=False`: newer torch defaults to the dynamo exporter, which
   needs onnxscript;
-* no FLOPS / memory-OPS header lines.
+* no FLOPS / memory-OPS header lines;
+* a module operator (moduleop=) whose body was captured becomes a class of its own, written
+  from that body before `Model` and reading its weights from pnnx.bin under the operator's
+  name (upstream calls the user's class without importing it). One read from pnnx.param has
+  no body and stays unsupported.
 """
 from __future__ import annotations
 
@@ -26,9 +30,9 @@ from pathlib import Path
 from pnnx_reference.emit.python.context import Context
 from pnnx_reference.emit.python.forward import render_forward_op
 from pnnx_reference.emit.python.init import init_body
-from pnnx_reference.emit.python.names import CodegenError
+from pnnx_reference.emit.python.names import CodegenError, Namer, sanitize
 from pnnx_reference.errors import FormatError, PnnxError
-from pnnx_reference.ir import DTYPES, Graph, Operand
+from pnnx_reference.ir import DTYPES, Graph, Operand, Operator
 
 __all__ = ["CodegenError", "generate_python", "write_python", "regenerate", "main_regenerate"]
 
@@ -102,14 +106,13 @@ def _header(specs) -> list[str]:
             "# model inputshape = " + ",".join(one(s, d) for s, d in specs), ""]
 
 
-def _model_class(graph: Graph, ctx: Context, bin_rel: str) -> list[str]:
+def _class_body(graph: Graph, ctx: Context, init: list[str], archive: tuple[list[str], list[str]]) -> list[str]:
+    """The lines of a generated nn.Module class after its `class` line: `init` starts
+    `__init__`, `archive` (open lines, close lines) surround the lines reading pnnx.bin."""
     constructors, weights = init_body(graph, ctx)
-    lines = ["class Model(nn.Module):", "    def __init__(self):", "        super(Model, self).__init__()", ""]
-    lines += [f"        {line}" for line in constructors]
+    lines = init + [f"        {line}" for line in constructors]
     if weights:
-        lines += ["", f"        archive = zipfile.ZipFile(os.path.join(_HERE, {bin_rel!r}), 'r')"]
-        lines += [f"        {line}" for line in weights]
-        lines += ["        archive.close()"]
+        lines += [""] + [f"        {line}" for line in archive[0] + weights + archive[1]]
     lines += ["", _HELPERS]
     args = "".join(f", {ctx.var(o)}" for o in _graph_inputs(graph))
     lines += [f"    def forward(self{args}):"]
@@ -118,6 +121,53 @@ def _model_class(graph: Graph, ctx: Context, bin_rel: str) -> list[str]:
     outputs = [ctx.var(o) for o in _graph_outputs(graph)]
     lines += [f"        return {', '.join(outputs)}" if outputs else "        return None", ""]
     return lines
+
+
+def _model_class(graph: Graph, ctx: Context, bin_rel: str) -> list[str]:
+    init = ["    def __init__(self):", "        super(Model, self).__init__()", ""]
+    archive = [f"archive = zipfile.ZipFile(os.path.join(_HERE, {bin_rel!r}), 'r')"], ["archive.close()"]
+    return ["class Model(nn.Module):"] + _class_body(graph, ctx, init, archive)
+
+
+# module-level names of the generated file that a moduleop class must not shadow
+_FILE_NAMES = ("Model", "os", "np", "tempfile", "zipfile", "torch", "nn", "F", "torchvision", "_HERE",
+               "export_torchscript", "export_onnx", "test_inference")
+
+
+class _BodyClasses:
+    """One class per distinct moduleop body, named after the module's class (`Focus`,
+    `Focus_1` for a second instance built with other arguments); the same body, used twice,
+    is one class."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self._names = Namer("")
+        self._names.taken.update(_FILE_NAMES)
+
+    def define(self, graph: Graph, ctx: Context) -> None:
+        """Write the class of every moduleop body in `graph` (nested ones first)."""
+        for op in graph.ops:
+            if op.subgraph is not None:
+                ctx.classes[id(op)] = self._define_one(op)
+
+    def _define_one(self, op: Operator) -> str:
+        ctx = Context(op.subgraph, owner=op)
+        self.define(op.subgraph, ctx)
+        init = ["    def __init__(self, archive, prefix):", "        super().__init__()", ""]
+        body = _class_body(op.subgraph, ctx, init, ([], []))
+        key = "\n".join(body)
+        known = key in self._names.by_key
+        name = self._names(key, sanitize(op.type.rsplit(".", 1)[-1]))
+        if not known:
+            self.lines += [f"class {name}(nn.Module):", *body, ""]
+        return name
+
+
+def _all_ops(graph: Graph):
+    for op in graph.ops:
+        yield op
+        if op.subgraph is not None:
+            yield from _all_ops(op.subgraph)
 
 
 def _setup(input_vars, specs) -> list[str]:
@@ -155,9 +205,11 @@ def generate_python(graph: Graph, py_path, bin_path, input_shapes=None) -> str:
         bin_rel = os.path.relpath(os.path.abspath(bin_path), os.path.dirname(os.path.abspath(py_path)))
     except ValueError:  # another drive on Windows
         bin_rel = os.path.abspath(bin_path)
-    uses_torchvision = any(op.type.startswith("torchvision.") for op in graph.ops)
+    uses_torchvision = any(op.type.startswith("torchvision.") for op in _all_ops(graph))
     imports = _IMPORTS.format(extra_imports="import torchvision\n" if uses_torchvision else "")
-    lines = _header(specs) + [imports] + _model_class(graph, ctx, bin_rel)
+    bodies = _BodyClasses()
+    bodies.define(graph, ctx)
+    lines = _header(specs) + [imports] + bodies.lines + _model_class(graph, ctx, bin_rel)
     lines += _entry_points(graph, ctx, specs, py_path.name)
     source = "\n".join(lines)
     try:

@@ -20,13 +20,21 @@ PIPELINES = {
 }
 
 
-def run_passes(graph: Graph, optlevel: int = 2, context: PassContext | None = None) -> Graph:
-    """Optimise `graph` in place for `optlevel` (0, 1 or 2) and return it."""
+# passes that create, merge or rename weights: never run on a moduleop body, whose weights
+# must stay the module operator's own attributes (pnnx.bin `<op>.<path>` entries)
+WEIGHT_CHANGING = (fold_constants, fuse_static, fuse_batchnorm)
+
+
+def run_passes(graph: Graph, optlevel: int = 2, context: PassContext | None = None, *,
+               keep_weights: bool = False) -> Graph:
+    """Optimise `graph` in place for `optlevel` (0, 1 or 2) and return it; `keep_weights`
+    skips the WEIGHT_CHANGING passes."""
     if optlevel not in (0, 1, 2):
         raise ValueError(f"optlevel must be 0, 1 or 2, not {optlevel!r}")
     context = context or PassContext()
     for module in PIPELINES[optlevel]:
-        module.run(graph, context)
+        if not (keep_weights and module in WEIGHT_CHANGING):
+            module.run(graph, context)
     return graph
 
 

@@ -1,5 +1,6 @@
-"""OnnxBuilder: the state one export accumulates (nodes, initializers, graph inputs/outputs)
-plus the small helpers every lowering uses (operand names, constants, weights, params)."""
+"""OnnxBuilder: the state one export accumulates (nodes, initializers, graph inputs/outputs,
+model-local functions) plus the small helpers every lowering uses (operand names, constants,
+weights, params)."""
 from __future__ import annotations
 
 import itertools
@@ -20,18 +21,20 @@ class OnnxBuilder:
         self.initializers: list = []
         self.inputs: list = []
         self.outputs: list = []
+        self.functions: list = []                # FunctionProtos of moduleop bodies
+        self.domains: dict[str, int] = {}        # their domains, for opset_import
         self.op: Operator | None = None          # the operator being lowered
         self._used = {o.name for o in graph.operands} | {op.name for op in graph.ops}
         self._consts: dict[tuple, str] = {}
         self._counter = itertools.count()
 
     # --- undo, for an operator that turns out unsupported half-way ---------------------------
-    def checkpoint(self) -> tuple[int, int, int, int]:
-        return len(self.nodes), len(self.initializers), len(self.inputs), len(self.outputs)
+    def checkpoint(self) -> tuple[int, ...]:
+        return len(self.nodes), len(self.initializers), len(self.inputs), len(self.outputs), len(self.functions)
 
-    def rollback(self, mark: tuple[int, int, int, int]) -> None:
+    def rollback(self, mark: tuple[int, ...]) -> None:
         del self.nodes[mark[0]:], self.initializers[mark[1]:]
-        del self.inputs[mark[2]:], self.outputs[mark[3]:]
+        del self.inputs[mark[2]:], self.outputs[mark[3]:], self.functions[mark[4]:]
         kept = {i.name for i in self.initializers}
         self._consts = {k: v for k, v in self._consts.items() if v in kept}
 
@@ -89,6 +92,10 @@ class OnnxBuilder:
             self.initializers.append(numpy_helper.from_array(array, name))
             self._consts[key] = name
         return self._consts[key]
+
+    def is_const(self, name: str) -> bool:
+        """`name` is an initializer made by const() (not a weight)."""
+        return name in self._consts.values()
 
     def weight(self, array: np.ndarray, hint: str, out: str | None = None) -> str:
         """A weight initializer. With fp16, float weights are stored as float16 and a Cast

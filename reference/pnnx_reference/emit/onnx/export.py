@@ -10,12 +10,13 @@ from onnx import helper
 from ...errors import ConversionError, UnsupportedOperator
 from ...ir import Graph
 from .builder import OnnxBuilder
-from .registry import Unsupported, lookup
+from .lower import lower_graph
 
 # onnxruntime 1.31 loads opsets up to 26; 23 has every operator lowered here
 # (Attention, RMSNormalization, GroupNormalization-21, Gelu-20) with CPU kernels.
 DEFAULT_OPSET = 23
 MIN_OPSET = 21   # GroupNormalization with per-channel scale
+_FUNCTIONS_IR_VERSION = 8  # model-local functions (moduleop bodies)
 
 
 class UnsupportedOperators(UnsupportedOperator):
@@ -39,22 +40,7 @@ def build_model(graph: Graph, fp16: bool = True, opset: int | None = None) -> on
         raise ConversionError(f"ONNX opset {opset} is not supported; choose {MIN_OPSET}.."
                               f"{onnx.defs.onnx_opset_version()}")
     b = OnnxBuilder(graph, opset, fp16)
-    problems: list[tuple[str, str, str]] = []
-    for op in graph.ops:
-        fn = lookup(op.type)
-        if fn is None:
-            problems.append((op.type, op.name, "no ONNX lowering for this operator"))
-            continue
-        b.op = op
-        mark = b.checkpoint()
-        try:
-            fn(b, op)
-        except Unsupported as err:
-            problems.append((op.type, op.name, str(err)))
-            b.rollback(mark)
-        except KeyError as err:  # a lowering reads a parameter the operator does not carry
-            problems.append((op.type, op.name, f"missing parameter {err}"))
-            b.rollback(mark)
+    problems = lower_graph(b, graph)
     if problems:
         raise UnsupportedOperators(problems)
     return _model(b, graph, opset)
@@ -63,9 +49,12 @@ def build_model(graph: Graph, fp16: bool = True, opset: int | None = None) -> on
 def _model(b: OnnxBuilder, graph: Graph, opset: int) -> onnx.ModelProto:
     g = helper.make_graph(b.nodes, "pnnx", b.inputs, b.outputs, b.initializers)
     opsets = [helper.make_opsetid("", opset)]
-    model = helper.make_model(g, opset_imports=opsets, producer_name="pnnx_reference",
-                              ir_version=helper.find_min_ir_version_for(opsets))
-    return model
+    ir_version = helper.find_min_ir_version_for(opsets)
+    opsets += [helper.make_opsetid(d, v) for d, v in sorted(b.domains.items())]
+    if b.functions:
+        ir_version = max(ir_version, _FUNCTIONS_IR_VERSION)
+    return helper.make_model(g, opset_imports=opsets, producer_name="pnnx_reference",
+                             ir_version=ir_version, functions=b.functions)
 
 
 def write_onnx(graph: Graph, path, fp16: bool = True, opset: int | None = None) -> None:

@@ -2,12 +2,18 @@
 from __future__ import annotations
 
 from pnnx_reference.emit.python.names import Namer
-from pnnx_reference.ir import Graph, Operand, Operator
+from pnnx_reference.errors import UnsupportedOperator
+from pnnx_reference.ir import Graph, Operand, Operator, body_weight_key
 
 
 class Context:
-    def __init__(self, graph: Graph) -> None:
+    """`owner`: the moduleop operator whose body this module is (None for `Model`). A body's
+    weights are read from pnnx.bin under the prefix its constructor is given."""
+
+    def __init__(self, graph: Graph, owner: Operator | None = None) -> None:
         self.graph = graph
+        self.owner = owner
+        self.classes: dict[int, str] = {}   # id(moduleop operator) -> generated class name
         self._vars = Namer("v_")
         self._members = Namer("", avoid_module_attrs=True)
 
@@ -22,3 +28,19 @@ class Context:
     def attr_member(self, op: Operator, key: str) -> str:
         """`self.<op>_<key>` name of a pnnx.Attribute tensor."""
         return self._members(("attr", id(op), key), f"{op.name}_{key}")
+
+    def bin_entry(self, op: Operator, key: str) -> str:
+        """The pnnx.bin entry of weight `key` of `op`, as a Python expression."""
+        if self.owner is None:
+            return repr(f"{op.name}.{key}")
+        path = body_weight_key(op, key)
+        if path not in self.owner.attrs:
+            raise UnsupportedOperator(self.owner.type, self.owner.name,
+                                      f"its body uses a tensor ({path}) that is not one of its "
+                                      "attributes, so pnnx.bin does not hold it")
+        return f"prefix + {path!r}"
+
+    def bin_prefix(self, op: Operator) -> str:
+        """The pnnx.bin entry prefix of a moduleop operator's weights, as a Python expression."""
+        text = repr(f"{op.name}.")
+        return text if self.owner is None else f"prefix + {text}"

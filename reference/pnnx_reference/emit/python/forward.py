@@ -150,6 +150,11 @@ def _spread_size_input(op: Operator, ctx) -> str:
     return ", ".join(spread + render_kwargs(op.params, op.name))
 
 
+def render_body_module(op: Operator, ctx) -> list[str]:
+    """A moduleop with a captured body: its generated class takes the tensors in op order."""
+    return _assign(op, ctx, f"self.{ctx.member(op)}({', '.join(ctx.var(o) for o in op.inputs)})")
+
+
 def render_module(op: Operator, ctx) -> list[str]:
     check_api_type(op.type, op.name)
     member = ctx.member(op)
@@ -251,6 +256,8 @@ def is_module_type(op_type: str) -> bool:
 
 
 def render_forward_op(op: Operator, ctx) -> list[str]:
+    if op.subgraph is not None:
+        return render_body_module(op, ctx)
     if op.type in EXACT:
         return EXACT[op.type](op, ctx)
     if is_module_type(op.type):
@@ -258,8 +265,9 @@ def render_forward_op(op: Operator, ctx) -> list[str]:
     for prefix, renderer in BY_PREFIX:
         if op.type.startswith(prefix):
             return renderer(op, ctx)
-    # a module operator (moduleop=), a type from another frontend or a hostile name: no code
-    # is generated; export() records it as unsupported and still writes the other artefacts
+    # a module operator (moduleop=) read from pnnx.param (its body is not there), a type from
+    # another frontend or a hostile name: no code is generated; export() records it as
+    # unsupported and still writes the other artefacts
     raise UnknownOperatorType(op.type, op.name, "no PyTorch Python API to generate code for "
                               "(allowed: nn., F., torch., Tensor., torchvision.ops., pnnx.*)")
     raise CodegenError(f"operator {op.name!r}: cannot write type {op.type!r} as Python "

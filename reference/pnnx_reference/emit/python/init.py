@@ -4,7 +4,7 @@ from __future__ import annotations
 from pnnx_reference.emit.python.api_paths import check_api_type
 from pnnx_reference.emit.python.forward import FORWARD_PARAMS, is_module_type
 from pnnx_reference.emit.python.names import CodegenError, check_keyword_name
-from pnnx_reference.emit.python.values import render_kwargs, render_shape, render_value
+from pnnx_reference.emit.python.values import render_kwargs, render_shape
 from pnnx_reference.ir import DTYPES, NULL_DTYPE, Attribute, Graph, Operator
 
 # module attributes that are buffers: assigned as plain tensors, not nn.Parameter
@@ -30,11 +30,11 @@ def _zero_to_none(value):
     return None if value == 0 else value
 
 
-def _load_call(op: Operator, key: str, attr: Attribute, as_tensor: bool) -> str:
+def _load_call(op: Operator, key: str, attr: Attribute, as_tensor: bool, ctx) -> str:
     if attr.dtype not in DTYPES:
         raise CodegenError(f"{op.name!r}: attribute {key!r} has unknown dtype {attr.dtype!r}")
     dtype = DTYPES[attr.dtype]
-    entry = render_value(f"{op.name}.{key}")  # the pnnx.bin entry name, quoted by repr()
+    entry = ctx.bin_entry(op, key)  # the pnnx.bin entry name, quoted by repr()
     shape = render_shape(attr.shape)
     if as_tensor:
         return f"self.load_pnnx_bin_as_tensor(archive, {entry}, {shape}, {dtype.numpy!r})"
@@ -62,7 +62,7 @@ def module_weight_lines(op: Operator, ctx) -> list[str]:
             continue
         path = _attr_path(op, key)
         as_tensor = key.rsplit(".", 1)[-1] in BUFFER_ATTRS
-        lines.append(f"self.{ctx.member(op)}{path} = {_load_call(op, key, attr, as_tensor)}")
+        lines.append(f"self.{ctx.member(op)}{path} = {_load_call(op, key, attr, as_tensor, ctx)}")
     return lines
 
 
@@ -84,18 +84,25 @@ def attribute_lines(op: Operator, ctx) -> list[str]:
     for key, attr in op.attrs.items():
         if attr.dtype == NULL_DTYPE:
             continue
-        load = _load_call(op, key, attr, _feeds_only_buffer_slots(op))
+        load = _load_call(op, key, attr, _feeds_only_buffer_slots(op), ctx)
         lines.append(f"self.{ctx.attr_member(op, key)} = {load}")
     return lines
 
 
+def body_module_line(op: Operator, ctx) -> str:
+    """A moduleop with a captured body: its generated class, reading its weights itself."""
+    return f"self.{ctx.member(op)} = {ctx.classes[id(op)]}(archive, {ctx.bin_prefix(op)})"
+
+
 def init_body(graph: Graph, ctx) -> tuple[list[str], list[str]]:
-    """(constructor lines, weight-loading lines)."""
+    """(constructor lines, lines that need the open pnnx.bin `archive`)."""
     modules = [op for op in graph.ops if is_module_type(op.type)]
     constructors = [constructor_line(op, ctx) for op in modules]
     weights = []
     for op in graph.ops:
-        if is_module_type(op.type):
+        if op.subgraph is not None:
+            weights.append(body_module_line(op, ctx))
+        elif is_module_type(op.type):
             weights += module_weight_lines(op, ctx)
         elif op.type == "pnnx.Attribute":
             weights += attribute_lines(op, ctx)
