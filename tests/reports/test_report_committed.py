@@ -1,15 +1,33 @@
-"""The committed support matrix is what the committed results produce (issue 8, item 5)."""
+"""The committed reports are what their committed results produce (issue 8, item 5): the
+main run's `reports/` and every device run published beside it (e.g. `reports/nvidia-h100/`)."""
 from __future__ import annotations
 
 from pathlib import Path
 
-from pnnx_conformance.report.committed import check_matrix
+import pytest
+
+from pnnx_conformance.report.certify import verify_file
+from pnnx_conformance.report.committed import COMPACT, check_matrix
 
 REPORTS = Path(__file__).resolve().parents[2] / "reports"
+REPORT_DIRS = sorted(p.parent for p in REPORTS.rglob(COMPACT))
+CERTIFICATES = sorted(REPORTS.rglob("certificate-*.json"))
 
 
-def test_committed_matrix_matches_committed_results():
-    assert (REPORTS / "results.jsonl.gz").is_file(), "reports/results.jsonl.gz is missing"
-    diff = check_matrix(REPORTS)
-    assert diff == "", "reports/support_matrix.md is stale; regenerate it with " \
-                       "`pnnx-conformance report --results <run> --out reports --readme README.md`:\n" + diff[:4000]
+def test_the_main_report_is_committed():
+    assert (REPORTS / COMPACT).is_file(), "reports/results.jsonl.gz is missing"
+
+
+@pytest.mark.parametrize("folder", REPORT_DIRS, ids=lambda p: str(p.relative_to(REPORTS)) or ".")
+def test_committed_matrix_matches_committed_results(folder):
+    diff = check_matrix(folder)
+    assert diff == "", f"{folder}/support_matrix.md is stale; regenerate it with " \
+                       f"`pnnx-conformance report --results <run> --out {folder.relative_to(REPORTS.parent)}`:\n" \
+                       + diff[:4000]
+
+
+@pytest.mark.parametrize("path", CERTIFICATES, ids=lambda p: str(p.relative_to(REPORTS)))
+def test_committed_certificates_verify(path):
+    """The digest still covers the certificate's content. The case set is not re-checked:
+    a certificate certifies the cases of its day (its case-set hash records which)."""
+    assert verify_file(path, check_cases=False) == []

@@ -96,3 +96,17 @@ def render_dom(path: Path, tmp_path: Path) -> str:
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     return proc.stdout
+
+
+def test_a_backend_not_run_for_a_row_does_not_mark_it_short():
+    """A run of one backend (a device run of ncnn-vulkan alone) leaves the other columns
+    empty for the row; only a failing or partial cell marks the row ⚠️."""
+    from pnnx_conformance.report.matrix import falls_short
+
+    vulkan_only = summarize([rec("nn.ReLU/a", "pass", backend="ncnn-vulkan"),
+                             rec("nn.Conv2d/k3", "pass", backend="ncnn-cpu"),
+                             rec("nn.Conv2d/k3", "pass", check="convert")])
+    assert falls_short(vulkan_only, "nn.ReLU", True, "1") == []
+    failing = summarize([rec("nn.ReLU/a", "pass", backend="ncnn-vulkan"),
+                         rec("nn.ReLU/a", "fail-numeric", backend="ncnn-cpu")])
+    assert falls_short(failing, "nn.ReLU", True, "1") == ["ncnn"]

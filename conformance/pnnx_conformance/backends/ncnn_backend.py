@@ -4,7 +4,7 @@ ncnn blobs have no batch axis: an input of rank >= 2 with batch 1 is fed with th
 squeezed and the outputs get it back; a batch above 1 is not supported. A converter may
 declare instead, in its generated `_ncnn.py`, that an input carries every torch dim
 (`batch_index=233`, as upstream's generator writes it): such inputs are fed whole and the
-outputs are taken as they are.
+outputs are taken as they are. Integer inputs are fed as int32 (Embed reads its indices so).
 """
 from __future__ import annotations
 
@@ -29,6 +29,12 @@ def declared_batch_indices(ncnn_py) -> dict[str, int]:
 
 FP16_FLAGS = ("use_fp16_packed", "use_fp16_storage", "use_fp16_arithmetic",
               "use_bf16_packed", "use_bf16_storage")
+
+
+def _blob_dtype(x: np.ndarray):
+    """ncnn layers that take indices (Embed) read the blob's 4-byte words as int32, as the
+    converters' `_ncnn.py` feeds them: integer inputs keep their values as int32 bits."""
+    return np.int32 if np.issubdtype(x.dtype, np.integer) else np.float32
 
 
 def _blob_order(names: list[str], prefix: str) -> list[str]:
@@ -82,7 +88,7 @@ class _NcnnBackend(Backend):
                     if x.shape[0] != 1:
                         raise NotSupported(f"unsupported: ncnn blobs have no batch axis (input batch {x.shape[0]})")
                     x, squeezed = x[0], True
-                ex.input(name, ncnn.Mat(np.ascontiguousarray(x, dtype=np.float32)).clone())
+                ex.input(name, ncnn.Mat(np.ascontiguousarray(x, dtype=_blob_dtype(x))).clone())
             outs = []
             for name in self.out_names:
                 ret, mat = ex.extract(name)

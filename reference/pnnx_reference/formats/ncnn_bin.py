@@ -114,6 +114,23 @@ def _prelu(layer):
     return [Blob(False, _i(layer, 0))]
 
 
+def _normalize(layer):  # 3=scale_data_size, read even when 1=channel_shared
+    return [Blob(False, _i(layer, 3))]
+
+
+def _rmsnorm(layer):  # 0=affine_size 2=affine (default 1)
+    return [Blob(False, _i(layer, 0))] if _i(layer, 2, 1) else []
+
+
+def _scale(layer):  # 0=scale_data_size (-233: scale is an input blob) 1=bias_term
+    size = _i(layer, 0)
+    return ([Blob(False, size)] if size != -233 else []) + ([Blob(False, size)] if _i(layer, 1) else [])
+
+
+def _bias(layer):  # 0=bias_data_size
+    return [Blob(False, _i(layer, 0))]
+
+
 def _memorydata(layer):
     return [Blob(False, _i(layer, 0, 1) * _i(layer, 1, 1) * _i(layer, 11, 1) * _i(layer, 2, 1))]
 
@@ -144,15 +161,16 @@ WEIGHT_LAYOUTS: dict[str, Callable[[NcnnLayer], list[Blob]]] = {
     "InnerProduct": _innerproduct, "Embed": _embed, "BatchNorm": _batchnorm,
     "LayerNorm": _layernorm, "GroupNorm": _groupnorm, "PReLU": _prelu,
     "MemoryData": _memorydata, "Gemm": _gemm, "MultiHeadAttention": _mha,
+    "Normalize": _normalize, "RMSNorm": _rmsnorm, "Scale": _scale, "Bias": _bias,
 }
 # Layers that never read weights (anything else unknown stops the walk).
 WEIGHTLESS = frozenset("""Input Split Concat Slice ReLU ReLU6 Clip Sigmoid TanH Swish HardSwish
 HardSigmoid Mish GELU ELU SELU Softmax LogSoftmax BinaryOp UnaryOp Eltwise Pooling Pooling1D
 Pooling3D Reshape Flatten Permute Crop Interp Padding Dropout Noop Reduction Squeeze ExpandDims
-Tile ShuffleChannel Bias Scale Sum Erf Exp Log Power Threshold AbsVal ArgMax Cast Pixelshuffle
-PixelShuffle Deconvolution_disabled Normalize MVN LRN Packing Requantize Dequantize Quantize
+Tile ShuffleChannel Sum Erf Exp Log Power Threshold AbsVal ArgMax Cast Pixelshuffle
+PixelShuffle Deconvolution_disabled MVN LRN Packing Requantize Dequantize Quantize
 Flip CopyTo Shrink CumulativeSum Fold Unfold GridSample Einsum Spectrogram InverseSpectrogram
-RMSNorm Diag CELU Softplus""".split())
+Diag CELU Softplus""".split())
 
 
 @dataclass

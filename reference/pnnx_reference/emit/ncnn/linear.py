@@ -92,6 +92,22 @@ def matmul(ctx: Context, op) -> None:
     ctx.emit("MatMul", "matmul", [ctx.blob(a), ctx.blob(b)], [op.outputs[0].name], {0: 0})
 
 
+# layer featmask (param 31): no fp16 storage (2), no bf16 storage (4), no vulkan (16)
+_KEEP_INT32_BITS = 2 | 4 | 16
+
+
+def _embed_indices(ctx: Context, operand, base: str) -> str:
+    """The blob Embed reads its indices from. Embed reads one row (w int32 words) and writes
+    (w, dim): a deeper blob is flattened first, on the CPU in fp32 storage, since a GPU or
+    fp16 copy would convert the int32 bits as if they were floats."""
+    index = ctx.blob(operand)
+    if ctx.rank(operand) == 1:
+        return index
+    flat = ctx.temp(base)
+    ctx.emit("Flatten", "flatten", [index], [flat], {31: _KEEP_INT32_BITS})
+    return flat
+
+
 @lowers("nn.Embedding", "F.embedding")
 def embedding(ctx: Context, op) -> None:
     weight = op.attrs["weight"].to_numpy() if "weight" in op.attrs else _const(ctx, op, "weight", 1)
@@ -102,12 +118,7 @@ def embedding(ctx: Context, op) -> None:
     shape = ctx.shape(out)
     if len(shape) > 4:
         raise CannotLower(f"embedding to a rank-{len(shape)} blob (ncnn blobs have at most 4 dims)")
-    # Embed reads a 1-d row of indices and writes (n, dim): flatten before, reshape back after
-    index = ctx.blob(op.inputs[0])
-    if ctx.rank(op.inputs[0]) > 1:
-        flat = ctx.temp(out.name)
-        ctx.emit("Flatten", "flatten", [index], [flat])
-        index = flat
+    index = _embed_indices(ctx, op.inputs[0], out.name)
     target = out.name if len(shape) == 2 else ctx.temp(out.name)
     ctx.emit("Embed", "embed", [index], [target],
              {0: int(dim), 1: int(num), 2: 0, 3: int(weight.size)},

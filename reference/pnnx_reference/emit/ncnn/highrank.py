@@ -1,0 +1,181 @@
+"""Rewrites of rank-5/6 reshape -> permute chains into equivalent ones of lower rank, since ncnn
+blobs have at most 4 dims (plus the dropped batch). Both are exact (they only move data):
+
+  split_selected_permutes: x.reshape(B).permute(P)[i] (every consumer indexes one axis)
+      -> slice x along the indexed block, reshape without that axis, permute the rest;
+  merge_permute_runs: input axes that stay adjacent and in order through a permute are merged
+      into one axis, e.g. view(1,8,7,8,7,96).permute(0,1,3,2,4,5) -> view(8,7,8,672).permute(0,2,1,3)
+      (a window partition); the reshapes around it take the merged shapes."""
+from __future__ import annotations
+
+import math
+
+from ...ir import Graph, Operand, Operator
+from .context import is_batchless
+
+INT_MAX = 2147483647
+PERMUTES = {"Tensor.permute", "torch.permute"}
+SHAPED_RESHAPES = {"Tensor.view", "Tensor.reshape", "torch.reshape"}  # those with a `shape` param
+# consumers that read only the element order, so they take a permute output of any shape
+ORDER_ONLY = SHAPED_RESHAPES | {"torch.flatten", "Tensor.flatten"}
+MIN_RANK = 5  # the lowest rank of a permute that split_selected_permutes rewrites
+
+
+def _perm(op: Operator) -> list[int] | None:
+    dims = op.params.get("dims")
+    shape = op.inputs[0].shape if op.inputs else None
+    if op.type not in PERMUTES or not isinstance(dims, (list, tuple)) or not shape:
+        return None
+    return [int(d) + len(shape) if int(d) < 0 else int(d) for d in dims]
+
+
+def _static(shape) -> bool:
+    return shape is not None and all(isinstance(d, int) and d > 0 for d in shape)
+
+
+def _reshape(graph: Graph, src: Operand, shape: list[int], name: str, before: Operator) -> Operand:
+    return _new_op(graph, "Tensor.reshape", name, src, shape, {"shape": list(shape)}, before)
+
+
+def _new_op(graph: Graph, type: str, name: str, src: Operand, shape: list[int], params: dict,
+            before: Operator) -> Operand:
+    op = graph.new_operator(type, name, before=before)
+    op.params.update(params)
+    out = graph.new_operand(f"{name}_out", shape, src.dtype)
+    graph.connect(op, [src], [out])
+    return out
+
+
+# --- split_selected_permutes ------------------------------------------------------------
+
+UNBINDS = {"Tensor.unbind", "torch.unbind"}
+
+
+def _picks(op: Operator, rank: int) -> list[tuple[Operand, int, int]] | None:
+    """(output, axis, index) per output when `op` only takes single indices along one axis of a
+    rank-`rank` tensor: x[i], x.select(d, i), x.unbind(d)."""
+    if op.type in UNBINDS:
+        dim = op.params.get("dim", 0)
+        return [(out, dim % rank, i) for i, out in enumerate(op.outputs)] if isinstance(dim, int) else None
+    if op.type in ("Tensor.select", "torch.select"):
+        dim, index = op.params.get("dim"), op.params.get("index")
+    elif op.type == "Tensor.slice" and len(op.params.get("dims") or []) == 1:
+        dim, index = op.params["dims"][0], (op.params.get("selects") or [INT_MAX])[0]
+    else:
+        return None
+    if not isinstance(dim, int) or not isinstance(index, int) or index == INT_MAX:
+        return None
+    return [(op.outputs[0], dim % rank, index)]
+
+
+def _split_candidate(permute: Operator):
+    """(permutation, feeding reshape, picks per consumer) when the permute can be split."""
+    perm = _perm(permute)
+    src, out = permute.inputs[0], permute.outputs[0]
+    reshape = src.producer
+    if perm is None or len(perm) < MIN_RANK or reshape is None or reshape.type not in SHAPED_RESHAPES:
+        return None
+    if not _static(src.shape) or not _static(reshape.inputs[0].shape) or not out.consumers:
+        return None
+    picks = [_picks(c, len(perm)) for c in out.consumers]
+    if any(p is None for p in picks) or len({axis for p in picks for _, axis, _ in p}) != 1:
+        return None
+    return perm, reshape, picks
+
+
+def _split_one(graph: Graph, perm, reshape: Operator, consumer: Operator, pick) -> None:
+    """Replace one picked output by: slice its block of the reshape's source, view, permute."""
+    target, axis, index = pick
+    shape = list(reshape.outputs[0].shape)
+    k = perm[axis]
+    index %= shape[k]
+    inner = math.prod(shape[k + 1:])
+    flat = shape[:k] + [shape[k] * inner]
+    base = f"{target.name}_split"
+    src = reshape.inputs[0]
+    if list(src.shape) != flat:
+        src = _reshape(graph, src, flat, f"{base}_flat", consumer)
+    part = _new_op(graph, "Tensor.slice", f"{base}_slice", src, shape[:k] + [inner],
+                   {"dims": [k], "starts": [index * inner], "ends": [(index + 1) * inner], "steps": [1],
+                    "selects": [INT_MAX]}, consumer)
+    part = _reshape(graph, part, shape[:k] + shape[k + 1:], f"{base}_view", consumer)
+    rest = [p - (p > k) for p in perm if p != k]
+    kept = shape[:k] + shape[k + 1:]
+    result = _new_op(graph, "Tensor.permute", f"{base}_permute", part, [kept[p] for p in rest], {"dims": rest},
+                     consumer)
+    graph.replace_uses(target, result)
+
+
+def split_selected_permutes(graph: Graph) -> None:
+    for permute in [op for op in graph.ops if op.type in PERMUTES]:
+        found = _split_candidate(permute)
+        if found is None:
+            continue
+        perm, reshape, picks = found
+        for consumer, consumer_picks in zip(list(permute.outputs[0].consumers), picks):
+            for pick in consumer_picks:
+                _split_one(graph, perm, reshape, consumer, pick)
+            graph.remove_operator(consumer)
+        graph.remove_operator(permute)
+        if not reshape.outputs[0].consumers:
+            graph.remove_operator(reshape)
+
+
+# --- merge_permute_runs -----------------------------------------------------------------
+
+def _runs(perm: list[int]) -> list[list[int]]:
+    """Input axes grouped into runs that stay adjacent and in order, in output order."""
+    runs: list[list[int]] = []
+    for axis in perm:
+        if runs and axis == runs[-1][-1] + 1:
+            runs[-1].append(axis)
+        else:
+            runs.append([axis])
+    return runs
+
+
+def _merged(shape: list[int], perm: list[int]) -> tuple[list[int], list[int], list[int]] | None:
+    """(merged input shape, merged permutation, merged output shape), or None if nothing merges."""
+    runs = _runs(perm)
+    if len(runs) == len(perm):
+        return None
+    by_input = sorted(runs)
+    in_shape = [math.prod(shape[a] for a in run) for run in by_input]
+    new_perm = [by_input.index(run) for run in runs]
+    return in_shape, new_perm, [in_shape[p] for p in new_perm]
+
+
+def _too_many_dims(shape: list[int], batchless: bool) -> bool:
+    """Whether the blob would exceed ncnn's 4 dims (a leading 1 is the dropped batch)."""
+    return len(shape) - (0 if batchless or shape[0] != 1 else 1) > 4
+
+
+def _mergeable(permute: Operator, batchless: bool) -> bool:
+    """A too-high-rank permute fed by a reshape of its own and read only by reshapes, so both
+    sides can take the merged shapes without new layers."""
+    perm, src, out = _perm(permute), permute.inputs[0], permute.outputs[0]
+    producer = src.producer
+    if perm is None or not _static(src.shape) or not _too_many_dims(list(src.shape), batchless):
+        return False
+    if producer is None or producer.type not in SHAPED_RESHAPES or len(src.consumers) != 1:
+        return False
+    return bool(out.consumers) and all(c.type in ORDER_ONLY for c in out.consumers)
+
+
+def merge_permute_runs(graph: Graph) -> None:
+    batchless = is_batchless([op.outputs[0].shape for op in graph.inputs()])
+    for permute in [op for op in graph.ops if op.type in PERMUTES]:
+        if not _mergeable(permute, batchless):
+            continue
+        src = permute.inputs[0]
+        merged = _merged(list(src.shape), _perm(permute))
+        if merged is None:
+            continue
+        in_shape, new_perm, out_shape = merged
+        src.producer.params["shape"] = list(in_shape)
+        src.shape = list(in_shape)
+        permute.params["dims"] = new_perm
+        permute.outputs[0].shape = list(out_shape)
+
+
+HIGH_RANK_PREPASSES = (split_selected_permutes, merge_permute_runs)

@@ -1,0 +1,180 @@
+"""Rank-5/6 reshape -> permute chains (window partition, qkv split) are rewritten to at most
+4-d ncnn blobs before lowering: exported from our capture, run in ncnn and compared with torch."""
+from __future__ import annotations
+
+import ncnn
+import numpy as np
+import pytest
+import torch
+import torch.nn as nn
+
+from ncnn_export_helpers import FP32, LOW_PRECISION, assert_outputs_match, run_ncnn, torch_outputs
+from pnnx_reference.api import capture
+from pnnx_reference.emit.ncnn import write_ncnn
+from pnnx_reference.emit.ncnn.highrank import _merged, _runs
+from pnnx_reference.errors import UnsupportedOperator
+from pnnx_reference.formats import ncnn_param
+
+WS, C, HEADS, TOKENS = 4, 8, 2, 6
+
+
+def _partition(x, ws: int):
+    b, h, w, c = x.shape
+    x = x.view(b, h // ws, ws, w // ws, ws, c).permute(0, 1, 3, 2, 4, 5)
+    return x.reshape(-1, ws * ws, c)
+
+
+def _reverse(windows, ws: int, h: int, w: int):
+    c = windows.shape[-1]
+    x = windows.view(-1, h // ws, w // ws, ws, ws, c).permute(0, 1, 3, 2, 4, 5)
+    return x.reshape(-1, h, w, c)
+
+
+class WindowPartition(nn.Module):
+    """Rank-6 view + permute into windows, a per-window linear, and back."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.proj = nn.Linear(C, C)
+
+    def forward(self, x):
+        return _reverse(self.proj(_partition(x, WS)), WS, x.shape[1], x.shape[2])
+
+
+def _attention(qkv, bias, heads: int, unbind: bool):
+    """Attention with an additive position bias (which also keeps it from fusing into SDPA)."""
+    nb, n, c3 = qkv.shape
+    qkv = qkv.reshape(nb, n, 3, heads, c3 // 3 // heads).permute(2, 0, 3, 1, 4)
+    q, k, v = qkv.unbind(0) if unbind else (qkv[0], qkv[1], qkv[2])
+    attn = (q * 0.5 @ k.transpose(-2, -1) + bias).softmax(dim=-1)
+    return (attn @ v).transpose(1, 2).reshape(nb, n, c3 // 3)
+
+
+class WindowAttention(nn.Module):
+    """Rank-5 qkv reshape + permute, indexed on the '3' axis, over windows (dim 0 is data)."""
+
+    def __init__(self, unbind: bool = False) -> None:
+        super().__init__()
+        self.qkv, self.proj, self.unbind = nn.Linear(C, 3 * C), nn.Linear(C, C), unbind
+        self.bias = nn.Parameter(torch.randn(HEADS, WS * WS, WS * WS))
+
+    def forward(self, x):
+        windows = _partition(x, WS)
+        out = self.proj(_attention(self.qkv(windows), self.bias, HEADS, self.unbind))
+        return _reverse(out, WS, x.shape[1], x.shape[2])
+
+
+class TokenAttention(nn.Module):
+    """The same qkv split on a batch-1 token sequence (ViT style)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.qkv = nn.Linear(C, 3 * C)
+        self.bias = nn.Parameter(torch.randn(HEADS, TOKENS, TOKENS))
+
+    def forward(self, x):
+        return _attention(self.qkv(x), self.bias, HEADS, unbind=False)
+
+
+class UnbatchedWindowPartition(WindowPartition):
+    """An (H, W, C) input: a batchless graph, where every dim of the rank-6 view is data."""
+
+    def forward(self, x):
+        return super().forward(x.unsqueeze(0)).squeeze(0)
+
+
+class UnmergeablePermute(nn.Module):
+    def forward(self, x):
+        return x.view(1, 2, 3, 2, 3, 2).permute(0, 5, 4, 3, 2, 1).reshape(1, 72)
+
+
+MODELS = {
+    "window_partition": (WindowPartition, (1, 8, 8, C)),
+    "window_attention": (WindowAttention, (1, 8, 8, C)),
+    "window_attention_unbind": (lambda: WindowAttention(unbind=True), (1, 8, 8, C)),
+    "token_attention": (TokenAttention, (1, TOKENS, C)),
+}
+
+
+def _export(model, inputs, tmp_path):
+    base = tmp_path / "m"
+    write_ncnn(capture(model, tuple(inputs)), f"{base}.ncnn.param", f"{base}.ncnn.bin", f"{base}_ncnn.py",
+               fp16=False)
+    return base
+
+
+def _check(name: str, tmp_path, mode: str, tol: dict = FP32):
+    make, shape = MODELS[name]
+    torch.manual_seed(0)
+    model, inputs = make().eval(), [torch.rand(*shape) * 2 - 1]
+    expected = torch_outputs(model, inputs)
+    base = _export(model, inputs, tmp_path)
+    assert_outputs_match(run_ncnn(base, inputs, len(expected), mode), expected, tol, f"{name} [{mode}]")
+    return base
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_high_rank_chain_matches_torch_on_cpu(name, tmp_path):
+    _check(name, tmp_path, "fp32")
+
+
+def test_window_partition_lowers_to_two_permutes(tmp_path):
+    base = _check("window_partition", tmp_path, "fp32")
+    types = [layer.type for layer in ncnn_param.load(f"{base}.ncnn.param").layers]
+    assert types.count("Permute") == 2, types
+
+
+def test_qkv_split_slices_before_permuting(tmp_path):
+    base = _check("window_attention", tmp_path, "fp32")
+    types = [layer.type for layer in ncnn_param.load(f"{base}.ncnn.param").layers]
+    # q, k and v are each cut from the qkv projection, then permuted on their own
+    assert types.count("Crop") == 3, types
+
+
+def test_unbatched_window_partition_matches_torch_on_cpu(tmp_path):
+    """A batchless graph: the blobs carry every dim, so they are fed and read without a batch axis."""
+    torch.manual_seed(0)
+    model, x = UnbatchedWindowPartition().eval(), torch.rand(8, 8, C) * 2 - 1
+    expected = torch_outputs(model, [x])[0]
+    base = _export(model, [x], tmp_path)
+    net = ncnn.Net()
+    net.opt.use_fp16_packed = net.opt.use_fp16_storage = net.opt.use_fp16_arithmetic = False
+    assert net.load_param(f"{base}.ncnn.param") == 0 and net.load_model(f"{base}.ncnn.bin") == 0
+    ex = net.create_extractor()
+    ex.input("in0", ncnn.Mat(x.numpy(), batch_index=233).clone())
+    ret, mat = ex.extract("out0")
+    assert ret == 0
+    np.testing.assert_allclose(np.array(mat.numpy(batch_index=233)), expected, **FP32)
+
+
+@pytest.mark.vulkan
+@pytest.mark.skipif(ncnn.get_gpu_count() == 0, reason="no Vulkan device")
+@pytest.mark.parametrize("name", ["window_attention", "window_partition"])
+def test_high_rank_chain_matches_torch_on_vulkan(name, tmp_path):
+    _check(name, tmp_path, "vulkan", LOW_PRECISION)  # the helper's Vulkan mode keeps ncnn's fp16 defaults
+
+
+def test_unmergeable_rank6_permute_is_refused(tmp_path):
+    model, inputs = UnmergeablePermute().eval(), [torch.rand(72)]
+    with pytest.raises(UnsupportedOperator) as info:
+        _export(model, inputs, tmp_path)
+    assert "permute of a rank-6 blob" in str(info.value)
+
+
+@pytest.mark.parametrize("perm, runs", [
+    ([0, 1, 3, 2, 4, 5], [[0, 1], [3], [2], [4, 5]]),
+    ([2, 0, 3, 1, 4], [[2], [0], [3], [1], [4]]),
+    ([0, 1, 2, 3, 4], [[0, 1, 2, 3, 4]]),
+])
+def test_runs_group_axes_that_stay_adjacent(perm, runs):
+    assert _runs(perm) == runs
+
+
+def test_merged_shapes_keep_the_element_order():
+    x = torch.arange(2 * 3 * 4 * 5 * 6 * 7).reshape(2, 3, 4, 5, 6, 7)
+    perm = [0, 1, 3, 2, 4, 5]
+    in_shape, new_perm, out_shape = _merged(list(x.shape), perm)
+    assert in_shape == [6, 4, 5, 42] and new_perm == [0, 2, 1, 3]
+    merged = x.reshape(in_shape).permute(new_perm)
+    assert list(merged.shape) == out_shape
+    assert torch.equal(merged.reshape(-1), x.permute(perm).reshape(-1))
