@@ -46,7 +46,8 @@ def test_math_is_one_expression():
         "7767517\n4 3\n"
         "pnnx.Input               pnnx_input_0             0 1 0 #0=(3,4)f32\n"
         "pnnx.Input               pnnx_input_1             0 1 1 #1=(3,4)f32\n"
-        "pnnx.Expression          pnnx_expr_3              2 1 0 1 2 "
+        # named from 0 like upstream's fuse_expression, not after the fourth captured call
+        "pnnx.Expression          pnnx_expr_0              2 1 0 1 2 "
         "expr=sqrt(div(add(mul(@0,2),@1),12)) #0=(3,4)f32 #1=(3,4)f32 #2=(3,4)f32\n"
         "pnnx.Output              pnnx_output_0            1 0 2 #2=(3,4)f32\n")
 

@@ -54,7 +54,7 @@ def test_function_positional_input_and_keyword_inputs(tmp_path):
     z = b.op("F.leaky_relu", "F.leaky_relu_1", [y], params=dict(negative_slope=0.1), inputnames=["input"])
     expected = F.leaky_relu(F.conv2d(x, w, bias, stride=2, padding=1), 0.1)
     _check(tmp_path, b.output(z), [x], (expected,), snippets=[
-        "self.w_data = self.load_pnnx_bin_as_parameter(archive, 'w.data', (5, 3, 3, 3), 'float32')",
+        "self.w = self.load_pnnx_bin_as_parameter(archive, 'w.data', (5, 3, 3, 3), 'float32')",
         "v_3 = F.conv2d(v_0, weight=v_1, bias=v_2, dilation=(1, 1), groups=1, padding=(1, 1), stride=(2, 2))",
         "v_4 = F.leaky_relu(v_3, negative_slope=0.1)"])
 
@@ -212,7 +212,7 @@ def test_attribute_feeding_batch_norm_stats_is_a_tensor(tmp_path):
     y = b.op("F.batch_norm", "F.batch_norm_0", [i, m, v], params=dict(eps=1e-3),
              inputnames=["input", "running_mean", "running_var"])
     _check(tmp_path, b.output(y), [x], (F.batch_norm(x, mean, var, eps=1e-3),), snippets=[
-        "self.m_data = self.load_pnnx_bin_as_tensor(archive, 'm.data', (3,), 'float32')",
+        "self.m = self.load_pnnx_bin_as_tensor(archive, 'm.data', (3,), 'float32')",
         "v_3 = F.batch_norm(v_0, running_mean=v_1, running_var=v_2, eps=0.001)"])
 
 

@@ -79,4 +79,7 @@ def test_regenerated_code_follows_upstream_conventions(upstream, tmp_path):
         assert line in ours and line in theirs
     assert "self.lstm.weight_hh_l0 = self.load_pnnx_bin_as_parameter(archive, 'lstm.weight_hh_l0', (24, 6), 'float32')" in ours
     assert " = self.lstm(" in ours and ", _ = self.lstm(" in ours
-    assert "self.scale_data = self.load_pnnx_bin_as_parameter(archive, 'scale.data', (1, 5), 'float32')" in ours
+    # a deliberate difference: upstream's member is `self.scale_data`; ours is named after
+    # the operator, so that converting the generated file again keeps the name `scale`
+    assert "self.scale_data = self.load_pnnx_bin_as_parameter(archive, 'scale.data', (1,5,), 'float32')" in theirs
+    assert "self.scale = self.load_pnnx_bin_as_parameter(archive, 'scale.data', (1, 5), 'float32')" in ours

@@ -60,6 +60,7 @@ class Tracer(TorchFunctionMode):
         self.moduleop = moduleop
         self._module_paths = {id(m): p for p, m in model.named_modules(remove_duplicate=False)}
         self._tensor_paths = {id(t): p for p, t in itertools.chain(
+            _named_plain_tensors(model),
             model.named_parameters(remove_duplicate=False), model.named_buffers(remove_duplicate=False))}
         self._hooks = []
         for module in model.modules():
@@ -355,6 +356,15 @@ class Tracer(TorchFunctionMode):
     def close(self) -> None:
         for hook in self._hooks:
             hook.remove()
+
+
+def _named_plain_tensors(model: nn.Module):
+    """(path, tensor) for each tensor held as a plain module attribute (`self.t = tensor`,
+    neither parameter nor buffer): it is named after its path like a buffer is."""
+    for prefix, module in model.named_modules(remove_duplicate=False):
+        for key, value in vars(module).items():
+            if isinstance(value, torch.Tensor):
+                yield (f"{prefix}.{key}" if prefix else key), value
 
 
 def clone_tensors(value):

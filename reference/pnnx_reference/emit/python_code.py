@@ -15,6 +15,9 @@ purpose:
 * `export_onnx` passes `dynamo=False`: newer torch defaults to the dynamo exporter, which
   needs onnxscript;
 * no FLOPS / memory-OPS header lines;
+* a pnnx.Attribute's tensor is the member named after the operator (`self.w`, upstream
+  `self.w_data`): capture names a weight after its attribute path, so converting the
+  generated file again gives the same pnnx.param;
 * a module operator (moduleop=) whose body was captured becomes a class of its own, written
   from that body before `Model` and reading its weights from pnnx.bin under the operator's
   name (upstream calls the user's class without importing it). One read from pnnx.param has

@@ -49,11 +49,32 @@ def _fold_tensors(graph: Graph, context) -> None:
             continue
         for out, value in zip(list(op.outputs), values):
             if out.consumers:
-                _replace_with_attribute(graph, op, out, value)
+                _replace_with_attribute(graph, out, value)
 
 
-def _replace_with_attribute(graph: Graph, op: Operator, out, value) -> None:
-    attr = graph.new_operator("pnnx.Attribute", f"pnnx_fold_{out.name}", before=op)
+def _reader_slot(graph: Graph, out) -> Operator:
+    """Where capture would have put a weight read in place of `out`: right before its first
+    reader, among the other weights that reader reads, in the reader's input order."""
+    reader = min(out.consumers, key=graph.ops.index)
+    position = reader.inputs.index(out)
+    slot = graph.ops.index(reader)
+    while slot > 0 and _read_later(graph.ops[slot - 1], reader, position):
+        slot -= 1
+    return graph.ops[slot]
+
+
+def _read_later(op: Operator, reader: Operator, position: int) -> bool:
+    """`op` is a weight that `reader` reads first, at an input after `position` (ops between
+    `op` and `reader` are weights too, so nothing reads it earlier)."""
+    if op.type != "pnnx.Attribute" or len(op.outputs) != 1:
+        return False
+    weight = op.outputs[0]
+    first = [i for i, x in enumerate(reader.inputs) if x is weight]
+    return bool(first) and first[0] > position
+
+
+def _replace_with_attribute(graph: Graph, out, value) -> None:
+    attr = graph.new_operator("pnnx.Attribute", f"pnnx_fold_{out.name}", before=_reader_slot(graph, out))
     attr.attrs["data"] = Attribute.from_torch(value)
     new = graph.new_operand(f"{out.name}_fold", out.shape, out.dtype)
     graph.connect(attr, outputs=[new])

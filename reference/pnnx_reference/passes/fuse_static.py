@@ -1,7 +1,12 @@
 """`F.linear` / `F.conv{1,2,3}d` whose weight (and bias) are constants become the `nn` module
-with those constants as `@weight` / `@bias`, keeping the op name (`F_linear_0` stays
-`F_linear_0`), as upstream's fuse_static_* passes do."""
+with those constants as `@weight` / `@bias`, as upstream's fuse_static_* passes do.
+
+The module is named as the generated `_pnnx.py` names its attribute (`F.linear_0` becomes
+`F_linear_0`): a module operator's name is its attribute path, so converting the generated
+code again finds the same name."""
 from __future__ import annotations
+
+import re
 
 from ..ir import Graph, Operator
 from .rewire import set_inputs
@@ -32,6 +37,16 @@ def _conv_params(op: Operator, weight, has_bias: bool) -> dict:
             "padding_mode": "zeros", "stride": op.params.get("stride", 1)}
 
 
+def _attribute_name(graph: Graph, name: str) -> str:
+    """`name` as a Python attribute name, unique in `graph`."""
+    base = re.sub(r"[^A-Za-z0-9_]", "_", name)
+    taken = {op.name for op in graph.ops if op.name != name}
+    candidate, n = base, 1
+    while candidate in taken:
+        candidate, n = f"{base}_{n}", n + 1
+    return candidate
+
+
 def _fusable(op: Operator):
     if op.type != "F.linear" and op.type not in _CONV:
         return None
@@ -51,6 +66,7 @@ def _fusable(op: Operator):
 def _fuse(graph: Graph, op: Operator, weight, bias) -> None:
     params = (_linear_params if op.type == "F.linear" else _conv_params)(op, weight, bias is not None)
     op.type = "nn.Linear" if op.type == "F.linear" else _CONV[op.type]
+    op.name = _attribute_name(graph, op.name)
     op.params = params
     op.attrs = {"weight": weight, **({"bias": bias} if bias is not None else {})}
     op.attrs = dict(sorted(op.attrs.items()))

@@ -26,8 +26,10 @@ class Context:
         return self._members(("op", id(op)), op.name)
 
     def attr_member(self, op: Operator, key: str) -> str:
-        """`self.<op>_<key>` name of a pnnx.Attribute tensor."""
-        return self._members(("attr", id(op), key), f"{op.name}_{key}")
+        """`self.<op>` name of a pnnx.Attribute's `data` tensor (`self.<op>_<key>` for another
+        key). Upstream writes `self.<op>_data`; the operator's own name is the attribute path
+        that capture names the operator after, so converting this file again keeps the name."""
+        return self._members(("attr", id(op), key), op.name if key == "data" else f"{op.name}_{key}")
 
     def bin_entry(self, op: Operator, key: str) -> str:
         """The pnnx.bin entry of weight `key` of `op`, as a Python expression."""
