@@ -15,7 +15,7 @@ from .split import insert_split, rename_outputs
 # families whose lowerings follow the operand shapes only (no (N, C, ...) layout), so they
 # also lower a batchless graph; the coverage sweep checks them there
 BATCHLESS_FAMILIES = {"activation", "binary", "reduce", "shape", "concat_slice", "tile_flip", "linear",
-                      "diag", "fold", "rnn"}
+                      "diag", "fold", "rnn", "einsum", "sdpa"}
 SKIPPED = {"pnnx.Input", "pnnx.Output", "pnnx.Attribute", "prim::TupleConstruct", "prim::ListConstruct"}
 
 

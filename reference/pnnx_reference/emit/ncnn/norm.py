@@ -31,7 +31,7 @@ def _emit(ctx, op, layer_type, prefix, params, arrays) -> None:
     ctx.emit(layer_type, prefix, [ctx.blob(op.inputs[0])], [op.outputs[0].name], params, weights)
 
 
-@lowers("nn.BatchNorm1d", "nn.BatchNorm2d", "nn.BatchNorm3d", "F.batch_norm")
+@lowers("nn.BatchNorm1d", "nn.BatchNorm2d", "nn.BatchNorm3d", "nn.SyncBatchNorm", "F.batch_norm")
 def batch_norm(ctx: Context, op) -> None:
     mean = _array(ctx, op, "running_mean", 1)
     var = _array(ctx, op, "running_var", 2)

@@ -1,4 +1,4 @@
-"""Interp (Upsample / interpolate), PixelShuffle, PixelUnshuffle (Reorg), ChannelShuffle."""
+"""Interp (Upsample / interpolate), GridSample, PixelShuffle, PixelUnshuffle (Reorg), ChannelShuffle."""
 from __future__ import annotations
 
 from .context import CannotLower, Context, as_list, dims_params, param
@@ -65,3 +65,26 @@ def channel_shuffle(ctx: Context, op) -> None:
     _rank3(ctx, op)
     ctx.emit("ShuffleChannel", "channelshuffle", [ctx.blob(op.inputs[0])], [op.outputs[0].name],
              {0: int(param(op, "groups")), 1: 0})
+
+
+GRID_SAMPLE_MODE = {"bilinear": 1, "nearest": 2, "bicubic": 3}
+GRID_SAMPLE_PADDING = {"zeros": 1, "border": 2, "reflection": 3}
+
+
+@lowers("F.grid_sample")
+def grid_sample(ctx: Context, op) -> None:
+    """GridSample over a (1,C,H,W) input with a (1,Ho,Wo,2) grid, or (1,C,D,H,W) with (1,Do,Ho,Wo,3):
+    0=sample type, 1=padding mode, 2=align_corners, 3=permute_fusion (grid kept as torch lays it)."""
+    mode, padding = param(op, "mode", "bilinear"), param(op, "padding_mode", "zeros")
+    if mode not in GRID_SAMPLE_MODE or padding not in GRID_SAMPLE_PADDING:
+        raise CannotLower(f"grid_sample mode={mode!r} padding_mode={padding!r} has no ncnn GridSample equivalent")
+    src, grid = op.inputs[:2]
+    rank = ctx.rank(src)
+    if rank not in (3, 4) or ctx.rank(grid) != rank or ctx.shape(grid)[-1] != rank - 1:
+        raise CannotLower("ncnn GridSample takes a (1,C,H,W) input with a (1,H,W,2) grid "
+                          "or a (1,C,D,H,W) input with a (1,D,H,W,3) grid")
+    if mode == "bicubic" and rank == 4:
+        raise CannotLower("bicubic grid_sample is 2-d only")
+    p = {0: GRID_SAMPLE_MODE[mode], 1: GRID_SAMPLE_PADDING[padding],
+         2: int(bool(param(op, "align_corners", False))), 3: 0}
+    ctx.emit("GridSample", "gridsample", [ctx.blob(src), ctx.blob(grid)], [op.outputs[0].name], p)

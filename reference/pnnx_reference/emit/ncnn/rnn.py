@@ -3,7 +3,8 @@ bidirectional as direction=2. ncnn runs a (T, features) blob: batch_first=True w
 an unbatched (T, features) input, or batch_first=False with batch 1 on dim 1 (reshaped around).
 Gate order: torch LSTM i,f,g,o -> ncnn i,f,o,g; GRU keeps r,z,n and ncnn reads four biases
 (r and z summed over ih+hh, then n's ih and hh apart). The final hidden/cell states are not
-exported (ncnn returns them only as extra outputs of a single layer)."""
+exported (ncnn returns them only as extra outputs of a single layer).
+nn.RNNCell -> InnerProduct(s) + BinaryOp add + TanH/ReLU."""
 from __future__ import annotations
 
 import numpy as np
@@ -106,3 +107,38 @@ def _state_outputs(ctx: Context, op) -> list:
     if not any(s.consumers for s in states):
         return []
     return [(ctx.temp(s.name), s) for s in states]
+
+
+CELL_ACTIVATION = {"tanh": "TanH", "relu": "ReLU"}
+
+
+@lowers("nn.RNNCell")
+def rnn_cell(ctx: Context, op) -> None:
+    """h' = act(x W_ih^T + b_ih + h W_hh^T + b_hh): an InnerProduct per input (the biases summed
+    into the first), a BinaryOp add and the activation; without hx the h term is zero."""
+    nonlinearity = param(op, "nonlinearity", "tanh")
+    if nonlinearity not in CELL_ACTIVATION:
+        raise CannotLower(f"RNNCell nonlinearity={nonlinearity!r} is not lowered")
+    w_ih = op.attrs["weight_ih"].to_numpy().astype(np.float32)
+    bias = _attr(op, "bias_ih", w_ih.shape[0]) + _attr(op, "bias_hh", w_ih.shape[0])
+    out = op.outputs[0].name
+    pre = _cell_linear(ctx, op.inputs[0], w_ih, bias, ctx.temp(out))
+    if len(op.inputs) > 1:
+        w_hh = op.attrs["weight_hh"].to_numpy().astype(np.float32)
+        recurrent = _cell_linear(ctx, op.inputs[1], w_hh, None, ctx.temp(out))
+        summed = ctx.temp(out)
+        ctx.emit("BinaryOp", "add", [pre, recurrent], [summed], {0: 0})
+        pre = summed
+    ctx.emit(CELL_ACTIVATION[nonlinearity], nonlinearity, [pre], [out])
+
+
+def _cell_linear(ctx: Context, operand, weight: np.ndarray, bias, out: str) -> str:
+    """InnerProduct of a (features) or (batch, features) blob; ncnn runs a 2-d blob row by row."""
+    if ctx.rank(operand) not in (1, 2):
+        raise CannotLower("RNNCell expects a (batch, features) or (features) input")
+    p = {0: int(weight.shape[0]), 1: int(bias is not None), 2: int(weight.size)}
+    weights = [Weight(weight.reshape(-1), tagged=True)]
+    if bias is not None:
+        weights.append(Weight(bias.reshape(-1), tagged=False))
+    ctx.emit("InnerProduct", "linear", [ctx.blob(operand)], [out], p, weights)
+    return out

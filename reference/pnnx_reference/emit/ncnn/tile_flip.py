@@ -1,7 +1,8 @@
-"""repeat/expand -> Tile, flip -> Flip, cumsum -> CumulativeSum, roll -> Slice + Concat."""
+"""repeat/expand -> Tile, Tensor.copy_ -> its source (Reshape + Tile when it broadcasts),
+flip -> Flip, cumsum -> CumulativeSum, roll -> Slice + Concat."""
 from __future__ import annotations
 
-from .context import CannotLower, Context, param
+from .context import CannotLower, Context, dims_params, param
 from .registry import lowers
 
 
@@ -29,6 +30,31 @@ def expand(ctx: Context, op) -> None:
         return
     repeats = [o // i if i == 1 else 1 for i, o in zip(in_shape, out_shape)]
     ctx.emit("Tile", "expand", [ctx.blob(src)], [out.name], {2: repeats})
+
+
+@lowers("Tensor.copy")
+def copy_(ctx: Context, op) -> None:
+    """y.copy_(src) is src broadcast to y's shape (y's values are all overwritten)."""
+    names = op.inputnames or ["input", "src"]
+    dst, src = op.inputs[names.index("input")], op.inputs[names.index("src")]
+    out = op.outputs[0]
+    in_shape, out_shape = ctx.shape(src), ctx.shape(dst)
+    if in_shape == out_shape:
+        ctx.alias(out, src)
+        return
+    if len(in_shape) > len(out_shape):
+        raise CannotLower(f"copy_ of a {tuple(ctx.torch_shape(src))} source into "
+                          f"{tuple(ctx.torch_shape(dst))} is not lowered")
+    padded = [1] * (len(out_shape) - len(in_shape)) + in_shape
+    if any(i not in (1, o) for i, o in zip(padded, out_shape)):
+        raise CannotLower(f"copy_ source {tuple(ctx.torch_shape(src))} does not broadcast to "
+                          f"{tuple(ctx.torch_shape(dst))}")
+    blob = ctx.blob(src)
+    if len(padded) != len(in_shape):
+        blob, reshaped = ctx.temp(out.name), blob
+        ctx.emit("Reshape", "copy", [reshaped], [blob], dims_params(padded))
+    repeats = [o // i for i, o in zip(padded, out_shape)]
+    ctx.emit("Tile", "copy", [blob], [out.name], {2: repeats})
 
 
 @lowers("torch.flip", "Tensor.flip")
