@@ -73,12 +73,14 @@ class Executor:
         workdir = self.workroot / case.safe_name / (converter + (f"-{rounding}" if rounding else ""))
         if (workdir / MANIFEST).is_file():
             return Artefacts.load(workdir)
-        from .oracle import build_model
+        from .oracle import build_model, has_lazy_weights, seed_lazy_weights
 
         inputs = [x.clone() for x in self.subject(case, rounding).inputs]
+        model = build_model(case, rounding)
+        if has_lazy_weights(model):  # the converter's first forward draws the oracle's weights
+            seed_lazy_weights(case)
         try:
-            arts = self.converter(converter).convert(case, workdir, build_model(case, rounding), inputs,
-                                                     fp16=rounding == "fp16")
+            arts = self.converter(converter).convert(case, workdir, model, inputs, fp16=rounding == "fp16")
         except CheckOutcome as e:
             return e
         arts.save()

@@ -36,7 +36,41 @@ def round_inputs(inputs: list, rounding: str | None) -> list:
 
 
 def build_model(case, rounding: str | None = None):
-    return round_model(case.make_model(), rounding)
+    """The case's model; pre-rounded weights need real ones, so a rounded model has its
+    lazy modules materialised (see `materialise_lazy`)."""
+    model = case.make_model()
+    if rounding is not None:
+        materialise_lazy(model, case)
+    return round_model(model, rounding)
+
+
+def has_lazy_weights(model) -> bool:
+    from torch.nn.modules.lazy import LazyModuleMixin
+
+    return any(isinstance(m, LazyModuleMixin) and m.has_uninitialized_params() for m in model.modules())
+
+
+def seed_lazy_weights(case) -> None:
+    """Lazy modules (nn.LazyConv2d, ...) draw their weights at the first forward from the
+    global RNG. Every consumer seeds it the same way right before that forward (the oracle,
+    the rebuilt oracle, and the harness before a converter's trace), so they all draw the
+    same weights while the converter still receives the module uninitialized."""
+    import torch
+
+    torch.manual_seed(case.weight_seed + 1)
+
+
+def materialise_lazy(model, case) -> None:
+    """Run the first forward (on the case's inputs) of a model whose lazy modules are not
+    materialised yet, from the seeded RNG state."""
+    import torch
+
+    if not has_lazy_weights(model):
+        return
+    inputs = case.make_inputs(0)
+    seed_lazy_weights(case)
+    with torch.no_grad():
+        model(*inputs)
 
 
 def to_torch(x):
@@ -64,6 +98,7 @@ class Subject:
 
         self.case, self.rounding = case, rounding
         self.model = build_model(case, rounding)
+        materialise_lazy(self.model, case)
         self.inputs = round_inputs(case.make_inputs(0), rounding)
         with torch.no_grad():
             self.expected = to_numpy(self.model(*[x.clone() for x in self.inputs]))

@@ -177,7 +177,7 @@ def test_body_that_cannot_be_captured_leaves_an_opaque_operator(tmp_path):
     class Odd(nn.Module):
         def forward(self, x):
             y = x.clone()
-            y[:, :1].mul_(2)  # in-place on a view: the capture refuses it
+            y.transpose(1, 2).mul_(2)  # in-place on a transposed view: the capture refuses it
             return y
 
     class Wrap(nn.Module):

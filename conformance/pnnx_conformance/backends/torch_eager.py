@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .base import Backend
-from ..oracle import build_model, to_numpy, to_torch
+from ..oracle import build_model, materialise_lazy, to_numpy, to_torch
 
 
 class TorchBackend(Backend):
@@ -13,7 +13,9 @@ class TorchBackend(Backend):
     def prepare(self, artefacts, precision):
         from ..cases import load_case
 
-        self.model = build_model(load_case(artefacts.case_id), self.precisions[precision])
+        case = load_case(artefacts.case_id)
+        self.model = build_model(case, self.precisions[precision])
+        materialise_lazy(self.model, case)
 
     def run(self, inputs):
         import torch

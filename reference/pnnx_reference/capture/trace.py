@@ -13,7 +13,7 @@ import torch.nn as nn
 
 from ..errors import ConversionError, PnnxError
 from ..ir import Graph, Operand, Operator, body_weight_key
-from .tracer import Tracer, iter_values
+from .tracer import Tracer, clone_tensors, iter_values
 
 
 @dataclass
@@ -38,7 +38,28 @@ def trace(model: nn.Module, inputs, *, moduleop=()) -> Capture:
         raise ConversionError(f"the model must be a torch.nn.Module, not {type(model).__name__}")
     args = _as_tuple(inputs)
     tensors = [t for t in iter_values(args) if isinstance(t, torch.Tensor)]
+    _materialise_lazy(model, args)
     return _trace(Tracer(model, tuple(moduleop)), tensors, lambda: model(*args))
+
+
+def _materialise_lazy(model: nn.Module, args: tuple) -> None:
+    """A lazy module (`nn.LazyConv2d`) creates its weights on its first forward and then becomes
+    its plain class (`nn.Conv2d`); that first forward runs here, untraced, on copies of the
+    inputs, since the Tracer must see the real weights from the start."""
+    from torch.nn.modules.lazy import LazyModuleMixin
+
+    if not any(isinstance(m, LazyModuleMixin) and m.has_uninitialized_params() for m in model.modules()):
+        return
+    try:
+        with torch.no_grad():
+            model(*clone_tensors(args))
+    except Exception as err:
+        raise _cannot_run(err) from err
+
+
+def _cannot_run(err: Exception) -> ConversionError:
+    return ConversionError(f"the model cannot run on the given inputs: {type(err).__name__}: "
+                           f"{str(err).splitlines()[0] if str(err) else ''}")
 
 
 def _trace(tracer: Tracer, inputs: list, run: Callable[[], object]) -> Capture:
@@ -52,8 +73,7 @@ def _trace(tracer: Tracer, inputs: list, run: Callable[[], object]) -> Capture:
     except PnnxError:
         raise
     except Exception as err:  # the user's model failed on the example inputs
-        raise ConversionError(f"the model cannot run on the given inputs: {type(err).__name__}: "
-                              f"{str(err).splitlines()[0] if str(err) else ''}") from err
+        raise _cannot_run(err) from err
     finally:
         tracer.close()
     if not tracer.graph.outputs():

@@ -52,6 +52,8 @@ class Tracer(TorchFunctionMode):
         self.graph = Graph()
         self.values: dict[Operand, object] = {}   # the value each operand had while tracing
         self._tensors: dict[int, tuple[torch.Tensor, Operand]] = {}
+        # id(view) -> (view, base, index) for each view made by basic indexing `base[index]`
+        self._views: dict[int, tuple[torch.Tensor, torch.Tensor, object]] = {}
         self._leaf_depth = 0
         self._pending: list[tuple] = []
         self.moduleop_calls: list[tuple[Operator, nn.Module, tuple, dict]] = []
@@ -200,21 +202,58 @@ class Tracer(TorchFunctionMode):
         if op_type == "Tensor.__setitem__":
             return self._setitem(func, *args)
         if naming.is_inplace(func) and args and isinstance(args[0], torch.Tensor) and args[0]._is_view():
-            raise ConversionError(f"in-place {op_type} on a view (e.g. `x[:, :2].{func.__name__}(...)`) "
-                                  f"changes another tensor and is not supported by the capture yet")
+            return self._inplace_on_view(func, op_type, args, kwargs)
         result = func(*args, **kwargs)
         if not any(isinstance(t, torch.Tensor) for t in iter_values(result)):
             return result
         if op_type is None:
             self._refuse_unknown(func, args, kwargs)
             return result
+        self._record_checked(func, op_type, args, kwargs, result)
+        return result
+
+    def _record_checked(self, func, op_type, args, kwargs, result) -> None:
         try:
             self._record(func, op_type, args, kwargs, result)
         except PnnxError:
             raise
         except Exception as err:  # torch turns a TypeError here into a confusing NotImplemented
             raise ConversionError(f"cannot capture {op_type}: {type(err).__name__}: {err}") from err
+
+    def _inplace_on_view(self, func, op_type, args, kwargs):
+        """`y[:, :2].fill_(v)` is `fill` on the slice's value, then `y[:, :2] = <that>` as a
+        `Tensor.slice_copy`; the names `y` and `y[:, :2]` then stand for the two new values.
+        Only a view made by indexing a tensor that is no view itself can be written back."""
+        view = args[0]
+        known = self._views.get(id(view))
+        if op_type is None or known is None or known[0] is not view or known[1]._is_view():
+            raise ConversionError(f"in-place {op_type or func.__name__} on a view that is not a slice "
+                                  f"of a plain tensor (e.g. `x.t().{func.__name__}(...)`) changes another "
+                                  f"tensor and is not supported by the capture yet")
+        _, base, index = known
+        before = self.operand_of(base)
+        self._keep_value(before, base)
+        self._keep_value(self.operand_of(view), view)
+        result = func(*args, **kwargs)
+        if _copies_as_is(op_type, args):  # `y[:, :2].copy_(x1)` is `y[:, :2] = x1`, as upstream writes it
+            self._tensors[id(view)] = (view, self.operand_of(args[1]))
+        else:
+            self._record_checked(func, op_type, args, kwargs, result)
+            self.values[self.operand_of(view)] = view.detach().clone()
+        after = self.operand_of(view)
+        _, params = indexing.slice_params(base, index)
+        self._emit_write("Tensor.slice_copy", [before, after], ["input", "src"], params, base)
         return result
+
+    def _keep_value(self, operand: Operand, tensor: torch.Tensor) -> None:
+        """An in-place write is coming: `operand` keeps the value from before it."""
+        if self.values.get(operand) is tensor:
+            self.values[operand] = tensor.detach().clone()
+
+    def _emit_write(self, op_type, inputs, inputnames, params, target) -> None:
+        """The op that wrote `target` in place; its output is the name `target` from now on."""
+        op = self._emit(op_type, self._op_name(op_type), inputs, inputnames, params, [target])
+        self.values[op.outputs[0]] = target.detach().clone()  # later writes must not change it
 
     def _setitem(self, func, target, index, value) -> None:
         """`x[..., :2] = y` -> `Tensor.slice_copy`, `x[mask] = y` -> `Tensor.index_put`; the
@@ -237,11 +276,9 @@ class Tracer(TorchFunctionMode):
             op_type, params = indexing.slice_params(target, index)
             op_type = "Tensor.slice_copy"
             inputs, inputnames = [source, self.operand_of(value)], ["input", "src"]
-        if self.values.get(source) is target:  # keep the value from before the write
-            self.values[source] = target.detach().clone()
+        self._keep_value(source, target)
         func(target, index, value)
-        op = self._emit(op_type, self._op_name(op_type), inputs, inputnames, params, [target])
-        self.values[op.outputs[0]] = target.detach().clone()  # later writes must not change it
+        self._emit_write(op_type, inputs, inputnames, params, target)
 
     def _refuse_unknown(self, func, args, kwargs) -> None:
         """A tensor computed by a call we cannot name would silently become a constant."""
@@ -295,6 +332,7 @@ class Tracer(TorchFunctionMode):
             op_type, params = indexing.slice_params(args[0], args[1])
             self._emit(op_type, self._op_name(op_type), [self.operand_of(args[0])], ["input"],
                        params, [result])
+            self._views[id(result)] = (result, args[0], args[1])
             return
         if op_type in _CONSTANT_FACTORIES and args and _is_plain_nested(args[0]):
             return  # `torch.tensor([[5], [3]])`: a constant; it becomes a pnnx.Attribute where used
@@ -356,6 +394,14 @@ class Tracer(TorchFunctionMode):
     def close(self) -> None:
         for hook in self._hooks:
             hook.remove()
+
+
+def _copies_as_is(op_type: str, args) -> bool:
+    """`view.copy_(src)` with src of the view's very shape and dtype: the new value is src."""
+    if op_type != "Tensor.copy" or len(args) < 2 or not isinstance(args[1], torch.Tensor):
+        return False
+    view, src = args[0], args[1]
+    return src.shape == view.shape and src.dtype == view.dtype and src.device == view.device
 
 
 def _named_plain_tensors(model: nn.Module):
