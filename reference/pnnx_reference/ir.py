@@ -87,7 +87,7 @@ class Attribute:
 
     @classmethod
     def from_numpy(cls, array: np.ndarray, dtype: str | None = None) -> "Attribute":
-        array = np.ascontiguousarray(array)
+        array = np.asarray(array, order="C")  # (ascontiguousarray makes 0-d 1-d)
         suffix = dtype or _numpy_suffix(array.dtype)
         return cls(tuple(int(d) for d in array.shape), suffix, array.astype(array.dtype.newbyteorder("<")).tobytes())
 

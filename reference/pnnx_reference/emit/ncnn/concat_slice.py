@@ -1,7 +1,9 @@
 """cat/stack -> Concat; chunk/split/tensor_split/unbind -> Slice; slice/select/slice_copy -> Crop;
-slice_scatter -> CopyTo.
+slice_scatter and Tensor.slice_copy (a write into a slice) -> CopyTo.
 Sizes come from the (static) operand shapes, so every split form lowers the same way."""
 from __future__ import annotations
+
+import math
 
 from .context import CannotLower, Context, dims_params, param
 from .registry import lowers
@@ -156,18 +158,64 @@ def select(ctx: Context, op) -> None:
     _crop_then_reshape(ctx, op, [(dim, index, index + 1 if index != -1 else INT_MAX, 1)])
 
 
+def _bound(value, size: int, default: int) -> int:
+    """A slice bound clamped into [0, size], negatives counted from the end."""
+    if value is None or value >= INT_MAX:
+        value = default
+    if not isinstance(value, int):
+        raise CannotLower("slice bounds from tensors are not lowered")
+    return max(0, value + size) if value < 0 else min(value, size)
+
+
+def _copy_box(ctx: Context, inp, specs) -> tuple[list[int], list[int], list[int]]:
+    """CopyTo starts and axes for unit-step `specs`, and the torch shape of the box they cover."""
+    box, starts, axes = ctx.torch_shape(inp), [], []
+    for dim, start, end, step in specs:
+        if step not in (1, None):
+            raise CannotLower(f"a write into a slice with step {step} is not lowered (ncnn CopyTo has no step)")
+        dim = int(dim)
+        size = box[dim]
+        start, end = _bound(start, size, 0), _bound(end, size, size)
+        box[dim] = max(end - start, 0)
+        starts.append(start)
+        axes.append(ctx.axis(inp, dim))
+    return starts, axes, box
+
+
+def _copy_to(ctx: Context, op, inp, src, specs, prefix: str) -> None:
+    """CopyTo writes src into a copy of input at the box's corner; src must fill the box
+    (a same-size src of another rank is reshaped to it, a broadcast one is refused)."""
+    starts, axes, box = _copy_box(ctx, inp, specs)
+    if 0 in box:
+        raise CannotLower("a write into an empty slice: ncnn blobs cannot be empty")
+    box = box[1:] if ctx.has_batch(inp) else box
+    blob, have = ctx.blob(src), ctx.shape(src)
+    if have != box:
+        if math.prod(have) != math.prod(box):
+            raise CannotLower(f"a value of shape {tuple(ctx.torch_shape(src))} broadcast into a slice of "
+                              f"shape {tuple(box)} is not lowered (ncnn CopyTo copies the value as is)")
+        if len(box) > 4:
+            raise CannotLower("a write into a slice of a rank > 4 blob is not lowered")
+        blob, reshaped = ctx.temp(op.outputs[0].name), blob
+        ctx.emit("Reshape", "reshape", [reshaped], [blob], dims_params(box))
+    ctx.emit("CopyTo", prefix, [ctx.blob(inp), blob], [op.outputs[0].name], {9: starts, 11: axes})
+
+
+def _input_and_src(op):
+    names = op.inputnames or ["input", "src"]
+    return op.inputs[names.index("input")], op.inputs[names.index("src")]
+
+
 @lowers("torch.slice_scatter")
 def slice_scatter(ctx: Context, op) -> None:
-    """CopyTo writes src into a copy of input starting at `start` along the axis."""
-    names = op.inputnames or ["input", "src"]
-    inp, src = op.inputs[names.index("input")], op.inputs[names.index("src")]
-    if param(op, "step", 1) not in (1, None):
-        raise CannotLower("strided slice_scatter is not lowered (ncnn CopyTo has no step)")
-    dim = int(param(op, "dim", 0))
-    start = param(op, "start", 0) or 0
-    if not isinstance(start, int):
-        raise CannotLower("slice_scatter start from a tensor is not lowered")
-    size = ctx.torch_shape(inp)[dim]
-    start = start + size if start < 0 else min(start, size)
-    ctx.emit("CopyTo", "slice_scatter", [ctx.blob(inp), ctx.blob(src)], [op.outputs[0].name],
-             {9: [start], 11: [ctx.axis(inp, dim)]})
+    inp, src = _input_and_src(op)
+    spec = (param(op, "dim", 0), param(op, "start", 0), param(op, "end", INT_MAX), param(op, "step", 1))
+    _copy_to(ctx, op, inp, src, [spec], "slice_scatter")
+
+
+@lowers("Tensor.slice_copy")
+def slice_copy(ctx: Context, op) -> None:
+    """`x[..., a:b] = y` (and in-place ops on such a slice), as the capture records it."""
+    inp, src = _input_and_src(op)
+    specs, _ = _slice_specs(op)
+    _copy_to(ctx, op, inp, src, specs, "slice_copy")

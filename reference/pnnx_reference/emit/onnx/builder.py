@@ -100,7 +100,7 @@ class OnnxBuilder:
     def weight(self, array: np.ndarray, hint: str, out: str | None = None) -> str:
         """A weight initializer. With fp16, float weights are stored as float16 and a Cast
         restores the compute dtype, so inputs, outputs and arithmetic keep their types."""
-        array = np.ascontiguousarray(array)
+        array = np.asarray(array, order="C")  # (ascontiguousarray makes 0-d 1-d)
         wide = array.dtype in (np.float32, np.float64)
         if not (self.fp16 and wide):
             name = out or self.fresh(hint)

@@ -1,6 +1,8 @@
 """Tensor manipulation: Reshape (constant shapes), Transpose, Concat, Split, Squeeze,
-Unsqueeze, Slice, Gather (select), Expand, Tile, Cast, Where, Pad."""
+Unsqueeze, Slice, Gather (select), ScatterND (a write into a slice), Expand, Tile, Cast, Where, Pad."""
 from __future__ import annotations
+
+import numpy as np
 
 from ..builder import axis, int_list, ints
 from ..dtypes import from_torch_name, onnx_type
@@ -171,7 +173,7 @@ def _slice_params(op):
             [p.get("step", 1) or 1], [p.get("select", INT_MAX)])
 
 
-@lowering("Tensor.slice")
+@lowering("Tensor.slice", "torch.slice_copy")
 def slice_(b, op):
     if len(op.inputs) > 1:
         raise Unsupported("slice bounds given as tensors")
@@ -192,6 +194,52 @@ def slice_(b, op):
         b.node("Slice", inputs, b.y(op))
         return
     b.node("Squeeze", [b.node("Slice", inputs), b.const(picked, hint="axes")], b.y(op))
+
+
+def _written_box(shape, dims, starts, ends, steps, selects) -> list[range]:
+    """Per input dim, the indices a slice write covers (a select covers one)."""
+    box = [range(n) for n in shape]
+    for dim, start, end, step, sel in zip(dims, starts, ends, steps, selects):
+        n = shape[dim]
+        if sel != INT_MAX:
+            sel = sel + n if sel < 0 else sel
+            box[dim] = range(sel, sel + 1)
+        else:
+            box[dim] = range(*slice(start, None if end >= INT_MAX else end, step).indices(n))
+    return box
+
+
+@lowering("Tensor.slice_copy", "torch.slice_scatter")
+def slice_copy(b, op):
+    """`x[..., a:b:s] = y` (and slice_scatter) as ScatterND: constant indices over the dims up to the last one
+    written (the trailing dims go whole), the value broadcast to the written box."""
+    src = b.named_input(op, "src", 1)
+    shape = b.shape(op.inputs[0])
+    if src is None or min(shape, default=0) < 0:
+        raise Unsupported("needs a src operand and a static input shape")
+    dims, starts, ends, steps, selects = _slice_params(op)
+    dims = [axis(d, len(shape)) for d in dims]
+    box = _written_box(shape, dims, starts, ends, steps, selects)
+    if not dims or min(len(r) for r in box) == 0:  # x[...] = y writes the whole of x; x[0:0] = y nothing
+        raise Unsupported("a write into the whole tensor or an empty slice is not lowered")
+    lead = max(dims) + 1
+    grid = np.stack(np.meshgrid(*box[:lead], indexing="ij"), axis=-1).astype(np.int64)
+    picked = {d for d, s in zip(dims, selects) if s != INT_MAX}
+    updates = _box_updates(b, op, src, [len(r) for r in box], picked)
+    b.node("ScatterND", [b.x(op), b.const(grid, hint="indices"), updates], b.y(op))
+
+
+def _box_updates(b, op, src, full: list[int], picked: set[int]) -> str:
+    """src in input's dtype, broadcast to the slice's shape, then with the selected dims put
+    back as 1s."""
+    name = src.name
+    if b.dtype(src) != b.dtype(op.inputs[0]):
+        name = b.node("Cast", [name], to=onnx_type(b.dtype(op.inputs[0])))
+    view = [n for i, n in enumerate(full) if i not in picked]
+    if b.rank(src) > len(view):  # torch drops the value's extra leading 1s
+        name = b.node("Reshape", [name, b.const(view, hint="shape")])
+    name = b.node("Expand", [name, b.const(view, hint="shape")])
+    return name if view == full else b.node("Reshape", [name, b.const(full, hint="shape")])
 
 
 @lowering("Tensor.select", "torch.select")
