@@ -86,7 +86,7 @@ def test_encoder_layer_writes_the_component_layers(tmp_path):
     base = _check("pre_norm_gelu", tmp_path, "fp32", FP32)
     types = [layer.type for layer in ncnn_param.load(f"{base}.ncnn.param").layers]
     assert "TransformerEncoderLayer" not in " ".join(types)
-    for layer_type, count in (("MultiHeadAttention", 1), ("LayerNorm", 2), ("InnerProduct", 2),
+    for layer_type, count in (("MultiHeadAttention", 1), ("LayerNorm", 2), ("Gemm", 2),
                               ("BinaryOp", 2), ("GELU", 1)):
         assert types.count(layer_type) == count, types
 
