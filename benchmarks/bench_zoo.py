@@ -108,7 +108,7 @@ def ncnn_latency(bases: dict[str, Path], x, runs: int, threads: int) -> dict:
         try:
             runners[k] = bench_ncnn.Runner(base, threads)
         except RuntimeError as e:  # no ncnn.param, or one ncnn cannot load (e.g. a custom layer)
-            missing[k] = str(e)
+            missing[k] = str(e).replace(str(base.parent.parent), "<work>")  # no temp paths in reports
     times = {k: [] for k in runners}
     for run in runners.values():  # warm-up
         run(x)
