@@ -1,7 +1,10 @@
 """Attention: F.scaled_dot_product_attention -> one Attention node (opset 23);
 nn.MultiheadAttention -> input projections (MatMul/Add) + Attention + output projection;
-nn.TransformerEncoderLayer -> those plus LayerNormalization and the feed-forward MatMuls."""
+nn.TransformerEncoderLayer -> those plus LayerNormalization and the feed-forward MatMuls (its
+blocks, LayerParts, are shared with the decoder family)."""
 from __future__ import annotations
+
+import copy
 
 import numpy as np
 
@@ -103,36 +106,61 @@ def multihead_attention(b, op):
 _ACTIVATIONS = {"relu": "Relu", "gelu": "Gelu"}
 
 
+class LayerParts:
+    """The blocks of a Transformer*Layer whose weights sit under `prefix` in op.attrs; shared
+    by the encoder-layer lowering here and the decoder family."""
+
+    def __init__(self, b, op, prefix: str = "") -> None:
+        p = op.params
+        self.act = _ACTIVATIONS.get(p.get("activation", "relu"))
+        if self.act is None or b.opset < 23 or b.rank(op.inputs[0]) != 3:
+            raise Unsupported("needs relu/gelu, batched 3-D input and opset >= 23")
+        self.b, self.op, self.prefix = b, op, prefix
+        self.e, self.heads = int(p["d_model"]), int(p["nhead"])
+        self.eps = float(p.get("layer_norm_eps", 1e-5))
+        self.norm_first = bool(p.get("norm_first"))
+
+    def at(self, prefix: str) -> "LayerParts":
+        """The same settings for the layer whose weights sit under `prefix`."""
+        parts = copy.copy(self)
+        parts.prefix = prefix
+        return parts
+
+    def norm(self, x: str, key: str) -> str:
+        b, op, key = self.b, self.op, f"{self.prefix}{key}"
+        dtype = b.dtype(op.inputs[0])
+        bias = b.attr_weight(op, f"{key}.bias") if f"{key}.bias" in op.attrs else \
+            b.const(np.zeros(self.e, numpy_type(dtype)), dtype, "zeros")
+        return b.node("LayerNormalization", [x, b.attr_weight(op, f"{key}.weight"), bias],
+                      axis=-1, epsilon=self.eps)
+
+    def attention(self, x: str, memory: str, key: str) -> str:
+        """Multi-head attention of x over memory (x itself for self-attention)."""
+        prefix = f"{self.prefix}{key}."
+        q, k, v = _in_projection(self.b, self.op, [x, memory, memory], prefix, self.e)
+        att = self.b.node("Attention", [q, k, v], q_num_heads=self.heads, kv_num_heads=self.heads)
+        return _linear(self.b, self.op, att, f"{prefix}out_proj.")
+
+    def feed_forward(self, x: str) -> str:
+        hidden = self.b.node(self.act, [_linear(self.b, self.op, x, f"{self.prefix}linear1.")])
+        return _linear(self.b, self.op, hidden, f"{self.prefix}linear2.")
+
+    def residual(self, x: str, block, norm_key: str) -> str:
+        """x + block(norm(x)) when norm_first, else norm(x + block(x))."""
+        if self.norm_first:
+            return self.b.node("Add", [x, block(self.norm(x, norm_key))])
+        return self.norm(self.b.node("Add", [x, block(x)]), norm_key)
+
+    def encoder_layer(self, x: str) -> str:
+        x = self.residual(x, lambda h: self.attention(h, h, "self_attn"), "norm1")
+        return self.residual(x, self.feed_forward, "norm2")
+
+
 @lowering("nn.TransformerEncoderLayer")
 def transformer_encoder_layer(b, op):
     """Self-attention block and feed-forward block with residuals and LayerNorms, in
     torch's order (norm_first or not); ONNX has no encoder-layer operator."""
-    p = op.params
-    act = _ACTIVATIONS.get(p.get("activation", "relu"))
-    if act is None or b.opset < 23 or len(op.inputs) > 1 or b.rank(op.inputs[0]) != 3:
-        raise Unsupported("needs relu/gelu, no masks, batched 3-D input and opset >= 23")
-    e, heads = int(p["d_model"]), int(p["nhead"])
-    eps = float(p.get("layer_norm_eps", 1e-5))
-
-    def norm(x, key):
-        bias = b.attr_weight(op, f"{key}.bias") if f"{key}.bias" in op.attrs else \
-            b.const(np.zeros(e, numpy_type(b.dtype(op.inputs[0]))), b.dtype(op.inputs[0]), "zeros")
-        return b.node("LayerNormalization", [x, b.attr_weight(op, f"{key}.weight"), bias],
-                      axis=-1, epsilon=eps)
-
-    def attention(x):
-        q, k, v = _in_projection(b, op, [x] * 3, "self_attn.", e)
-        att = b.node("Attention", [q, k, v], q_num_heads=heads, kv_num_heads=heads)
-        return _linear(b, op, att, "self_attn.out_proj.")
-
-    def feed_forward(x):
-        return _linear(b, op, b.node(act, [_linear(b, op, x, "linear1.")]), "linear2.")
-
-    x = _seq_major(b, op, [b.x(op)])[0]
-    if p.get("norm_first"):
-        x = b.node("Add", [x, attention(norm(x, "norm1"))])
-        x = b.node("Add", [x, feed_forward(norm(x, "norm2"))])
-    else:
-        x = norm(b.node("Add", [x, attention(x)]), "norm1")
-        x = norm(b.node("Add", [x, feed_forward(x)]), "norm2")
-    _finish(b, op, x)
+    if len(op.inputs) > 1:
+        raise Unsupported("attention masks")
+    parts = LayerParts(b, op)
+    _finish(b, op, parts.encoder_layer(_seq_major(b, op, [b.x(op)])[0]))

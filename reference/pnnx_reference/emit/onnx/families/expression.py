@@ -171,7 +171,22 @@ class _Lowerer:
             return self.emit("Sub", [args[0], self.emit("Mul", [quotient, args[1]], dtype)], dtype)
         if f == "floor_divide" and dtype in FLOATS:
             return self.emit("Floor", [self.emit("Div", args, dtype)], dtype)
+        if f == "atan2":
+            return self.atan2(*args, dtype if dtype in FLOATS else "f32")
         raise Unsupported(f"expression function {f} on {dtype}")
+
+    def atan2(self, y, x, dtype) -> _Value:
+        """atan(y / x), moved by +-pi where x < 0 (by y's sign); sign(y) * pi/2 where x == 0."""
+        b, yn, xn = self.b, self.as_tensor(y, dtype), self.as_tensor(x, dtype)
+        base = b.node("Atan", [b.node("Div", [yn, xn])])
+        zero = b.const(0.0, dtype, "zero")
+        # 1 / y carries y's sign bit, so y = -0.0 with x < 0 gives -pi as torch does
+        y_sign = b.node("Div", [b.const(1.0, dtype, "one"), yn])
+        shift = b.node("Where", [b.node("GreaterOrEqual", [y_sign, zero]),
+                                 b.const(math.pi, dtype, "pi"), b.const(-math.pi, dtype, "neg_pi")])
+        wrapped = b.node("Where", [b.node("Less", [xn, zero]), b.node("Add", [base, shift]), base])
+        axis = b.node("Mul", [b.node("Sign", [yn]), b.const(math.pi / 2, dtype, "half_pi")])
+        return _Value(b.node("Where", [b.node("Equal", [xn, zero]), axis, wrapped]), dtype)
 
 
 def _promote(args) -> str:

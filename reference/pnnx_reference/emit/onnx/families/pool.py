@@ -34,10 +34,12 @@ def _window(op, n):
 @lowering("nn.MaxPool1d", "nn.MaxPool2d", "nn.MaxPool3d", "F.max_pool1d", "F.max_pool2d",
           "F.max_pool3d")
 def max_pool(b, op):
+    if op.params.get("return_indices") or len(op.outputs) > 1:
+        from .pool_indices import max_pool_with_indices  # (it imports this module's helpers)
+
+        return max_pool_with_indices(b, op)
     n = _n(op.type)
     _check_batched(b, op, n)
-    if op.params.get("return_indices") or len(op.outputs) > 1:
-        raise Unsupported("return_indices: ONNX MaxPool indices are not per-channel")
     kernel, stride, pads = _window(op, n)
     b.node("MaxPool", [b.x(op)], b.y(op), kernel_shape=kernel, strides=stride, pads=pads,
            dilations=ints(op.params.get("dilation", 1), n, "dilation"),
