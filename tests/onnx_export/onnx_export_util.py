@@ -90,6 +90,19 @@ def export_and_run(graph: Graph, inputs, tmp_path, fp16=False, opset=None, name=
     return session.run(None, feeds), model
 
 
+def export_module(model, inputs, tmp_path, fp16=False):
+    """Capture a torch module, then export_and_run it; returns (onnxruntime outputs, torch
+    outputs as arrays, the ONNX model, the captured graph)."""
+    from pnnx_reference.api import capture
+
+    with torch.no_grad():
+        want = model(*inputs)
+    want = [w.numpy() for w in (want if isinstance(want, (tuple, list)) else (want,))]
+    graph = capture(model, tuple(inputs))
+    got, onnx_model = export_and_run(graph, inputs, tmp_path, fp16=fp16)
+    return got, want, onnx_model, graph
+
+
 def assert_close(got, want, atol=1e-4, rtol=1e-4):
     want = [w.detach().numpy() if isinstance(w, torch.Tensor) else np.asarray(w) for w in want]
     assert len(got) == len(want)
@@ -104,4 +117,5 @@ def op_types(model) -> list[str]:
     return [n.op_type for n in model.graph.node]
 
 
-__all__ = ["GraphMaker", "assert_close", "build_model", "check_shapes", "export_and_run", "op_types"]
+__all__ = ["GraphMaker", "assert_close", "build_model", "check_shapes", "export_and_run", "export_module",
+           "op_types"]

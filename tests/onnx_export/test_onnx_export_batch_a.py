@@ -3,15 +3,14 @@ cross, unfold and atan2: captured from torch, exported to ONNX, run in onnxrunti
 from __future__ import annotations
 
 import numpy as np
-import onnx
 import pytest
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from onnx_export_util import export_module
 from pnnx_reference.api import capture
 from pnnx_reference.emit.onnx import write_onnx
-from pnnx_reference.emit.onnx.verify import run_onnx, shape_mismatches
 
 
 class Fn(nn.Module):
@@ -64,15 +63,8 @@ CASES = {
 
 
 def _export_run(model, inputs, tmp_path):
-    with torch.no_grad():
-        want = model(*inputs)
-    want = [w.numpy() for w in (want if isinstance(want, tuple) else (want,))]
-    graph = capture(model, tuple(inputs))
-    path = tmp_path / "m.pnnx.onnx"
-    write_onnx(graph, path)
-    m = onnx.load(path)
-    assert shape_mismatches(m, graph) == []
-    return run_onnx(path, inputs), want, m
+    got, want, m, _ = export_module(model, inputs, tmp_path)
+    return got, want, m
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
