@@ -32,8 +32,8 @@ RESULTS = "results.jsonl"
 # short name (as the reports show it) -> the spec the harness loads
 CONVERTERS = {"reference": "pnnx_model_zoo.converters:ZooReference",
               "upstream": "pnnx_model_zoo.converters:ZooUpstream"}
-BACKENDS = {"torch": "torch", "pnnx-python": "pnnx-python", "onnxruntime": "onnxruntime",
-            "ncnn-cpu": "ncnn-cpu", "ncnn-vulkan": "ncnn-vulkan"}
+# the harness's built-in backends, by their entry-point names
+BACKENDS = ("torch", "pnnx-python", "onnxruntime", "ncnn-cpu", "ncnn-vulkan")
 # upstream's artefacts go through the same backends (the torch oracle needs no converter):
 # the models table compares the two converters side by side
 UPSTREAM_BACKENDS = ("pnnx-python", "onnxruntime", "ncnn-cpu", "ncnn-vulkan")
@@ -71,18 +71,17 @@ def plan(cases, upstream: bool = True) -> list[Unit]:
     for case in cases:
         ref = CONVERTERS["reference"]
         units.append(Unit(case.id, ref, "convert"))
-        units += [Unit(case.id, ref, "parity", spec, "fp32") for spec in BACKENDS.values()]
+        units += [Unit(case.id, ref, "parity", b, "fp32") for b in BACKENDS]
         if upstream:
             up = CONVERTERS["upstream"]
             units.append(Unit(case.id, up, "convert"))
-            units += [Unit(case.id, up, "parity", BACKENDS[b], "fp32") for b in UPSTREAM_BACKENDS]
+            units += [Unit(case.id, up, "parity", b, "fp32") for b in UPSTREAM_BACKENDS]
     return units
 
 
 def short_names(result: Result) -> Result:
-    """Records name converters and backends as the reports know them, not by plug-in spec."""
+    """Records name converters as the reports know them, not by plug-in spec."""
     result.converter = {v: k for k, v in CONVERTERS.items()}.get(result.converter, result.converter)
-    result.backend = {v: k for k, v in BACKENDS.items()}.get(result.backend, result.backend)
     return result
 
 

@@ -38,9 +38,9 @@ def test_plan_checks_every_backend_for_both_converters():
     ours = [u for u in units if u.converter == run.CONVERTERS["reference"]]
     theirs = [u for u in units if u.converter == run.CONVERTERS["upstream"]]
     assert [u.check for u in ours] == ["convert"] + ["parity"] * len(run.BACKENDS)
-    assert {u.backend for u in ours if u.backend} == set(run.BACKENDS.values())
+    assert {u.backend for u in ours if u.backend} == set(run.BACKENDS)
     assert [u.check for u in theirs] == ["convert"] + ["parity"] * len(run.UPSTREAM_BACKENDS)
-    assert {u.backend for u in theirs if u.backend} == {run.BACKENDS[b] for b in run.UPSTREAM_BACKENDS}
+    assert {u.backend for u in theirs if u.backend} == set(run.UPSTREAM_BACKENDS)
     assert set(run.UPSTREAM_BACKENDS) == set(run.BACKENDS) - {"torch"}
     assert all(u.precision == "fp32" for u in units if u.check == "parity")
     assert not any(u.converter == run.CONVERTERS["upstream"] for u in run.plan([CASES["resnet18"]], upstream=False))
@@ -48,7 +48,7 @@ def test_plan_checks_every_backend_for_both_converters():
 
 def test_records_use_the_report_names_of_converters_and_backends():
     r = run.short_names(Result("c", "models.x", "models", run.CONVERTERS["upstream"], "parity", "pass",
-                               run.BACKENDS["ncnn-vulkan"], "fp32"))
+                               "ncnn-vulkan", "fp32"))
     assert (r.converter, r.backend) == ("upstream", "ncnn-vulkan")
 
 
