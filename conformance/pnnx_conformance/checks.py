@@ -76,7 +76,7 @@ class Executor:
         from .oracle import build_model, has_lazy_weights, seed_lazy_weights
 
         inputs = [x.clone() for x in self.subject(case, rounding).inputs]
-        model = build_model(case, rounding)
+        model = build_model(case, rounding, keep_lazy=True)
         if has_lazy_weights(model):  # the converter's first forward draws the oracle's weights
             seed_lazy_weights(case)
         try:

@@ -35,11 +35,12 @@ def round_inputs(inputs: list, rounding: str | None) -> list:
     return [x.to(dt).float() if x.dtype == torch.float32 else x for x in inputs]
 
 
-def build_model(case, rounding: str | None = None):
-    """The case's model; pre-rounded weights need real ones, so a rounded model has its
-    lazy modules materialised (see `materialise_lazy`)."""
+def build_model(case, rounding: str | None = None, *, keep_lazy: bool = False):
+    """The case's model with its lazy modules materialised (see `materialise_lazy`).
+    `keep_lazy` leaves them uninitialized, for a converter, unless the weights are to be
+    pre-rounded (which needs real ones)."""
     model = case.make_model()
-    if rounding is not None:
+    if not (keep_lazy and rounding is None):
         materialise_lazy(model, case)
     return round_model(model, rounding)
 
@@ -98,7 +99,6 @@ class Subject:
 
         self.case, self.rounding = case, rounding
         self.model = build_model(case, rounding)
-        materialise_lazy(self.model, case)
         self.inputs = round_inputs(case.make_inputs(0), rounding)
         with torch.no_grad():
             self.expected = to_numpy(self.model(*[x.clone() for x in self.inputs]))

@@ -34,7 +34,7 @@ def test_the_rebuilt_oracle_reproduces_a_lazy_case_bitwise():
 def test_a_converter_receives_the_module_uninitialized_and_its_first_forward_draws_the_oracles_weights():
     case = load_case(CASE)
     subject = Subject(case)
-    model = build_model(case)
+    model = build_model(case, keep_lazy=True)
     assert has_lazy_weights(model)
     torch.randn(100)  # unrelated draws between building and converting
     seed_lazy_weights(case)

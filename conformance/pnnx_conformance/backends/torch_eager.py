@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .base import Backend
-from ..oracle import build_model, materialise_lazy, to_numpy, to_torch
+from ..oracle import build_model, to_numpy, to_torch
 
 
 class TorchBackend(Backend):
@@ -13,9 +13,7 @@ class TorchBackend(Backend):
     def prepare(self, artefacts, precision):
         from ..cases import load_case
 
-        case = load_case(artefacts.case_id)
-        self.model = build_model(case, self.precisions[precision])
-        materialise_lazy(self.model, case)
+        self.model = build_model(load_case(artefacts.case_id), self.precisions[precision])
 
     def run(self, inputs):
         import torch
