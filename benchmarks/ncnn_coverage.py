@@ -68,7 +68,8 @@ def _run_ncnn(base: str, inputs, n_out: int, mode: str):
     no_batch = is_batchless([tuple(t.shape) for t in inputs])
     ex = net.create_extractor()
     for i, t in enumerate(inputs):
-        t = t if t.is_floating_point() else t.to(torch.int32)
+        # bools are float 0/1 blobs; other integers int32 words (read by Embed)
+        t = t.float() if t.dtype == torch.bool else t if t.is_floating_point() else t.to(torch.int32)
         t = t.reshape(1) if t.dim() == 0 else t  # a 0-d input is a 1-element blob
         ex.input(f"in{i}", ncnn.Mat(t.float().numpy() if t.is_floating_point() else t.numpy(),
                                     batch_index=0 if t.dim() >= 2 and not no_batch else NO_BATCH).clone())
@@ -87,10 +88,12 @@ def _compare(got, expected) -> str | None:
     """None when every output matches. ncnn blobs have no batch axis and at most 4 dims, so
     shapes are compared with size-1 axes dropped; the element order must agree."""
     import numpy as np
+    import torch
 
     if len(got) != len(expected):
         return f"{len(got)} outputs, torch has {len(expected)}"
     for i, (g, e) in enumerate(zip(got, expected)):
+        e = torch.view_as_real(e.detach()) if e.is_complex() else e  # ncnn holds (..., 2) pairs
         e = e.detach().double().numpy()
         g = np.asarray(g, dtype=np.float64)
         e = np.asarray(e, dtype=np.float64)

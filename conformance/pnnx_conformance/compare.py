@@ -38,6 +38,25 @@ def cosine(a: np.ndarray, r: np.ndarray) -> float:
     return float(np.dot(a, r) / (na * nr))
 
 
+def _real_view(x: np.ndarray) -> np.ndarray:
+    """A complex array as reals with a trailing (real, imaginary) axis, so both parts count."""
+    return np.stack([x.real, x.imag], axis=-1)
+
+
+def _bound_like(bound, r: np.ndarray, pairs: bool) -> np.ndarray:
+    """A per-element bound shaped like the oracle output (for complex: shared by both parts)."""
+    bound = np.asarray(bound, dtype=np.float64)
+    return bound.reshape(r.shape[:-1])[..., None] if pairs else bound.reshape(r.shape)
+
+
+def relative_l2(a: np.ndarray, r: np.ndarray) -> float:
+    a = np.nan_to_num(a.astype(np.float64).ravel(), nan=np.inf)
+    r = r.astype(np.float64).ravel()
+    norm = np.linalg.norm(r)
+    error = np.linalg.norm(a - r)
+    return float(error / norm) if norm > 0 else (0.0 if error == 0 else float("inf"))
+
+
 def _align(a: np.ndarray, r: np.ndarray, loose_rank: bool) -> np.ndarray | None:
     if a.shape == r.shape:
         return a
@@ -78,6 +97,9 @@ def compare(actual: list, expected: list, tol: Tolerance, extra_bound: list | No
         a = aligned
         if tol.exact and a.dtype != r.dtype:
             return Verdict(False, metrics, f"output {i}: dtype {a.dtype}, the oracle has {r.dtype}")
+        pairs = "c" in (a.dtype.kind, r.dtype.kind)
+        if pairs:
+            a, r = _real_view(a.astype(np.result_type(a.dtype, np.complex64))), _real_view(r)
         if r.dtype.kind in "biu" or tol.exact:
             equal = a == r
             if r.dtype.kind in "fc" and a.dtype.kind in "fc":
@@ -87,8 +109,14 @@ def compare(actual: list, expected: list, tol: Tolerance, extra_bound: list | No
             diff = np.nan_to_num(diff, nan=0.0, posinf=np.inf)
             ref = np.abs(r.astype(np.float64))
         else:
-            mag = None if extra_bound is None else np.asarray(extra_bound[i], dtype=np.float64).reshape(r.shape)
+            mag = None if extra_bound is None else _bound_like(extra_bound[i], r, pairs)
             bad, diff, ref = _elementwise(a, r, tol, mag)
+            if tol.max_rel_l2 is not None:
+                rel_l2 = relative_l2(a, r) if r.size else 0.0
+                metrics.rel_l2 = max(metrics.rel_l2 or 0.0, rel_l2)
+                bad = np.full(r.shape, rel_l2 > tol.max_rel_l2)
+                if rel_l2 > tol.max_rel_l2:
+                    problems.append(f"output {i}: relative L2 error {rel_l2:.3g} > {tol.max_rel_l2:g}")
         if r.size:
             metrics.max_abs = max(metrics.max_abs, float(diff.max()))
             rel = diff / np.maximum(ref, np.finfo(np.float32).tiny)
@@ -98,7 +126,7 @@ def compare(actual: list, expected: list, tol: Tolerance, extra_bound: list | No
                 ulps.append(max_ulp(a.astype(np.float32), r))
         bad_total += int(bad.sum())
         n_total += r.size
-        if bad.any():
+        if bad.any() and tol.max_rel_l2 is None:
             problems.append(f"output {i}: {int(bad.sum())}/{r.size} elements out of tolerance")
     metrics.max_ulp = max(ulps) if ulps else None
     metrics.mismatch_pct = 100.0 * bad_total / n_total if n_total else 0.0

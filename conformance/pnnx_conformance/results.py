@@ -40,6 +40,7 @@ class Metrics:
     mismatch_pct: float | None = None  # % of elements outside tolerance
     atol: float | None = None          # the bound applied, for re-deriving thresholds
     rtol: float | None = None
+    rel_l2: float | None = None        # max over outputs of ||actual - expected|| / ||expected||
 
 
 @dataclass

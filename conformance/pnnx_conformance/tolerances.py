@@ -28,6 +28,9 @@ class Tolerance:
     accum: float = 1.0   # c in the K-scaled term; 0 turns it off
     unit: float = FP32_U
     exact: bool = False  # bit-for-bit (and same dtype) required
+    # network level: each float output passes when ||actual - expected|| / ||expected|| is at
+    # most this, instead of per-element bounds (whole networks in fp16)
+    max_rel_l2: float | None = None
 
 
 # (backend, precision) -> tolerance. "*" matches any backend (a plug-in's defaults).
@@ -53,6 +56,12 @@ TABLE: dict[tuple[str, str], Tolerance] = {
     ("*", "*"): Tolerance(1e-4, 1e-4, "fallback"),
 }
 
+# relative L2 error allowed for a whole network run in fp16 (see OP_OVERRIDES): the design note's
+# degraded tier (5e-2). Measured on the zoo (lavapipe): 1e-5..4e-4 with ncnn's default options,
+# 8e-4..2.6e-3 on Vulkan fp16 except vit_b_16 at 1.2e-2 (12 blocks of softmax and layer norm);
+# a wrong network scores about 1 or more
+NETWORK_FP16_REL_L2 = 5e-2
+
 # (operator pattern, backend, precision) -> tolerance replacing the table entry.
 OP_OVERRIDES: dict[tuple[str, str, str], Tolerance] = {
     # Whole networks at optlevel 2: conv+bn fusion folds each batchnorm into its conv's weights,
@@ -60,6 +69,14 @@ OP_OVERRIDES: dict[tuple[str, str, str], Tolerance] = {
     # logits up to 10.8): 5.0e-6 absolute on near-zero logits.
     ("models.*", "pnnx-python", "fp32"): Tolerance(
         1e-5, 1e-5, "whole network at optlevel 2: conv+bn fusion changes rounding in every fused layer"),
+    # Whole networks in fp16: tens of layers each store activations in fp16 (2^-11 relative per
+    # store), so per-element bounds on near-zero logits say nothing; the deployment question is
+    # whether the output vector is the same one.
+    **{("models.*", backend, precision): Tolerance(
+        0.0, 0.0, "whole network in fp16 storage/arithmetic: compared by relative L2 error per output "
+                  "(per-element bounds are meaningless after tens of fp16 layers)",
+        unit=FP16_U, max_rel_l2=NETWORK_FP16_REL_L2)
+       for backend, precision in (("ncnn-cpu", "default"), ("ncnn-vulkan", "fp16"))},
 }
 
 

@@ -32,11 +32,13 @@ RESULTS = "results.jsonl"
 # short name (as the reports show it) -> the spec the harness loads
 CONVERTERS = {"reference": "pnnx_model_zoo.converters:ZooReference",
               "upstream": "pnnx_model_zoo.converters:ZooUpstream"}
-# the harness's built-in backends, by their entry-point names
-BACKENDS = ("torch", "pnnx-python", "onnxruntime", "ncnn-cpu", "ncnn-vulkan")
+# (backend entry-point name, precision) per parity check: fp32 everywhere, and ncnn also in its
+# default options and Vulkan fp16, compared at network level (see tolerances.OP_OVERRIDES)
+MODES = (("torch", "fp32"), ("pnnx-python", "fp32"), ("onnxruntime", "fp32"), ("ncnn-cpu", "fp32"),
+         ("ncnn-cpu", "default"), ("ncnn-vulkan", "fp32"), ("ncnn-vulkan", "fp16"))
 # upstream's artefacts go through the same backends (the torch oracle needs no converter):
 # the models table compares the two converters side by side
-UPSTREAM_BACKENDS = ("pnnx-python", "onnxruntime", "ncnn-cpu", "ncnn-vulkan")
+UPSTREAM_MODES = MODES[1:]
 
 
 def select(patterns: str | None) -> list:
@@ -71,11 +73,11 @@ def plan(cases, upstream: bool = True) -> list[Unit]:
     for case in cases:
         ref = CONVERTERS["reference"]
         units.append(Unit(case.id, ref, "convert"))
-        units += [Unit(case.id, ref, "parity", b, "fp32") for b in BACKENDS]
+        units += [Unit(case.id, ref, "parity", b, p) for b, p in MODES]
         if upstream:
             up = CONVERTERS["upstream"]
             units.append(Unit(case.id, up, "convert"))
-            units += [Unit(case.id, up, "parity", b, "fp32") for b in UPSTREAM_BACKENDS]
+            units += [Unit(case.id, up, "parity", b, p) for b, p in UPSTREAM_MODES]
     return units
 
 
@@ -115,27 +117,37 @@ def run_zoo(cases, out: Path, *, upstream: bool = True, jobs: int = 1, timeout_s
     return results
 
 
-COLUMNS = [("reference", "convert", None)] + [("reference", "parity", b) for b in BACKENDS] + \
-          [("upstream", "convert", None)] + [("upstream", "parity", b) for b in UPSTREAM_BACKENDS]
+COLUMNS = [("reference", "convert", None, None)] + [("reference", "parity", *m) for m in MODES] + \
+          [("upstream", "convert", None, None)] + [("upstream", "parity", *m) for m in UPSTREAM_MODES]
+
+
+def _mode_name(mode: tuple[str, str]) -> str:
+    backend, precision = mode
+    return backend if precision == "fp32" else f"{backend} {precision}"
 
 
 def cell(result: Result | None) -> str:
     if result is None:
         return "-"
-    if result.check == "parity" and result.metrics is not None and result.metrics.max_abs is not None:
-        return f"{result.status} {result.metrics.max_abs:.1e}"
+    metrics = result.metrics if result.check == "parity" else None
+    if metrics is not None and metrics.rel_l2 is not None:
+        return f"{result.status} L2 {metrics.rel_l2:.1e}"
+    if metrics is not None and metrics.max_abs is not None:
+        return f"{result.status} {metrics.max_abs:.1e}"
     return result.status
 
 
 def table(results: list[Result]) -> str:
-    """Model x (converter, backend): status and max abs error against torch."""
-    by_key = {(r.case, r.converter, r.check, r.backend): r for r in results}
-    heads = ["convert"] + list(BACKENDS) + ["upstream convert"] + [f"upstream {b}" for b in UPSTREAM_BACKENDS]
+    """Model x (converter, backend, precision): status and the error against torch (max abs,
+    or relative L2 for the network-level fp16 checks)."""
+    by_key = {(r.case, r.converter, r.check, r.backend, r.precision): r for r in results}
+    heads = ["convert"] + [_mode_name(m) for m in MODES] + \
+        ["upstream convert"] + [f"upstream {_mode_name(m)}" for m in UPSTREAM_MODES]
     cases = sorted({r.case for r in results})
     width = max([len(c) for c in cases] + [5])
     lines = [f"{'model':{width}} " + " ".join(f"{h:>22}" for h in heads)]
     for case in cases:
-        cells = [cell(by_key.get((case, conv, check, b))) for conv, check, b in COLUMNS]
+        cells = [cell(by_key.get(key)) for key in ((case, *column) for column in COLUMNS)]
         lines.append(f"{case:{width}} " + " ".join(f"{c:>22}" for c in cells))
     return "\n".join(lines)
 

@@ -67,8 +67,9 @@ _SCALAR_OK = frozenset({"pow"})  # torch functions that accept Python numbers di
 DTYPE_NAMES = frozenset("""torch.float torch.float32 torch.double torch.float64 torch.half
     torch.float16 torch.bfloat16 torch.int torch.int32 torch.long torch.int64 torch.short
     torch.int16 torch.int8 torch.uint8 torch.bool torch.complex64 torch.complex128 torch.cfloat
-    torch.cdouble""".split())
-CASTS = DTYPE_NAMES  # `torch.float(@0)` casts its operand
+    torch.cdouble torch.quint8 torch.qint8 torch.qint32""".split())
+QUANTIZED_DTYPE_NAMES = frozenset({"torch.quint8", "torch.qint8", "torch.qint32"})
+CASTS = DTYPE_NAMES - QUANTIZED_DTYPE_NAMES  # `torch.float(@0)` casts its operand
 ARITY = {**{f: 2 for f in INFIX}, **{f: 1 for f in UNARY_TORCH}, **{f: 2 for f in BINARY_TORCH},
          **{f: 1 for f in CASTS}, "neg": 1, "int": 1}
 FUNCTIONS = frozenset(ARITY) | {"size"}

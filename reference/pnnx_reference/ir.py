@@ -60,12 +60,21 @@ _TORCH_TO_SUFFIX = {
 }
 
 
+# quantized tensors are annotated with their storage dtype, as upstream does (quint8 -> u8)
+QUANTIZED_STORAGE = {"torch.quint8": "u8", "torch.qint8": "i8", "torch.qint32": "i32"}
+
+
 def dtype_suffix_of(torch_dtype) -> str:
     """The pnnx suffix (`f32`, `i64`, ...) of a torch.dtype (or its string form)."""
     key = str(torch_dtype)
     if key not in _TORCH_TO_SUFFIX:
         raise ValueError(f"no pnnx dtype for {key}")
     return _TORCH_TO_SUFFIX[key]
+
+
+def annotation_suffix_of(torch_dtype) -> str:
+    """The `#` annotation suffix of a tensor: its dtype, or a quantized tensor's storage dtype."""
+    return QUANTIZED_STORAGE.get(str(torch_dtype)) or dtype_suffix_of(torch_dtype)
 
 
 @dataclass

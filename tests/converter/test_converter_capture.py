@@ -288,3 +288,17 @@ def test_nested_list_is_not_a_param():
 
     with pytest.raises(NotAParam, match="nested"):
         to_param([[1], [2]], "output_size")
+
+
+@pytest.mark.filterwarnings("ignore:.*quantized tensor creation functions.*:UserWarning")
+def test_quantized_tensors_are_annotated_with_their_storage_dtype():
+    """As upstream writes them: a quint8 tensor is `u8`, and the dtype parameter stays
+    torch.quint8 so that the generated Python quantizes the same way."""
+    class Quantize(nn.Module):
+        def forward(self, x):
+            return torch.quantize_per_tensor(x, 0.05, 10, torch.quint8).int_repr()
+
+    graph = capture(Quantize(), (torch.rand(1, 3, 4, 4),))
+    quantize = op_of(graph, "torch.quantize_per_tensor")
+    assert quantize.params["dtype"] == "torch.quint8"
+    assert quantize.outputs[0].dtype == "u8"

@@ -7,19 +7,11 @@ import pytest
 import torch
 
 from converter_helpers import check_links, import_file, op_of
+from fn_modules import Fn
 from pnnx_reference import api
 from pnnx_reference.emit import regenerate, write_python
 from pnnx_reference.errors import ConversionError
 from pnnx_reference.formats import pnnx_param
-
-
-class Fn(torch.nn.Module):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
 
 
 def _round_trip(tmp_path, fn, *inputs, optlevel=2):

@@ -9,69 +9,11 @@ import torch
 import torch.nn as nn
 
 from converter_helpers import import_file, types
+from moduleop_models import MODULEOP, Focus, Outer, build_model
 from pnnx_reference.api import capture, export
 from pnnx_reference.emit.python_code import regenerate
 from pnnx_reference.errors import UnsupportedOperator
 from pnnx_reference.ir import body_weight_key
-
-
-class Focus(nn.Module):
-    """YOLOv5's stem: four strided slices, a cat, conv + bn + silu, times a buffer."""
-
-    def __init__(self, c1, c2):
-        super().__init__()
-        self.conv = nn.Sequential(nn.Conv2d(c1 * 4, c2, 3, 1, 1, bias=False), nn.BatchNorm2d(c2), nn.SiLU())
-        self.register_buffer("gain", torch.linspace(0.5, 1.5, c2).reshape(1, c2, 1, 1))
-
-    def forward(self, x):
-        x = torch.cat([x[..., ::2, ::2], x[..., 1::2, ::2], x[..., ::2, 1::2], x[..., 1::2, 1::2]], 1)
-        return self.conv(x) * self.gain
-
-
-class Shuffle(nn.Module):
-    """No parameters; two tensor arguments (one by keyword) and two results."""
-
-    def forward(self, x, skip=None):
-        b, c, h, w = x.shape
-        y = x.view(b, 2, c // 2, h, w).transpose(1, 2).reshape(b, c, h, w)
-        return y, y + skip
-
-
-class Outer(nn.Module):
-    """A moduleop with another moduleop inside."""
-
-    def __init__(self):
-        super().__init__()
-        self.inner = Focus(3, 4)
-        self.head = nn.Conv2d(4, 2, 1)
-
-    def forward(self, x):
-        return self.head(self.inner(x))
-
-
-class Net(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.focus = Focus(3, 8)
-        self.shuffle = Shuffle()
-        self.post = nn.Sequential(nn.Conv2d(8, 8, 3, padding=1, bias=False), nn.BatchNorm2d(8))
-
-    def forward(self, x):
-        y, z = self.shuffle(self.focus(x), skip=x[:, :1, ::2, ::2])
-        return self.post(y) + z
-
-
-MODULEOP = ["Focus", "Shuffle", "Outer"]
-
-
-def _model(cls=Net):
-    torch.manual_seed(0)
-    model = cls().eval()
-    for bn in (m for m in model.modules() if isinstance(m, nn.BatchNorm2d)):
-        bn.running_mean.uniform_(-1, 1)
-        bn.running_var.uniform_(0.5, 2)
-        bn.weight.data.uniform_(0.5, 1.5)
-    return model
 
 
 def _one(graph, suffix):
@@ -87,7 +29,7 @@ def _export(tmp_path, model, x, name="m", **options):
 
 
 def test_body_is_captured_with_the_operators_weights():
-    graph = capture(_model(), torch.rand(1, 3, 16, 16), moduleop=MODULEOP)
+    graph = capture(build_model(), torch.rand(1, 3, 16, 16), moduleop=MODULEOP)
     focus = _one(graph, ".Focus")
     body = focus.subgraph
     assert "torch.cat" in types(body) and "torch.cat" not in types(graph)
@@ -99,7 +41,7 @@ def test_body_is_captured_with_the_operators_weights():
 
 
 def test_pnnx_param_keeps_one_line_per_moduleop(tmp_path):
-    result = _export(tmp_path, _model(), torch.rand(1, 3, 16, 16))
+    result = _export(tmp_path, build_model(), torch.rand(1, 3, 16, 16))
     lines = result.paths["pnnxparam"].read_text().splitlines()[2:]
     kinds = [line.split()[0] for line in lines]
     assert sum(k.endswith(".Focus") for k in kinds) == 1 and sum(k.endswith(".Shuffle") for k in kinds) == 1
@@ -109,7 +51,7 @@ def test_pnnx_param_keeps_one_line_per_moduleop(tmp_path):
 
 
 def test_generated_python_matches_torch(tmp_path):
-    model, x = _model(), torch.rand(1, 3, 16, 16)
+    model, x = build_model(), torch.rand(1, 3, 16, 16)
     result = _export(tmp_path, model, x)
     source = result.paths["pnnxpy"].read_text()
     assert "class Focus(nn.Module):" in source and "class Shuffle(nn.Module):" in source
@@ -120,7 +62,7 @@ def test_generated_python_matches_torch(tmp_path):
 
 
 def test_generated_python_runs_standalone(tmp_path):
-    result = _export(tmp_path, _model(), torch.rand(1, 3, 16, 16))
+    result = _export(tmp_path, build_model(), torch.rand(1, 3, 16, 16))
     run = subprocess.run([sys.executable, str(result.paths["pnnxpy"])], cwd="/", capture_output=True,
                          text=True, timeout=120)
     assert run.returncode == 0, run.stderr
@@ -138,7 +80,7 @@ def test_nested_moduleop_and_a_second_configuration(tmp_path):
             y = self.a(x) + self.b(x)
             return self.c(y), self.outer(x)
 
-    model, x = _model(Two), torch.rand(1, 3, 16, 16)
+    model, x = build_model(Two), torch.rand(1, 3, 16, 16)
     result = _export(tmp_path, model, x)
     source = result.paths["pnnxpy"].read_text()
     assert source.count("class Focus") == 2  # Focus(3, 4) in a, b and outer.inner; Focus(4, 4) in c
@@ -150,7 +92,7 @@ def test_nested_moduleop_and_a_second_configuration(tmp_path):
 
 
 def test_regenerate_from_param_alone_is_refused(tmp_path):
-    result = _export(tmp_path, _model(), torch.rand(1, 3, 16, 16))
+    result = _export(tmp_path, build_model(), torch.rand(1, 3, 16, 16))
     with pytest.raises(UnsupportedOperator, match=r"\.Focus \(focus\): no PyTorch Python API"):
         regenerate(result.paths["pnnxparam"], tmp_path / "again_pnnx.py")
 

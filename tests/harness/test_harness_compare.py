@@ -75,3 +75,24 @@ def test_every_table_entry_has_a_reason_and_lookup_order():
 def test_accumulating_operators():
     assert accumulation("nn.Conv2d") is not None and accumulation("torch.matmul") is not None
     assert accumulation("F.relu") is None
+
+
+def test_network_level_bound_judges_the_relative_l2_error_of_each_output():
+    net = Tolerance(0.0, 0.0, "test", max_rel_l2=1e-2)
+    r = np.linspace(-10, 10, 1000, dtype=np.float32)
+    noisy = r + np.float32(0.05) * np.sign(r)  # every element off by far more than atol=0
+    verdict = compare([noisy], [r], net)
+    assert verdict.ok and 0 < verdict.metrics.rel_l2 < 1e-2 and verdict.metrics.mismatch_pct == 0
+    wrong = compare([r[::-1].copy()], [r], net)  # same values, another vector
+    assert not wrong.ok and wrong.metrics.rel_l2 > 1 and "relative L2 error" in wrong.message
+    assert wrong.metrics.mismatch_pct == 100
+    assert compare([r], [r], TOL).metrics.rel_l2 is None  # per-element tolerances record none
+
+
+def test_complex_outputs_compare_both_parts():
+    r = (np.linspace(-1, 1, 50) + 1j * np.linspace(2, 3, 50)).astype(np.complex64)
+    assert compare([r.copy()], [r], TOL).ok
+    wrong_imaginary = (r.real - 1j * r.imag).astype(np.complex64)
+    verdict = compare([wrong_imaginary], [r], TOL)
+    assert not verdict.ok and verdict.metrics.max_abs == pytest.approx(6.0, rel=1e-5)
+    assert not compare([r.real.copy()], [r], TOL).ok  # a real result for a complex oracle

@@ -136,10 +136,11 @@ def test_zoo_focus_moduleop_writes_pnnx_param_line(tmp_path):
     assert sum(1 for line in lines if line.split()[0].split(".")[-1] == "Focus") == 1
 
 
-def test_zoo_focus_exports_every_artefact_but_ncnn(tmp_path):
-    """Focus's captured body becomes a `_pnnx.py` class and an ONNX function; ncnn would need a
-    user-registered custom layer."""
+def test_zoo_focus_exports_every_artefact(tmp_path):
+    """Focus's captured body becomes a `_pnnx.py` class, an ONNX function and, inlined, ncnn
+    layers named after the module (no custom layer to register)."""
     case = CASES["yolov5_focus"]
     res = api.export(case.make_model(), case.make_inputs(), tmp_path, "m", **case.options)
-    assert {"pnnxparam", "pnnxbin", "pnnxpy", "pnnxonnx"} <= set(res.paths)
-    assert set(res.unsupported) == {"ncnn"}
+    assert {"pnnxparam", "pnnxbin", "pnnxpy", "pnnxonnx", "ncnnparam", "ncnnbin", "ncnnpy"} <= set(res.paths)
+    assert not res.unsupported
+    assert "focus." in res.paths["ncnnparam"].read_text()

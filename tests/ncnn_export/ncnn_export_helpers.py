@@ -45,13 +45,19 @@ def exported(name: str, source: str = "ours", fp16: bool = True) -> Path:
     return base
 
 
-def run_ncnn(base: Path, inputs, n_out: int, mode: str = "fp32") -> list[np.ndarray]:
-    """Run an exported model; mode: fp32 (low precision off), default (ncnn's options), vulkan."""
+NO_BATCH = 233  # ncnn's batch index for "dim 0 is data, not a batch"
+
+
+def run_ncnn(base: Path, inputs, n_out: int, mode: str = "fp32", batchless: bool = False) -> list[np.ndarray]:
+    """Run an exported model; mode: fp32 (low precision off), default (ncnn's options), vulkan
+    (ncnn's options on the GPU), vulkan-fp32 (the GPU with low precision off).
+    `batchless`: the graph carries every dim (its inputs do not lead with 1), so inputs are fed
+    and outputs read whole; otherwise dim 0 of a >= 2-d input is the batch of 1 and dropped."""
     net = ncnn.Net()
-    if mode == "fp32":
+    if mode in ("fp32", "vulkan-fp32"):
         for flag in ("use_fp16_packed", "use_fp16_storage", "use_fp16_arithmetic", "use_bf16_storage"):
             setattr(net.opt, flag, False)
-    net.opt.use_vulkan_compute = mode == "vulkan"
+    net.opt.use_vulkan_compute = mode.startswith("vulkan")
     net.opt.num_threads = 1
     assert net.load_param(f"{base}.ncnn.param") == 0
     assert net.load_model(f"{base}.ncnn.bin") == 0
@@ -59,12 +65,13 @@ def run_ncnn(base: Path, inputs, n_out: int, mode: str = "fp32") -> list[np.ndar
     for i, t in enumerate(inputs):
         if not t.is_floating_point():
             t = t.to(torch.int32)
-        ex.input(f"in{i}", ncnn.Mat(t.numpy(), batch_index=0 if t.dim() >= 2 else 233).clone())
+        batch_index = NO_BATCH if batchless or t.dim() < 2 else 0
+        ex.input(f"in{i}", ncnn.Mat(t.numpy(), batch_index=batch_index).clone())
     outs = []
     for i in range(n_out):
         ret, mat = ex.extract(f"out{i}")
         assert ret == 0, f"extract out{i} failed"
-        outs.append(np.array(mat.numpy(batch_index=0)).copy())
+        outs.append(np.array(mat.numpy(batch_index=NO_BATCH if batchless else 0)).copy())
     del ex
     net.clear()
     return outs

@@ -10,6 +10,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from fn_modules import FnOf
 from pnnx_conformance.artefacts import Artefacts
 from pnnx_conformance.backends.ncnn_backend import NcnnCpuBackend, NcnnVulkanBackend
 from pnnx_reference.api import export
@@ -20,21 +21,10 @@ FP32 = dict(atol=1e-5, rtol=1e-5)
 FP16 = dict(atol=2e-2, rtol=2e-2)
 
 
-class _Fn(torch.nn.Module):
-    def __init__(self, fn, **params):
-        super().__init__()
-        self.fn = fn
-        for name, value in params.items():
-            self.register_buffer(name, value)
-
-    def forward(self, x):
-        return self.fn(self, x)
-
-
 def _embedding_models():
     torch.manual_seed(0)
     return {"nn.Embedding": torch.nn.Embedding(20, 8).eval(),
-            "F.embedding": _Fn(lambda s, x: F.embedding(x, s.w), w=torch.randn(20, 6))}
+            "F.embedding": FnOf(lambda s, x: F.embedding(x, s.w), w=torch.randn(20, 6))}
 
 
 def _convert(tmp_path, model, x, fp16=False) -> Artefacts:
@@ -100,7 +90,7 @@ def test_embedding_indices_match_torch_on_vulkan(tmp_path, shape, precision, tol
 
 # --- F.normalize: Normalize's scale is in ncnn.bin and accounted for --------------------
 def test_normalize_bin_validates_without_trailing_bytes_and_matches_torch(tmp_path):
-    model = _Fn(lambda s, x: F.normalize(x))
+    model = FnOf(lambda s, x: F.normalize(x))
     x = np.random.default_rng(0).uniform(-1, 1, (1, 3, 8, 8)).astype(np.float32)
     artefacts = _convert(tmp_path, model, torch.from_numpy(x))
     param, bin_path = artefacts.paths["ncnn.param"], artefacts.paths["ncnn.bin"]

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import torch
 
+from fn_modules import Fn
 from ncnn_export_cases import build
 from ncnn_export_helpers import LOW_PRECISION, captured_graph, exported
 from pnnx_reference.emit.ncnn import write_ncnn
@@ -215,21 +216,12 @@ BATCHLESS = {
 }
 
 
-class _Fn(torch.nn.Module):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *xs):
-        return self.fn(*xs)
-
-
 def _batchless_model(name):
     fn, shapes = BATCHLESS[name]
     torch.manual_seed(0)
     if fn is None:
         return torch.nn.Embedding(10, 4).eval(), [torch.randint(0, 10, shapes[0])]
-    return _Fn(fn), [torch.rand(s) for s in shapes]
+    return Fn(fn), [torch.rand(s) for s in shapes]
 
 
 @pytest.mark.parametrize("name", sorted(BATCHLESS))

@@ -3,27 +3,17 @@ captured, exported, run on ncnn's CPU and compared with torch; plus the variants
 express, which must be refused with a reason."""
 from __future__ import annotations
 
-import ncnn
-import numpy as np
 import pytest
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from fn_modules import Fn
 from ncnn_export_helpers import FP32, assert_outputs_match, run_ncnn, torch_outputs
 from pnnx_reference.api import capture
 from pnnx_reference.emit.ncnn import write_ncnn
 from pnnx_reference.errors import UnsupportedOperator
 from pnnx_reference.formats import ncnn_param
-
-
-class Fn(nn.Module):
-    def __init__(self, fn) -> None:
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *xs):
-        return self.fn(*xs)
 
 
 class Copy(nn.Module):
@@ -60,23 +50,6 @@ def _layer_types(base) -> list[str]:
     return [layer.type for layer in ncnn_param.load(f"{base}.ncnn.param").layers]
 
 
-def _run_batchless(base, inputs, n_out: int) -> list[np.ndarray]:
-    """A graph whose inputs do not lead with 1 keeps every dim in its blobs (batch_index=233)."""
-    net = ncnn.Net()
-    net.opt.use_fp16_packed = net.opt.use_fp16_storage = net.opt.use_fp16_arithmetic = False
-    net.opt.num_threads = 1
-    assert net.load_param(f"{base}.ncnn.param") == 0 and net.load_model(f"{base}.ncnn.bin") == 0
-    ex = net.create_extractor()
-    for i, t in enumerate(inputs):
-        ex.input(f"in{i}", ncnn.Mat(t.numpy(), batch_index=233).clone())
-    outs = []
-    for i in range(n_out):
-        ret, mat = ex.extract(f"out{i}")
-        assert ret == 0
-        outs.append(np.array(mat.numpy(batch_index=233)).copy())
-    return outs
-
-
 def _check(model, inputs, tmp_path, layer: str, batchless: bool = False):
     """Export, assert `layer` was emitted, run on ncnn CPU (fp32) and compare with torch."""
     torch.manual_seed(0)
@@ -84,7 +57,7 @@ def _check(model, inputs, tmp_path, layer: str, batchless: bool = False):
     expected = torch_outputs(model, inputs)
     base = _export(model, inputs, tmp_path)
     assert layer in _layer_types(base), _layer_types(base)
-    got = _run_batchless(base, inputs, len(expected)) if batchless else run_ncnn(base, inputs, len(expected))
+    got = run_ncnn(base, inputs, len(expected), batchless=batchless)
     assert_outputs_match(got, expected, FP32, layer)
     return base
 
@@ -246,8 +219,9 @@ def test_sync_batch_norm_matches_torch(shape, tmp_path):
     _check(_sync_bn(), [_rand(*shape)], tmp_path, "BatchNorm")
 
 
-def test_sync_batch_norm_without_running_stats_is_refused(tmp_path):
-    _refused(_sync_bn(track=False), [_rand(1, 8, 5, 6)], tmp_path, "running statistics")
+def test_sync_batch_norm_without_running_stats_normalises_over_the_batch(tmp_path):
+    """No running statistics: each channel uses its own batch statistics, an InstanceNorm."""
+    _check(_sync_bn(track=False), [_rand(1, 8, 5, 6)], tmp_path, "InstanceNorm")
 
 
 # --- Tensor.copy_ -----------------------------------------------------------------------

@@ -4,72 +4,25 @@ from __future__ import annotations
 
 import ncnn
 import pytest
-import torch
-import torch.nn as nn
 
 from ncnn_export_helpers import FP32, LOW_PRECISION, assert_outputs_match, run_ncnn, torch_outputs
 from pnnx_reference.api import capture
 from pnnx_reference.emit.ncnn import write_ncnn
 from pnnx_reference.errors import UnsupportedOperator
 from pnnx_reference.formats import ncnn_param
-
-
-class Write(nn.Module):
-    def __init__(self, body) -> None:
-        super().__init__()
-        self.body = body
-
-    def forward(self, *xs):
-        y = xs[0] * 1.0
-        self.body(y, *xs[1:])
-        return y
-
-
-def _setitem_channels(y, x):
-    y[:, 2:5] = x
-
-
-def _copy_into_slice(y, x):
-    y[:, :, 1:4].copy_(x)
-
-
-def _mul_into_slice(y):
-    y[:, 1:3].mul_(-2.0)
-
-
-def _setitem_two_dims(y, x):
-    y[:, 1:3, 2:5] = x
-
-
-def _setitem_select(y, x):
-    y[:, 1] = x
-
-
-def _setitem_negative_start(y, x):
-    y[..., -3:] = x
-
-
-def _setitem_step2(y, x):
-    y[:, ::2] = x
-
-
-def _setitem_broadcast(y, x):
-    y[:, 1:3] = x
+from slice_writes import (Write, copy_into_slice, mul_into_slice, random_inputs, setitem_broadcast,
+                          setitem_channels, setitem_negative_start, setitem_select, setitem_step2,
+                          setitem_two_dims)
 
 
 CASES = {
-    "setitem_channels": (_setitem_channels, [(1, 8, 6, 6), (1, 3, 6, 6)]),
-    "copy_into_slice": (_copy_into_slice, [(1, 4, 8, 5), (1, 4, 3, 5)]),
-    "inplace_mul_on_slice": (_mul_into_slice, [(1, 5, 4, 3)]),
-    "setitem_two_dims": (_setitem_two_dims, [(1, 4, 6, 7), (1, 2, 3, 7)]),
-    "setitem_select": (_setitem_select, [(1, 4, 6), (1, 6)]),
-    "setitem_negative_start": (_setitem_negative_start, [(1, 5, 7), (1, 5, 3)]),
+    "setitem_channels": (setitem_channels, [(1, 8, 6, 6), (1, 3, 6, 6)]),
+    "copy_into_slice": (copy_into_slice, [(1, 4, 8, 5), (1, 4, 3, 5)]),
+    "inplace_mul_on_slice": (mul_into_slice, [(1, 5, 4, 3)]),
+    "setitem_two_dims": (setitem_two_dims, [(1, 4, 6, 7), (1, 2, 3, 7)]),
+    "setitem_select": (setitem_select, [(1, 4, 6), (1, 6)]),
+    "setitem_negative_start": (setitem_negative_start, [(1, 5, 7), (1, 5, 3)]),
 }
-
-
-def _inputs(shapes):
-    torch.manual_seed(0)
-    return [torch.rand(*s) * 2 - 1 for s in shapes]
 
 
 def _export(model, inputs, tmp_path):
@@ -81,7 +34,7 @@ def _export(model, inputs, tmp_path):
 
 def _check(name, tmp_path, mode, tol=FP32):
     body, shapes = CASES[name]
-    model, inputs = Write(body).eval(), _inputs(shapes)
+    model, inputs = Write(body).eval(), random_inputs(shapes)
     expected = torch_outputs(model, inputs)
     base = _export(model, inputs, tmp_path)
     assert_outputs_match(run_ncnn(base, inputs, 1, mode), expected, tol, f"{name} [{mode}]")
@@ -114,10 +67,10 @@ def test_write_into_slice_matches_torch_on_vulkan(name, tmp_path):
 
 
 @pytest.mark.parametrize("body, shapes, reason", [
-    (_setitem_step2, [(1, 6, 4), (1, 3, 4)], "step 2 is not lowered (ncnn CopyTo has no step)"),
-    (_setitem_broadcast, [(1, 4, 5, 5), (1, 1, 5, 5)], "broadcast into a slice"),
+    (setitem_step2, [(1, 7, 6), (1, 3, 4)], "step 2 is not lowered (ncnn CopyTo has no step)"),
+    (setitem_broadcast, [(1, 4, 5, 5), (1, 1, 5, 5)], "broadcast into a slice"),
 ])
 def test_write_ncnn_cannot_express_is_refused(body, shapes, reason, tmp_path):
     with pytest.raises(UnsupportedOperator) as info:
-        _export(Write(body).eval(), _inputs(shapes), tmp_path)
+        _export(Write(body).eval(), random_inputs(shapes), tmp_path)
     assert "Tensor.slice_copy" in str(info.value) and reason in str(info.value)

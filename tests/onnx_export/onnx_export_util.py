@@ -8,6 +8,7 @@ import onnxruntime as ort
 import torch
 
 from pnnx_reference.emit.onnx import build_model, write_onnx
+from pnnx_reference.emit.onnx.verify import shape_mismatches
 from pnnx_reference.ir import Attribute, Graph, dtype_suffix_of
 
 
@@ -62,19 +63,9 @@ class GraphMaker:
 
 
 def check_shapes(model: onnx.ModelProto, graph: Graph) -> None:
-    """Strict shape inference must agree with every annotated operand shape."""
-    inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True, data_prop=True)
-    infos = {v.name: v for v in list(inferred.graph.value_info) + list(inferred.graph.output)
-             + list(inferred.graph.input)}
-    for operand in graph.operands:
-        if operand.shape is None or operand.name not in infos:
-            continue
-        t = infos[operand.name].type.tensor_type
-        assert t.HasField("shape"), f"no inferred shape for {operand.name}"
-        dims = [d.dim_value if d.HasField("dim_value") else -1 for d in t.shape.dim]
-        assert len(dims) == len(operand.shape), (operand.name, dims, operand.shape)
-        for got, want in zip(dims, operand.shape):
-            assert want < 0 or got < 0 or got == want, (operand.name, dims, operand.shape)
+    """Strict shape inference (with data propagation) must agree with every annotated shape."""
+    problems = shape_mismatches(model, graph, data_prop=True)
+    assert not problems, problems
 
 
 def export_and_run(graph: Graph, inputs, tmp_path, fp16=False, opset=None, name="m"):

@@ -8,18 +8,10 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from fn_modules import Fn
 from onnx_export_util import export_module
 from pnnx_reference.api import capture
 from pnnx_reference.emit.onnx import write_onnx
-
-
-class Fn(nn.Module):
-    def __init__(self, fn) -> None:
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *xs):
-        return self.fn(*xs)
 
 
 class PoolUnpool(nn.Module):

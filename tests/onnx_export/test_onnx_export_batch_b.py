@@ -12,6 +12,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from fn_modules import FnOf
 from onnx_export_util import export_module
 from pnnx_reference.api import capture
 from pnnx_reference.emit.onnx import build_model
@@ -29,17 +30,6 @@ def _check(model, inputs, op_type: str, atol: float = 1e-5):
         np.testing.assert_allclose(g, w, atol=atol, rtol=atol)
 
 
-class Functional(nn.Module):
-    def __init__(self, fn, **weights):
-        super().__init__()
-        self.fn = fn
-        for key, value in weights.items():
-            self.register_buffer(key, value)
-
-    def forward(self, *args):
-        return self.fn(self, *args)
-
-
 # --- torch.gru / torch.rnn_tanh / torch.rnn_relu ---------------------------------------------
 
 @pytest.mark.parametrize("mode,forward,op_type", [("GRU", nn.GRU.forward, "torch.gru"),
@@ -50,7 +40,7 @@ def test_functional_recurrent(mode, forward, op_type, layers, bidirectional, bat
     """nn.RNNBase(mode) records the functional op with its weights as graph inputs."""
     torch.manual_seed(0)
     h0 = torch.randn(layers * (2 if bidirectional else 1), 2, 6)
-    model = Functional(lambda m, x: forward(m.rnn, x, m.h0), h0=h0)
+    model = FnOf(lambda m, x: forward(m.rnn, x, m.h0), h0=h0)
     model.rnn = nn.RNNBase(mode, 4, 6, num_layers=layers, bidirectional=bidirectional,
                            batch_first=batch_first)
     _check(model, [torch.randn(2, 5, 4) if batch_first else torch.randn(5, 2, 4)], op_type)
@@ -86,7 +76,7 @@ def test_transformer(norm_first):
 
 
 def test_decoder_masks_are_refused():
-    model = Functional(lambda m, t, mem, mask: m.layer(t, mem, tgt_mask=mask))
+    model = FnOf(lambda m, t, mem, mask: m.layer(t, mem, tgt_mask=mask))
     model.layer = nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0)
     mask = nn.Transformer.generate_square_subsequent_mask(4)
     graph = capture(model.eval(), [torch.randn(4, 2, 8), torch.randn(5, 2, 8), mask])
@@ -108,7 +98,7 @@ def test_embedding_bag_offsets_with_empty_bag(mode, last):
     torch.manual_seed(0)
     bag = nn.EmbeddingBag(20, 8, mode=mode, include_last_offset=last)
     offsets = torch.tensor([0, 3, 3, 7] + ([9] if last else []))
-    model = Functional(lambda m, x: m.bag(x, offsets))
+    model = FnOf(lambda m, x: m.bag(x, offsets))
     model.bag = bag
     _check(model, [torch.randint(0, 20, (9,))], "nn.EmbeddingBag")
 
@@ -123,13 +113,13 @@ def test_embedding_bag_padding_idx(mode):
 
 def test_functional_embedding_bag_per_sample_weights():
     torch.manual_seed(0)
-    model = Functional(lambda m, x, w: F.embedding_bag(x, m.table, per_sample_weights=w,
+    model = FnOf(lambda m, x, w: F.embedding_bag(x, m.table, per_sample_weights=w,
                                                        mode="sum"), table=torch.randn(10, 8))
     _check(model, [torch.randint(0, 10, (3, 4)), torch.randn(3, 4)], "F.embedding_bag")
 
 
 def test_embedding_bag_dynamic_offsets_refused():
-    model = Functional(lambda m, x, o: m.bag(x, o + 0))
+    model = FnOf(lambda m, x, o: m.bag(x, o + 0))
     model.bag = nn.EmbeddingBag(20, 8, mode="sum")
     graph = capture(model.eval(),
                     [torch.randint(0, 20, (6,)), torch.tensor([0, 2, 4])])
@@ -140,17 +130,17 @@ def test_embedding_bag_dynamic_offsets_refused():
 # --- Tensor.index_put ---------------------------------------------------------------------------
 
 def test_index_put_negative_indices_rows():
-    _check(Functional(lambda m, x, i, v: x.index_put((i,), v)),
+    _check(FnOf(lambda m, x, i, v: x.index_put((i,), v)),
            [torch.randn(6, 4), torch.tensor([0, -1, 2]), torch.randn(3, 4)], "Tensor.index_put")
 
 
 def test_index_put_accumulate_duplicates():
-    _check(Functional(lambda m, x, i, v: x.index_put((i,), v, accumulate=True)),
+    _check(FnOf(lambda m, x, i, v: x.index_put((i,), v, accumulate=True)),
            [torch.randn(5, 3), torch.tensor([1, 1, 4, 1]), torch.randn(4, 3)], "Tensor.index_put")
 
 
 def test_index_put_two_indices_broadcast_value():
-    _check(Functional(lambda m, x, i, j, v: x.index_put((i, j), v)),
+    _check(FnOf(lambda m, x, i, j, v: x.index_put((i, j), v)),
            [torch.randn(5, 6, 2), torch.tensor([0, 4, 2]), torch.tensor([5, -2, 1]), torch.randn(2)],
            "Tensor.index_put")
 
@@ -167,11 +157,11 @@ def test_signed_shift_edges(dtype, fn):
     bits = 32 if dtype == torch.int32 else 64
     x = torch.tensor([5, -5, 7, -8, 1, -1, lo, hi, -3, 3, lo, -7], dtype=dtype)
     s = torch.tensor([0, 1, bits - 1, bits, -1, 40, 1, 1, 2, bits - 1, bits - 1, 70], dtype=dtype)
-    _check(Functional(lambda m, a, b: fn(a, b)), [x, s], f"torch.{fn.__name__}", atol=0)
+    _check(FnOf(lambda m, a, b: fn(a, b)), [x, s], f"torch.{fn.__name__}", atol=0)
 
 
 @pytest.mark.parametrize("fn", [torch.bitwise_left_shift, torch.bitwise_right_shift])
 def test_unsigned_shift(fn):
     x = torch.tensor([200, 3, 255, 1, 128], dtype=torch.uint8)
     s = torch.tensor([1, 8, 9, 7, 0], dtype=torch.uint8)
-    _check(Functional(lambda m, a, b: fn(a, b)), [x, s], f"torch.{fn.__name__}", atol=0)
+    _check(FnOf(lambda m, a, b: fn(a, b)), [x, s], f"torch.{fn.__name__}", atol=0)

@@ -8,55 +8,18 @@ import torch
 import torch.nn as nn
 
 from onnx_export_util import export_module
-
-
-class Write(nn.Module):
-    def __init__(self, body) -> None:
-        super().__init__()
-        self.body = body
-
-    def forward(self, *xs):
-        y = xs[0] * 1.0
-        self.body(y, *xs[1:])
-        return y
-
-
-def _setitem_channels(y, x):
-    y[:, 2:5] = x
-
-
-def _copy_into_slice(y, x):
-    y[:, :, 1:4].copy_(x)
-
-
-def _fill_into_slice(y):
-    y[:, 1:3].fill_(-1.0)
-
-
-def _setitem_step2(y, x):
-    y[:, 1::2, 2:6] = x
-
-
-def _setitem_select(y, x):
-    y[:, 1] = x
-
-
-def _setitem_scalar(y):
-    y[..., -2:] = 0.5
-
-
-def _setitem_broadcast(y, x):
-    y[:, 1:3] = x
+from slice_writes import (Write, copy_into_slice, fill_into_slice, random_inputs, setitem_broadcast,
+                          setitem_channels, setitem_scalar, setitem_select, setitem_step2)
 
 
 CASES = {
-    "setitem_channels": (_setitem_channels, [(1, 8, 6, 6), (1, 3, 6, 6)]),
-    "copy_into_slice": (_copy_into_slice, [(2, 4, 8, 5), (2, 4, 3, 5)]),
-    "fill_into_slice": (_fill_into_slice, [(2, 5, 4)]),
-    "setitem_step2": (_setitem_step2, [(1, 7, 6), (1, 3, 4)]),
-    "setitem_select": (_setitem_select, [(3, 4, 6), (3, 6)]),
-    "setitem_scalar": (_setitem_scalar, [(2, 3, 5)]),
-    "setitem_broadcast": (_setitem_broadcast, [(1, 4, 5, 5), (5,)]),
+    "setitem_channels": (setitem_channels, [(1, 8, 6, 6), (1, 3, 6, 6)]),
+    "copy_into_slice": (copy_into_slice, [(2, 4, 8, 5), (2, 4, 3, 5)]),
+    "fill_into_slice": (fill_into_slice, [(2, 5, 4)]),
+    "setitem_step2": (setitem_step2, [(1, 7, 6), (1, 3, 4)]),
+    "setitem_select": (setitem_select, [(3, 4, 6), (3, 6)]),
+    "setitem_scalar": (setitem_scalar, [(2, 3, 5)]),
+    "setitem_broadcast": (setitem_broadcast, [(1, 4, 5, 5), (5,)]),
 }
 
 
@@ -69,8 +32,7 @@ def _export_run(model, inputs, tmp_path):
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_write_into_slice_matches_torch(name, tmp_path):
     body, shapes = CASES[name]
-    torch.manual_seed(0)
-    inputs = [torch.rand(*s) * 2 - 1 for s in shapes]
+    inputs = random_inputs(shapes)
     (got,), want, m = _export_run(Write(body).eval(), inputs, tmp_path)
     np.testing.assert_allclose(got, want, atol=1e-6, rtol=1e-6)
     assert "ScatterND" in [n.op_type for n in m.graph.node]

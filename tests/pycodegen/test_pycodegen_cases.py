@@ -17,10 +17,7 @@ SMOKE = [c for c in all_cases() if c.tier == "smoke" and TAG_RANDOM not in c.tag
 
 
 # Known converter gaps, failing for the reason given (strict: a fix must remove the entry).
-KNOWN_GAPS = {
-    "torch.quantize_per_tensor/quint8_int_repr": "capture: quantized dtypes (quint8) have no pnnx dtype yet",
-    "torch.dequantize/quint8": "capture: quantized dtypes (quint8) have no pnnx dtype yet",
-}
+KNOWN_GAPS: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("case", SMOKE, ids=[c.id for c in SMOKE])

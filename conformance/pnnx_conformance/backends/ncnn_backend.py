@@ -4,7 +4,8 @@ ncnn blobs have no batch axis: an input of rank >= 2 with batch 1 is fed with th
 squeezed and the outputs get it back; a batch above 1 is not supported. A converter may
 declare instead, in its generated `_ncnn.py`, that an input carries every torch dim
 (`batch_index=233`, as upstream's generator writes it): such inputs are fed whole and the
-outputs are taken as they are. Integer inputs are fed as int32 (Embed reads its indices so).
+outputs are taken as they are. Integer inputs are fed as int32 (Embed reads its indices so),
+bool inputs as float32 0/1 (the converters' comparison and logic lowerings read them so).
 """
 from __future__ import annotations
 
@@ -27,13 +28,42 @@ def declared_batch_indices(ncnn_py) -> dict[str, int]:
         return {}
     return {m.group(1): int(m.group(2)) for m in _INPUT_BATCH.finditer(text)}
 
+
+_COMPLEX_ANNOTATION = re.compile(r"#([^=\s]+)=\([^)]*\)c\d+")
+
+
+def complex_outputs(pnnx_param) -> set[int]:
+    """Positions of the graph outputs that pnnx.param types complex: ncnn carries those as real
+    blobs with a trailing (real, imaginary) axis of 2."""
+    try:
+        lines = open(pnnx_param).read().splitlines()
+    except (OSError, TypeError):
+        return set()
+    names = []
+    for line in lines:
+        parts = line.split()
+        if parts and parts[0] == "pnnx.Output":
+            complex_names = set(_COMPLEX_ANNOTATION.findall(line))
+            names += [n in complex_names for n in parts[4:4 + int(parts[2])]]
+    return {i for i, is_complex in enumerate(names) if is_complex}
+
+
+def _as_complex(y: np.ndarray) -> np.ndarray:
+    if y.shape[-1:] != (2,):
+        raise RuntimeFailed(f"complex output read as shape {y.shape}, without a trailing (real, imag) axis")
+    return (y[..., 0] + 1j * y[..., 1]).astype(np.complex64)
+
+
 FP16_FLAGS = ("use_fp16_packed", "use_fp16_storage", "use_fp16_arithmetic",
               "use_bf16_packed", "use_bf16_storage")
 
 
 def _blob_dtype(x: np.ndarray):
     """ncnn layers that take indices (Embed) read the blob's 4-byte words as int32, as the
-    converters' `_ncnn.py` feeds them: integer inputs keep their values as int32 bits."""
+    converters' `_ncnn.py` feeds them: integer inputs keep their values as int32 bits. ncnn
+    blobs carry a bool as a float 0/1, so bool inputs are fed as float32."""
+    if x.dtype == np.bool_:
+        return np.float32
     return np.int32 if np.issubdtype(x.dtype, np.integer) else np.float32
 
 
@@ -74,6 +104,7 @@ class _NcnnBackend(Backend):
         outs = list(self.net.output_names())
         self.out_names = _blob_order([n for n in outs if re.fullmatch(r"out\d+", n)] or outs, "out")
         self.batch_index = declared_batch_indices(artefacts.paths.get("ncnn.py"))
+        self.complex_outputs = complex_outputs(artefacts.paths.get("pnnx.param"))
 
     def run(self, inputs):
         import ncnn
@@ -95,7 +126,8 @@ class _NcnnBackend(Backend):
                 if ret != 0:
                     raise RuntimeError(f"ncnn extract {name} returned {ret}")
                 y = np.array(mat.numpy(), copy=True)
-                outs.append(y[None] if squeezed else y)
+                y = y[None] if squeezed else y
+                outs.append(_as_complex(y) if len(outs) in self.complex_outputs else y)
         return outs
 
     def release(self):

@@ -7,8 +7,7 @@ import sys
 from contextlib import contextmanager
 from pathlib import Path
 
-from .base import Backend
-from ..oracle import to_numpy, to_torch
+from .torch_eager import TorchModuleBackend
 
 
 @contextmanager
@@ -39,20 +38,10 @@ def load_generated_model(py_path: Path):
     return model
 
 
-class PnnxPythonBackend(Backend):
+class PnnxPythonBackend(TorchModuleBackend):
     name = "pnnx-python"
     consumes = ("pnnx.py", "pnnx.bin")
     precisions = {"fp32": None}
 
     def prepare(self, artefacts, precision):
         self.model = load_generated_model(artefacts.paths["pnnx.py"])
-
-    def run(self, inputs):
-        import torch
-
-        with torch.no_grad():
-            out = self.model(*[to_torch(x) for x in inputs])
-        return to_numpy(out)
-
-    def release(self):
-        self.model = None

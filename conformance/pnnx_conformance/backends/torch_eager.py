@@ -5,15 +5,8 @@ from .base import Backend
 from ..oracle import build_model, to_numpy, to_torch
 
 
-class TorchBackend(Backend):
-    name = "torch"
-    consumes = ()
-    precisions = {"fp32": None}
-
-    def prepare(self, artefacts, precision):
-        from ..cases import load_case
-
-        self.model = build_model(load_case(artefacts.case_id), self.precisions[precision])
+class TorchModuleBackend(Backend):
+    """Runs a torch.nn.Module that `prepare` puts in `self.model`."""
 
     def run(self, inputs):
         import torch
@@ -24,6 +17,17 @@ class TorchBackend(Backend):
 
     def release(self):
         self.model = None
+
+
+class TorchBackend(TorchModuleBackend):
+    name = "torch"
+    consumes = ()
+    precisions = {"fp32": None}
+
+    def prepare(self, artefacts, precision):
+        from ..cases import load_case
+
+        self.model = build_model(load_case(artefacts.case_id), self.precisions[precision])
 
     def describe(self):
         import torch

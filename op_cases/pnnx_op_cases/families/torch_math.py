@@ -76,7 +76,9 @@ _register_binary("remainder", "torch.remainder({a}, {b})", -4.0, 4.0, ints=True,
 _register_binary("pow", "torch.pow({a}, {b})", 0.1, 2.0, scalar="2", extra=[
     ("scalar_base", "torch.pow(2.0, x0)", [f(3, 4)]),
     ("scalar_half", "torch.pow(x0, 0.5)", [f(2, 13, low=0.0, high=3.0)]),
-    ("int", "torch.pow(x0, 3)", [i(3, 4, low=-4, high=4)])])
+    ("int", "torch.pow(x0, 3)", [i(3, 4, low=-4, high=4)]),
+    ("neg_base_cube", "torch.pow(x0, 3)", [f(1, 3, 4, 5, low=-2, high=2)]),
+    ("neg_base_inverse_square", "x0 ** -2", [f(1, 3, 8, low=-2, high=-0.5)])])
 
 
 def _bitwise(name: str, shift: bool):

@@ -5,7 +5,7 @@ import enum
 
 import torch
 
-from ..ir import dtype_suffix_of, DTYPES
+from ..ir import QUANTIZED_STORAGE, DTYPES, dtype_suffix_of
 
 
 class NotAParam(Exception):
@@ -27,7 +27,7 @@ def to_param(value, key: str | None = None):
     if isinstance(value, float):
         return float(value)
     if isinstance(value, torch.dtype):
-        return DTYPES[dtype_suffix_of(value)].torch
+        return str(value) if str(value) in QUANTIZED_STORAGE else DTYPES[dtype_suffix_of(value)].torch
     if isinstance(value, enum.Enum):
         return str(value.value)
     if isinstance(value, (list, tuple, torch.Size)):

@@ -15,7 +15,7 @@ import torch.nn as nn
 from torch.overrides import TorchFunctionMode
 
 from ..errors import ConversionError, PnnxError
-from ..ir import Attribute, Graph, Operand, Operator, dtype_suffix_of
+from ..ir import Attribute, Graph, Operand, Operator, annotation_suffix_of
 from . import expressions, indexing, modules, naming
 from .params import NotAParam, to_param
 from .shapes import SymInt, has_symint, operands_of, render
@@ -100,7 +100,7 @@ class Tracer(TorchFunctionMode):
         if isinstance(value, torch.Tensor):
             with self._quiet():
                 operand.shape = [int(d) for d in value.shape]
-                operand.dtype = dtype_suffix_of(value.dtype)
+                operand.dtype = annotation_suffix_of(value.dtype)
             self._tensors[id(value)] = (value, operand)
         self.values[operand] = value
         return operand

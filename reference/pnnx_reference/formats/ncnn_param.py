@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Union
 
 from ..errors import FormatError
-from .textfile import read_text_lines, split_text_lines
+from .textfile import CountedLineReader, read_text_lines, split_text_lines
 from .floatfmt import float_to_string, parse_float32
 from .pnnx_values import INT32_MAX, INT32_MIN, clip, parse_int32
 
@@ -138,39 +138,22 @@ def _parse_value(text: str) -> NcnnValue:
     return _parse_number(text)
 
 
-class _Reader:
+class _Reader(CountedLineReader):
+    magic, nouns = MAGIC, ("layer", "blob")
+    max_line_chars = MAX_LINE_CHARS
+
     def __init__(self, path: str, collect: list[FormatError] | None = None) -> None:
-        self.path = path
-        self.collect = collect  # None: raise on the first problem; a list: gather them
+        super().__init__(path, collect)
         self.model = NcnnModel()
-        self.declared: tuple[int, int] | None = None
-        self.lineno = 0
 
-    def fail(self, message: str, line: int | None = -1):
-        raise FormatError(self.path, message, self.lineno if line == -1 else line)
+    def body(self, line: str) -> None:
+        self.model.layers.append(self.layer(line))
 
-    def feed(self, line: str) -> None:
-        self.lineno += 1
-        if len(line) > MAX_LINE_CHARS:
-            self.fail(f"line longer than {MAX_LINE_CHARS} bytes")
-        try:
-            if self.lineno == 1:
-                if line.strip() != MAGIC:
-                    self.fail(f"bad magic {line.strip()[:40]!r}, expected {MAGIC}")
-            elif self.lineno == 2:
-                parts = line.split()
-                if len(parts) != 2 or not all(p.isdigit() and len(p) <= 10 for p in parts):
-                    self.fail(f"expected '<layer count> <blob count>', got {line.strip()[:60]!r}")
-                self.declared = (int(parts[0]), int(parts[1]))
-            else:
-                self.model.layers.append(self.layer(line))
-        except FormatError as err:
-            self.report(err)
+    def found_counts(self) -> tuple[int, int]:
+        return len(self.model.layers), len(self.model.blob_names())
 
-    def report(self, err: FormatError) -> None:
-        if self.collect is None:
-            raise err
-        self.collect.append(err)
+    def result(self) -> NcnnModel:
+        return self.model
 
     def layer(self, line: str) -> NcnnLayer:
         tokens = _TOKEN.findall(line)
@@ -211,31 +194,11 @@ class _Reader:
         except ValueError as err:
             self.fail(f"param {key}: {err}")
 
-    def finish(self) -> NcnnModel:
-        if self.declared is None:
-            if self.lineno < 2:
-                self.report(FormatError(self.path, "file ends before the layer/blob count line", self.lineno))
-            return self.model
-        layers, blobs = self.declared
-        if layers != len(self.model.layers):
-            self.report(FormatError(self.path, f"header declares {layers} layers but the file "
-                                               f"has {len(self.model.layers)}", 2))
-        found = len(self.model.blob_names())
-        if blobs != found:
-            self.report(FormatError(self.path, f"header declares {blobs} blobs but the file has {found}", 2))
-        return self.model
-
 
 def loads(text: str, path="<string>") -> NcnnModel:
-    reader = _Reader(str(path))
-    for line in split_text_lines(text, path, MAX_PARAM_BYTES):
-        reader.feed(line)
-    return reader.finish()
+    return _Reader.read(split_text_lines(text, path, MAX_PARAM_BYTES), path)
 
 
 def load(path) -> NcnnModel:
     """Read an ncnn.param file, refusing oversized files before reading them."""
-    reader = _Reader(str(path))
-    for line in read_text_lines(Path(path), MAX_PARAM_BYTES, MAX_LINE_CHARS):
-        reader.feed(line)
-    return reader.finish()
+    return _Reader.read(read_text_lines(Path(path), MAX_PARAM_BYTES, MAX_LINE_CHARS), path)

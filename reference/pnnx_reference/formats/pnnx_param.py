@@ -14,7 +14,7 @@ from pathlib import Path
 from ..errors import FormatError
 from ..ir import DTYPES, NULL_DTYPE, UNKNOWN_DIM, Attribute, Graph, Operand, Operator
 from . import pnnx_bin
-from .textfile import read_text_lines, split_text_lines
+from .textfile import CountedLineReader, read_text_lines, split_text_lines
 from .pnnx_values import INT32_MAX, ValueTextError, clip, decode_value, encode_value
 
 MAGIC = "7767517"
@@ -111,36 +111,28 @@ class _Annotation:
     line: int
 
 
-class _Reader:
+class _Reader(CountedLineReader):
     """Builds a Graph line by line, remembering where each operand was annotated."""
 
+    magic, nouns = MAGIC, ("operator", "operand")
+    max_line_chars = MAX_LINE_CHARS
+
     def __init__(self, path: str, collect: list[FormatError] | None = None) -> None:
-        self.path = path
-        self.collect = collect  # None: raise on the first problem; a list: gather them
+        super().__init__(path, collect)
         self.graph = Graph()
         self.operands: dict[str, Operand] = {}
         self.produced_at: dict[str, int] = {}
         self.op_names: dict[str, int] = {}
         self.annotations: dict[str, _Annotation] = {}
-        self.declared: tuple[int, int] | None = None
-        self.lineno = 0
 
-    def fail(self, message: str, line: int | None = -1):
-        raise FormatError(self.path, message, self.lineno if line == -1 else line)
+    def found_counts(self) -> tuple[int, int]:
+        return len(self.graph.ops), len(self.graph.operands)
 
-    # header
-    def magic(self, line: str) -> None:
-        if line.strip() != MAGIC:
-            self.fail(f"bad magic {line.strip()[:40]!r}, expected {MAGIC}")
-
-    def counts(self, line: str) -> None:
-        parts = line.split()
-        if len(parts) != 2 or not all(p.isdigit() and len(p) <= 10 for p in parts):
-            self.fail(f"expected '<operator count> <operand count>', got {line.strip()[:60]!r}")
-        self.declared = (int(parts[0]), int(parts[1]))
+    def result(self) -> Graph:
+        return self.graph
 
     # operator lines
-    def operator(self, line: str) -> None:
+    def body(self, line: str) -> None:
         tokens = line.split()
         if not tokens:
             self.fail("empty line")
@@ -264,59 +256,19 @@ class _Reader:
             self.fail(f"{what}: bad dimension {clip(text)!r}")
         return int(text)
 
-    # end of file
-    def finish(self) -> Graph:
-        if self.declared is None:
-            if self.lineno < 2:
-                self.report(FormatError(self.path, "file ends before the operator/operand count line", self.lineno))
-            return self.graph
-        ops, operands = self.declared
-        if ops != len(self.graph.ops):
-            self.report(FormatError(self.path, f"header declares {ops} operators but the file "
-                                               f"has {len(self.graph.ops)}", 2))
-        if operands != len(self.graph.operands):
-            self.report(FormatError(self.path, f"header declares {operands} operands but the file "
-                                               f"has {len(self.graph.operands)}", 2))
-        return self.graph
-
-    def feed(self, line: str) -> None:
-        self.lineno += 1
-        if len(line) > MAX_LINE_CHARS:
-            self.fail(f"line longer than {MAX_LINE_CHARS} bytes")
-        try:
-            if self.lineno == 1:
-                self.magic(line)
-            elif self.lineno == 2:
-                self.counts(line)
-            else:
-                self.operator(line)
-        except FormatError as err:
-            self.report(err)
-
-    def report(self, err: FormatError) -> None:
-        if self.collect is None:
-            raise err
-        self.collect.append(err)
-
 
 _ITEM_HANDLERS = {"@": _Reader._attr, "$": _Reader._input_key, "#": _Reader._shape_annotation}
 
 
 def loads(text: str, path="<string>") -> Graph:
     """Parse pnnx.param text. Attributes get shape and dtype but no data."""
-    reader = _Reader(str(path))
-    for line in split_text_lines(text, path, MAX_PARAM_BYTES):
-        reader.feed(line)
-    return reader.finish()
+    return _Reader.read(split_text_lines(text, path, MAX_PARAM_BYTES), path)
 
 
 def load_text(param_path) -> Graph:
     """Read a pnnx.param file (streaming, bounded memory); attributes get no data."""
     path = Path(param_path)
-    reader = _Reader(str(path))
-    for line in read_text_lines(path, MAX_PARAM_BYTES, MAX_LINE_CHARS):
-        reader.feed(line)
-    return reader.finish()
+    return _Reader.read(read_text_lines(path, MAX_PARAM_BYTES, MAX_LINE_CHARS), path)
 
 
 def default_bin_path(param_path) -> Path:

@@ -20,21 +20,24 @@ PIPELINES = {
 }
 
 
-# passes that create, merge or rename weights: never run on a moduleop body, whose weights
-# must stay the module operator's own attributes (pnnx.bin `<op>.<path>` entries)
-WEIGHT_CHANGING = (fold_constants, fuse_static, fuse_batchnorm)
+# passes that create, merge or rename weights: a moduleop body, whose weights must stay the
+# module operator's own attributes (pnnx.bin `<op>.<path>` entries), gets only the part of
+# each that leaves weights alone (None: nothing)
+WEIGHT_CHANGING = {fold_constants: fold_constants.fold_shapes, fuse_static: None, fuse_batchnorm: None}
 
 
 def run_passes(graph: Graph, optlevel: int = 2, context: PassContext | None = None, *,
                keep_weights: bool = False) -> Graph:
     """Optimise `graph` in place for `optlevel` (0, 1 or 2) and return it; `keep_weights`
-    skips the WEIGHT_CHANGING passes."""
+    runs only the weight-preserving part of the WEIGHT_CHANGING passes."""
     if optlevel not in (0, 1, 2):
         raise ValueError(f"optlevel must be 0, 1 or 2, not {optlevel!r}")
     context = context or PassContext()
     for module in PIPELINES[optlevel]:
         if not (keep_weights and module in WEIGHT_CHANGING):
             module.run(graph, context)
+        elif WEIGHT_CHANGING[module] is not None:
+            WEIGHT_CHANGING[module](graph, context)
     return graph
 
 

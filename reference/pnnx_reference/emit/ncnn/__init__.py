@@ -34,7 +34,7 @@ def copy_graph(graph: Graph) -> Graph:
         operands[id(old)] = operand
     for old in graph.ops:
         op = Operator(old.type, old.name, params=copy.deepcopy(old.params), attrs=dict(old.attrs),
-                      inputnames=list(old.inputnames))
+                      inputnames=list(old.inputnames), subgraph=old.subgraph)
         new.ops.append(op)
         new.connect(op, [_mapped(operands, new, o) for o in old.inputs],
                     [_mapped(operands, new, o) for o in old.outputs])

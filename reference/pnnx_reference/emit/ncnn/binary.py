@@ -82,6 +82,29 @@ def _unary(ctx, func, a: _Value, target: str) -> _Value:
     return _Value(target, a.shape)
 
 
+MAX_INT_POWER = 64  # integer exponents up to this are products of squares
+
+
+def int_power(ctx, src: str, p: int, out: str) -> str:
+    """src ** p for an integer p >= 1 by squaring, into `out` (`src` itself when p is 1):
+    ncnn's BinaryOp pow computes exp(p * log(x)), which is garbage for x <= 0."""
+    if p == 1:
+        return src
+    half = int_power(ctx, src, p // 2, ctx.temp(out))
+    squared = out if p % 2 == 0 else ctx.temp(out)
+    ctx.emit("UnaryOp", "square", [half], [squared], {0: UNARY["square"]})
+    if p % 2:
+        ctx.emit("BinaryOp", "mul", [squared, src], [out], {0: BINARY["mul"][0]})
+    return out
+
+
+def _integer_exponent(func, a: _Value, b: _Value) -> int | None:
+    if func != "pow" or a.number is not None or b.number is None or isinstance(b.number, bool):
+        return None
+    n = b.number
+    return int(n) if float(n).is_integer() and 1 <= abs(n) <= MAX_INT_POWER else None
+
+
 def _binary(ctx, func, args: list[_Value], target: str) -> _Value:
     op_type, reversed_type, fold = BINARY[func]
     a, b = args
@@ -89,6 +112,13 @@ def _binary(ctx, func, args: list[_Value], target: str) -> _Value:
         if fold is None:
             raise CannotLower(f"{func} of two constants is not folded")
         return _Value(number=fold(a.number, b.number))
+    n = _integer_exponent(func, a, b)
+    if n is not None:
+        power = int_power(ctx, a.blob, abs(n), target if n > 0 else ctx.temp(target))
+        if n < 0:
+            ctx.emit("UnaryOp", "reciprocal", [power], [target], {0: UNARY["reciprocal"]})
+            power = target
+        return _Value(power, a.shape)
     if b.number is not None or a.number is not None:
         tensor, scalar, code = (a, b.number, op_type) if b.number is not None else (b, a.number, reversed_type)
         ctx.emit("BinaryOp", func, [tensor.blob], [target], {0: code, 1: 1, 2: float(scalar)})

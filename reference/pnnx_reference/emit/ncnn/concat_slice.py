@@ -1,9 +1,12 @@
-"""cat/stack -> Concat; chunk/split/tensor_split/unbind -> Slice; slice/select/slice_copy -> Crop;
+"""cat/stack -> Concat; chunk/split/tensor_split/unbind -> Slice; slice/select/slice_copy/narrow -> Crop;
+index_select/gather by a constant index -> Crops + Concat;
 slice_scatter and Tensor.slice_copy (a write into a slice) -> CopyTo.
 Sizes come from the (static) operand shapes, so every split form lowers the same way."""
 from __future__ import annotations
 
 import math
+
+import numpy as np
 
 from .context import CannotLower, Context, dims_params, param
 from .registry import lowers
@@ -91,10 +94,12 @@ MAX_STRIDED = 64  # a strided slice becomes one Crop per kept index, then a Conc
 
 
 def _crop(ctx: Context, op, specs, out_name: str) -> None:
-    """Crop the unit-step box holding the slice; each strided dim then keeps every step-th
-    index (ncnn Crop has no step)."""
+    """Crop the box holding the slice; each strided dim then keeps every step-th index (ncnn
+    Crop has no step): by a reshape where the box can be widened to a multiple of the step,
+    else one Crop per kept index."""
     src = op.inputs[0]
     shape = ctx.torch_shape(src)
+    box_shape = list(ctx.shape(src))
     starts, ends, axes, strided = [], [], [], []
     for dim, start, end, step in specs:
         if not all(isinstance(v, int) or v is None for v in (start, end, step)):
@@ -102,33 +107,67 @@ def _crop(ctx: Context, op, specs, out_name: str) -> None:
         size = shape[int(dim)]
         start = 0 if start is None else start + size if start < 0 else min(start, size)
         end = size if end is None or end >= INT_MAX else end + size if end < 0 else min(end, size)
+        axis = ctx.axis(src, int(dim))
+        step = 1 if step is None else step
+        if step != 1:
+            start, end, offset = _strided_box(start, end, step, size, len(box_shape))
+            strided.append((axis, step, offset))
         starts.append(start)
         ends.append(end)
-        axes.append(ctx.axis(src, int(dim)))
-        if step not in (1, None):
-            strided.append((axes[-1], end - start, step))
+        axes.append(axis)
+        box_shape[axis] = end - start
     if not strided:
         ctx.emit("Crop", "slice", [ctx.blob(src)], [out_name], {9: starts, 10: ends, 11: axes})
         return
     box = ctx.temp(out_name)
     ctx.emit("Crop", "slice", [ctx.blob(src)], [box], {9: starts, 10: ends, 11: axes})
-    for i, (axis, span, step) in enumerate(strided):
-        box = _every_step(ctx, box, axis, span, step, out_name if i == len(strided) - 1 else ctx.temp(out_name))
+    for i, (axis, step, offset) in enumerate(strided):
+        target = out_name if i == len(strided) - 1 else ctx.temp(out_name)
+        box = _every_step(ctx, box, box_shape, axis, step, offset, target)
 
 
-def _every_step(ctx: Context, blob: str, axis: int, span: int, step: int, out_name: str) -> str:
-    keep = list(range(0, span, step))
+def _strided_box(start: int, end: int, step: int, size: int, ncnn_rank: int) -> tuple[int, int, int | None]:
+    """(box start, box end, offset of the first kept index in each step-long group), the box
+    widened to a whole number of steps inside [0, size); offset None: no such box, or no room
+    for the extra reshape axis (ncnn blobs have at most 4 dims)."""
+    count = len(range(start, end, step))
+    begin = min(start, size - count * step)
+    if ncnn_rank >= 4 or count == 0 or begin < 0 or start - begin >= step:
+        return start, end, None
+    return begin, begin + count * step, start - begin
+
+
+def _every_step(ctx: Context, blob: str, shape: list[int], axis: int, step: int, offset: int | None,
+                out_name: str) -> str:
+    """Keep every step-th index along `axis` of `blob` (ncnn shape `shape`, updated in place)."""
+    if offset is not None and min(shape) > 0:
+        _every_step_by_reshape(ctx, blob, shape, axis, step, offset, out_name)
+        shape[axis] //= step
+        return out_name
+    keep = list(range(0, shape[axis], step))
     if len(keep) > MAX_STRIDED:
         raise CannotLower(f"strided slice keeping {len(keep)} > {MAX_STRIDED} indices is not lowered "
                           "(ncnn Crop has no step)")
     if len(keep) == 1:
         ctx.emit("Crop", "slice", [blob], [out_name], {9: [0], 10: [1], 11: [axis]})
-        return out_name
-    parts = [ctx.temp(out_name) for _ in keep]
-    for index, part in zip(keep, parts):
-        ctx.emit("Crop", "slice", [blob], [part], {9: [index], 10: [index + 1], 11: [axis]})
-    ctx.emit("Concat", "slice", parts, [out_name], {0: axis})
+    else:
+        parts = [ctx.temp(out_name) for _ in keep]
+        for index, part in zip(keep, parts):
+            ctx.emit("Crop", "slice", [blob], [part], {9: [index], 10: [index + 1], 11: [axis]})
+        ctx.emit("Concat", "slice", parts, [out_name], {0: axis})
+    shape[axis] = len(keep)
     return out_name
+
+
+def _every_step_by_reshape(ctx: Context, blob: str, shape: list[int], axis: int, step: int, offset: int,
+                           out_name: str) -> None:
+    """Split the axis into (length/step, step), crop index `offset` of the new inner axis and
+    merge back: three layers whatever the length."""
+    split = shape[:axis] + [shape[axis] // step, step] + shape[axis + 1:]
+    grouped, picked = ctx.temp(out_name), ctx.temp(out_name)
+    ctx.emit("Reshape", "slice", [blob], [grouped], dims_params(split))
+    ctx.emit("Crop", "slice", [grouped], [picked], {9: [offset], 10: [offset + 1], 11: [axis + 1]})
+    ctx.emit("Reshape", "slice", [picked], [out_name], dims_params(split[:axis + 1] + split[axis + 2:]))
 
 
 @lowers("Tensor.slice", "torch.slice_copy")
@@ -219,3 +258,78 @@ def slice_copy(ctx: Context, op) -> None:
     inp, src = _input_and_src(op)
     specs, _ = _slice_specs(op)
     _copy_to(ctx, op, inp, src, specs, "slice_copy")
+
+
+@lowers("torch.narrow", "Tensor.narrow")
+def narrow(ctx: Context, op) -> None:
+    dim, start, length = param(op, "dim"), param(op, "start"), param(op, "length")
+    if not all(isinstance(v, int) for v in (dim, start, length)):
+        raise CannotLower("narrow with a dim, start or length from a tensor is not lowered")
+    if start < 0:  # counted from the end before adding the length (start=-2, length=2 ends at the end)
+        start += ctx.torch_shape(op.inputs[0])[dim]
+    _crop(ctx, op, [(dim, start, start + length, 1)], op.outputs[0].name)
+
+
+def select_indices(ctx: Context, blob: str, axis: int, indices, out_name: str) -> None:
+    """`blob` indexed by constant `indices` along ncnn `axis`: one Crop per run of consecutive
+    indices, joined by a Concat (ncnn has no Gather layer)."""
+    runs: list[list[int]] = []
+    for i in (int(i) for i in indices):
+        if runs and runs[-1][1] == i:
+            runs[-1][1] += 1
+        else:
+            runs.append([i, i + 1])
+    if not runs:
+        raise CannotLower("an empty index: ncnn blobs cannot be empty")
+    if len(runs) > MAX_STRIDED:
+        raise CannotLower(f"indexing with {len(runs)} > {MAX_STRIDED} runs of consecutive indices is not lowered "
+                          "(ncnn has no Gather layer)")
+    if len(runs) == 1:
+        ctx.emit("Crop", "index", [blob], [out_name], {9: [runs[0][0]], 10: [runs[0][1]], 11: [axis]})
+        return
+    parts = [ctx.temp(out_name) for _ in runs]
+    for (start, end), part in zip(runs, parts):
+        ctx.emit("Crop", "index", [blob], [part], {9: [start], 10: [end], 11: [axis]})
+    ctx.emit("Concat", "index", parts, [out_name], {0: axis})
+
+
+def _constant_index(ctx: Context, op, what: str):
+    """(input operand, index values) of an indexing operator whose index is a constant."""
+    names = op.inputnames or ["input", "index"]
+    src, index = op.inputs[names.index("input")], op.inputs[names.index("index")]
+    values = ctx.constant(index)
+    if values is None:
+        raise CannotLower(f"{what} with an index computed at run time is not lowered (ncnn has no Gather layer)")
+    return src, values
+
+
+@lowers("torch.index_select", "Tensor.index_select")
+def index_select(ctx: Context, op) -> None:
+    src, values = _constant_index(ctx, op, "index_select")
+    dim = _dim(op)
+    size = ctx.torch_shape(src)[dim]
+    indices = [int(i) + size if i < 0 else int(i) for i in values.reshape(-1)]
+    select_indices(ctx, ctx.blob(src), ctx.axis(src, dim), indices, op.outputs[0].name)
+
+
+@lowers("torch.gather", "Tensor.gather")
+def gather(ctx: Context, op) -> None:
+    """A constant index that picks the same entries along dim at every other position is an
+    index_select of the input cut to the index's extent; any other gather needs a Gather layer."""
+    src, values = _constant_index(ctx, op, "gather")
+    dim = _dim(op)
+    shape = ctx.torch_shape(src)
+    dim = dim + len(shape) if dim < 0 else dim
+    if values.ndim != len(shape):
+        raise CannotLower(f"gather with a rank-{values.ndim} index into a rank-{len(shape)} input")
+    line = values[tuple(slice(None) if d == dim else slice(0, 1) for d in range(values.ndim))]
+    if not np.array_equal(np.broadcast_to(line, values.shape), values):
+        raise CannotLower("gather with a constant index that differs across the other dims is not lowered "
+                          "(ncnn has no Gather layer)")
+    cut = [(d, 0, n, 1) for d, n in enumerate(values.shape) if d != dim and n != shape[d]]
+    blob = ctx.blob(src)
+    if cut:
+        blob = ctx.temp(op.outputs[0].name)
+        _crop(ctx, op, cut, blob)
+    indices = [int(i) + shape[dim] if i < 0 else int(i) for i in line.reshape(-1)]
+    select_indices(ctx, blob, ctx.axis(src, dim), indices, op.outputs[0].name)

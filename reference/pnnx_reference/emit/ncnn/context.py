@@ -7,7 +7,7 @@ Constants (pnnx.Attribute) without a leading 1 keep all their dims (no batch axi
 
 A graph whose inputs do not all lead with 1 is lowered batchless (like upstream's batch index
 233): every operand keeps all its dims, so only operators that do not need an (N, C, ...)
-layout can be lowered (see lower.BATCHLESS_FAMILIES)."""
+layout can be lowered (see lower.BATCHLESS_FAMILIES and batch_independent)."""
 from __future__ import annotations
 
 from collections import Counter
@@ -29,6 +29,13 @@ class CannotLower(Exception):
 RESHAPES = ("Tensor.view", "Tensor.reshape", "torch.reshape", "torch.flatten", "Tensor.flatten", "nn.Flatten",
             "nn.Unflatten", "torch.unflatten", "Tensor.unflatten", "Tensor.view_as", "Tensor.reshape_as",
             "torch.squeeze", "Tensor.squeeze", "torch.unsqueeze", "Tensor.unsqueeze", "torch.ravel")
+
+
+def batch_independent(lowering):
+    """Marks a lowering that reads every operand's layout from its shape (no (N=1, C, ...)
+    assumption), so it also lowers batchless graphs."""
+    lowering.batch_independent = True
+    return lowering
 
 
 def is_batchless(input_shapes) -> bool:

@@ -26,9 +26,11 @@ def _inner_product(ctx: Context, op, src_operand, weight: np.ndarray, bias) -> N
     flattened to 2-d and reshaped back) Gemm with constant B, as upstream writes it: ncnn's
     InnerProduct runs one row at a time, Gemm its blocked matrix kernels (measured: vit_b_16
     on ncnn CPU, one thread, 1108 ms with InnerProduct rows, 570 ms with Gemm)."""
-    shape = ctx.shape(src_operand)
-    src = ctx.blob(src_operand)
-    out = op.outputs[0].name
+    inner_product_rows(ctx, ctx.blob(src_operand), ctx.shape(src_operand), op.outputs[0].name, weight, bias)
+
+
+def inner_product_rows(ctx: Context, src: str, shape: list[int], out: str, weight: np.ndarray, bias) -> None:
+    """`_inner_product` on a blob of ncnn shape `shape`, written to blob `out`."""
     if len(shape) <= 1:
         ctx.emit("InnerProduct", "linear", [src], [out], *_inner_product_layer(weight, bias))
         return
@@ -89,16 +91,17 @@ def addmm(ctx: Context, op) -> None:
     out = op.outputs[0].name
     product = ctx.temp(out)
     ctx.emit("MatMul", "matmul", [ctx.blob(x), ctx.blob(w)], [product], {0: 0})
-    product = _scaled(ctx, product, alpha, out)
-    ctx.emit("BinaryOp", "add", [product, _scaled(ctx, ctx.blob(inp), beta, out)], [out], {0: 0})
+    product = scaled(ctx, product, alpha, out)
+    ctx.emit("BinaryOp", "add", [product, scaled(ctx, ctx.blob(inp), beta, out)], [out], {0: 0})
 
 
-def _scaled(ctx: Context, blob: str, factor: float, base: str) -> str:
+def scaled(ctx: Context, blob: str, factor: float, base: str) -> str:
+    """`blob` times a scalar, in a temp blob named after `base` (`blob` itself for 1)."""
     if factor == 1.0:
         return blob
-    scaled = ctx.temp(base)
-    ctx.emit("BinaryOp", "mul", [blob], [scaled], {0: 2, 1: 1, 2: factor})
-    return scaled
+    result = ctx.temp(base)
+    ctx.emit("BinaryOp", "mul", [blob], [result], {0: 2, 1: 1, 2: factor})
+    return result
 
 
 @lowers("torch.matmul", "torch.bmm", "torch.mm", "Tensor.matmul")

@@ -7,15 +7,18 @@ from ...ir import Graph, Operand
 from . import families  # noqa: F401  (registers every lowering)
 from .context import CannotLower, Context, is_batchless
 from .layers import Layer
+from .logic import BOOL_OPERANDS
 from .prepass import PREPASSES
+from .spectrogram import COMPLEX, reads_complex
 from .optimize import fold_padding, fuse_activations, remove_dead
 from .registry import lowering_for
 from .split import insert_split, rename_outputs
 
 # families whose lowerings follow the operand shapes only (no (N, C, ...) layout), so they
-# also lower a batchless graph; the coverage sweep checks them there
+# also lower a batchless graph; a lowering elsewhere opts in with context.batch_independent
 BATCHLESS_FAMILIES = {"activation", "binary", "reduce", "shape", "concat_slice", "tile_flip", "linear",
-                      "diag", "fold", "rnn", "einsum", "sdpa"}
+                      "diag", "fold", "rnn", "einsum", "sdpa", "composite", "linalg",
+                      "logic"}
 SKIPPED = {"pnnx.Input", "pnnx.Output", "pnnx.Attribute", "prim::TupleConstruct", "prim::ListConstruct"}
 
 
@@ -61,7 +64,7 @@ def lower_graph(graph: Graph) -> tuple[list[Layer], Context, list[Operand]]:
         if lowering is None:
             failures.append((op.type, op.name, "no ncnn lowering for this operator"))
             continue
-        if lowering.__module__.rsplit(".", 1)[-1] not in BATCHLESS_FAMILIES:
+        if _needs_batch_axis(lowering):
             reason = _layout_reason(ctx, op, shapes)
             if reason:
                 failures.append((op.type, op.name, reason))
@@ -81,6 +84,11 @@ def lower_graph(graph: Graph) -> tuple[list[Layer], Context, list[Operand]]:
     if failures:
         raise _unsupported(failures)
     return _finish(ctx.layers, out_blobs), ctx, outputs
+
+
+def _needs_batch_axis(lowering) -> bool:
+    family = lowering.__module__.rsplit(".", 1)[-1]
+    return family not in BATCHLESS_FAMILIES and not getattr(lowering, "batch_independent", False)
 
 
 def _layout_reason(ctx: Context, op, shapes) -> str | None:
@@ -110,10 +118,17 @@ INTEGER_INPUTS = {"nn.Embedding", "F.embedding"}
 
 def _check_dtypes(ctx: Context, op) -> None:
     """ncnn blobs hold floats: an integer or bool activation cannot be computed on (an input fed
-    as int32 would be read as float bits), except as the indices of Embed."""
+    as int32 would be read as float bits), except as the indices of Embed. A bool is fed and
+    produced as float 0/1, which the BOOL_OPERANDS lowerings (logic.py) read as such; a complex
+    tensor is a (..., 2) blob that only the spectrogram lowerings read (reads_complex)."""
     if op.type in INTEGER_INPUTS:
         return
     for operand in op.inputs:
+        if operand.dtype in COMPLEX and not reads_complex(op):
+            raise CannotLower(f"operand {operand.name} is {operand.dtype}: ncnn has no complex arithmetic "
+                              "(a complex blob is its (..., 2) real view)")
+        if operand.dtype == "bool" and op.type in BOOL_OPERANDS:
+            continue
         if ctx.constant(operand) is None and operand.dtype is not None and _is_integer(operand.dtype):
             raise CannotLower(f"operand {operand.name} is {operand.dtype}: ncnn blobs hold floats only")
 

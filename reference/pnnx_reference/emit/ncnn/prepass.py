@@ -1,10 +1,12 @@
-"""Graph rewrites on the working copy before lowering, for patterns that have a single ncnn
-layer: view(1,g,c/g,h,w) -> transpose(1,2) -> view(1,c,h,w) is a ShuffleChannel; then the
-rank-5/6 reshape -> permute chains that ncnn's 4-d blobs cannot hold (see highrank)."""
+"""Graph rewrites on the working copy before lowering: module operators are replaced by their
+bodies (see inline); patterns that have a single ncnn layer: view(1,g,c/g,h,w) ->
+transpose(1,2) -> view(1,c,h,w) is a ShuffleChannel; then the rank-5/6 reshape -> permute
+chains that ncnn's 4-d blobs cannot hold (see highrank)."""
 from __future__ import annotations
 
 from ...ir import Graph, Operator
 from .highrank import HIGH_RANK_PREPASSES
+from .inline import inline_module_bodies
 
 RESHAPES = {"Tensor.view", "Tensor.reshape", "torch.reshape", "torch.flatten", "Tensor.flatten"}
 NOOPS = {"Tensor.contiguous"}
@@ -68,4 +70,4 @@ def _output_like(graph: Graph, op: Operator, last: Operator):
     return new
 
 
-PREPASSES = (fuse_channel_shuffle, *HIGH_RANK_PREPASSES)
+PREPASSES = (inline_module_bodies, fuse_channel_shuffle, *HIGH_RANK_PREPASSES)

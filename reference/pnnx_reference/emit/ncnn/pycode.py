@@ -10,6 +10,9 @@ NO_BATCH = 233
 
 def _make_input(name: str, shape: list[int], dtype: str | None) -> str:
     dims = ", ".join(str(128 if d == -1 else d) for d in shape) or "()"
+    if dtype == "bool":  # ncnn blobs carry a bool as a float 0/1
+        size = f"({dims},)" if shape else "()"
+        return f"    {name} = torch.randint(2, {size}, dtype=torch.float)"
     if dtype is not None and DTYPES[dtype].is_integer:
         # ncnn has no int64 blobs: upstream feeds integer inputs as torch.int
         return f"    {name} = torch.randint(10, ({dims},), dtype=torch.int)"

@@ -73,3 +73,25 @@ def transpose(ctx: Context, op) -> None:
 def t(ctx: Context, op) -> None:
     rank = len(ctx.torch_shape(op.inputs[0]))
     _permute(ctx, op, [0, 1] if rank < 2 else [1, 0])
+
+
+def movedim_permutation(source, destination, rank: int) -> list[int]:
+    """torch.movedim as a permutation: each source dim lands at its destination, the other
+    dims fill the remaining places in their order."""
+    source = [source] if isinstance(source, int) else list(source)
+    destination = [destination] if isinstance(destination, int) else list(destination)
+    source = [d + rank if d < 0 else d for d in source]
+    destination = [d + rank if d < 0 else d for d in destination]
+    perm: list[int | None] = [None] * rank
+    for s, d in zip(source, destination):
+        perm[d] = s
+    rest = iter(d for d in range(rank) if d not in source)
+    return [next(rest) if p is None else p for p in perm]
+
+
+@lowers("torch.movedim", "Tensor.movedim", "torch.moveaxis", "Tensor.moveaxis")
+def movedim(ctx: Context, op) -> None:
+    source, destination = param(op, "source"), param(op, "destination")
+    if source is None or destination is None:
+        raise CannotLower("movedim without constant source and destination dims")
+    _permute(ctx, op, movedim_permutation(source, destination, len(ctx.torch_shape(op.inputs[0]))))

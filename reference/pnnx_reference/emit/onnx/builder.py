@@ -10,7 +10,7 @@ import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
 from ...ir import Graph, Operand, Operator
-from .dtypes import FLOATS, numpy_type, onnx_type
+from .dtypes import COMPLEX_PARTS, FLOATS, numpy_type, onnx_type
 from .registry import Unsupported
 
 
@@ -24,6 +24,7 @@ class OnnxBuilder:
         self.functions: list = []                # FunctionProtos of moduleop bodies
         self.domains: dict[str, int] = {}        # their domains, for opset_import
         self.op: Operator | None = None          # the operator being lowered
+        self.complex_values: set[str] = set()    # graph inputs/outputs that are complex
         self._used = {o.name for o in graph.operands} | {op.name for op in graph.ops}
         self._consts: dict[tuple, str] = {}
         self._counter = itertools.count()
@@ -125,10 +126,15 @@ class OnnxBuilder:
 
     # --- graph boundary ------------------------------------------------------------------------
     def value_info(self, name: str, operand: Operand):
+        """A graph input or output; a complex one is real with a trailing axis of 2."""
         shape = None
         if operand.shape is not None:
             shape = [f"{name}_d{i}" if d < 0 else d for i, d in enumerate(operand.shape)]
-        return helper.make_tensor_value_info(name, onnx_type(operand.dtype), shape)
+        dtype = operand.dtype
+        if dtype in COMPLEX_PARTS:
+            self.complex_values.add(name)
+            dtype, shape = COMPLEX_PARTS[dtype], None if shape is None else shape + [2]
+        return helper.make_tensor_value_info(name, onnx_type(dtype), shape)
 
     # --- params and shapes -------------------------------------------------------------------
     @staticmethod

@@ -15,6 +15,9 @@ ONNX_TYPES = {
 NUMPY_TYPES = {"f32": np.float32, "f64": np.float64, "f16": np.float16, "i32": np.int32,
                "i64": np.int64, "i16": np.int16, "i8": np.int8, "u8": np.uint8, "bool": np.bool_}
 FLOATS = ("f32", "f64", "f16", "bf16")
+COMPLEX = ("c32", "c64", "c128")
+# a complex tensor is carried as its parts' real dtype with a trailing axis of 2
+COMPLEX_PARTS = {"c64": "f32", "c128": "f64"}
 
 # `dtype=torch.float` style params and `torch.float(@0)` expression casts
 TORCH_NAMES = {

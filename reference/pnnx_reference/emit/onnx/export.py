@@ -17,6 +17,8 @@ from .lower import lower_graph
 DEFAULT_OPSET = 23
 MIN_OPSET = 21   # GroupNormalization with per-channel scale
 _FUNCTIONS_IR_VERSION = 8  # model-local functions (moduleop bodies)
+COMPLEX_INPUTS = "pnnx.complex_inputs"    # metadata keys, see _mark_complex
+COMPLEX_OUTPUTS = "pnnx.complex_outputs"
 
 
 class UnsupportedOperators(UnsupportedOperator):
@@ -53,8 +55,21 @@ def _model(b: OnnxBuilder, graph: Graph, opset: int) -> onnx.ModelProto:
     opsets += [helper.make_opsetid(d, v) for d, v in sorted(b.domains.items())]
     if b.functions:
         ir_version = max(ir_version, _FUNCTIONS_IR_VERSION)
-    return helper.make_model(g, opset_imports=opsets, producer_name="pnnx_reference",
-                             ir_version=ir_version, functions=b.functions)
+    model = helper.make_model(g, opset_imports=opsets, producer_name="pnnx_reference",
+                              ir_version=ir_version, functions=b.functions)
+    _mark_complex(model, b)
+    return model
+
+
+def _mark_complex(model: onnx.ModelProto, b: OnnxBuilder) -> None:
+    """Name the complex graph inputs/outputs (real tensors with a trailing axis of 2) in the
+    metadata, so that a runtime can view them as complex: COMPLEX_INPUTS / COMPLEX_OUTPUTS,
+    comma-separated positions."""
+    for key, values in ((COMPLEX_INPUTS, b.inputs), (COMPLEX_OUTPUTS, b.outputs)):
+        positions = [str(i) for i, v in enumerate(values) if v.name in b.complex_values]
+        if positions:
+            helper.set_model_props(model, {**{p.key: p.value for p in model.metadata_props},
+                                           key: ",".join(positions)})
 
 
 def write_onnx(graph: Graph, path, fp16: bool = True, opset: int | None = None) -> None:

@@ -11,6 +11,7 @@ from onnx import FunctionProto, helper, numpy_helper
 
 from ...ir import Graph, Operator
 from .builder import OnnxBuilder
+from .dtypes import COMPLEX
 from .registry import Unsupported, lookup
 
 FALLBACK_DOMAIN = "pnnx.moduleop"
@@ -20,9 +21,11 @@ def lower_graph(b: OnnxBuilder, graph: Graph) -> list[tuple[str, str, str]]:
     """Lower every operator of `graph` into `b`; (type, name, reason) per one that cannot be."""
     problems = []
     for op in graph.ops:
-        fn = lower_moduleop if op.subgraph is not None else lookup(op.type)
+        complex_operands = any(o.dtype in COMPLEX for o in op.inputs + op.outputs)
+        fn = lower_moduleop if op.subgraph is not None else lookup(op.type, complex_operands)
         if fn is None:
-            problems.append((op.type, op.name, "no ONNX lowering for this operator"))
+            what = " with complex operands" if complex_operands else ""
+            problems.append((op.type, op.name, f"no ONNX lowering for this operator{what}"))
             continue
         b.op = op
         mark = b.checkpoint()

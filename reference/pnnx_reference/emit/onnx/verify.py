@@ -8,12 +8,15 @@ import numpy as np
 import onnx
 
 from ...ir import Graph
+from .dtypes import COMPLEX_PARTS
+from .export import COMPLEX_INPUTS, COMPLEX_OUTPUTS
 
 
-def shape_mismatches(model: onnx.ModelProto, graph: Graph) -> list[str]:
+def shape_mismatches(model: onnx.ModelProto, graph: Graph, data_prop: bool = False) -> list[str]:
     """Operands whose shape from `infer_shapes(strict_mode=True)` differs from the pnnx
-    annotation (`?` matches anything). Raises onnx's InferenceError on inconsistencies."""
-    inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True)
+    annotation (`?` matches anything). Raises onnx's InferenceError on inconsistencies.
+    `data_prop` also propagates constant shape values (stricter, slower)."""
+    inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True, data_prop=data_prop)
     g = inferred.graph
     infos = {v.name: v for v in list(g.value_info) + list(g.output) + list(g.input)}
     problems = []
@@ -26,9 +29,9 @@ def shape_mismatches(model: onnx.ModelProto, graph: Graph) -> list[str]:
             problems.append(f"{operand.name}: no inferred shape")
             continue
         dims = [d.dim_value if d.HasField("dim_value") else -1 for d in t.shape.dim]
-        if len(dims) != len(operand.shape) or any(
-                w >= 0 and d >= 0 and d != w for d, w in zip(dims, operand.shape)):
-            problems.append(f"{operand.name}: inferred {dims}, pnnx {list(operand.shape)}")
+        want = list(operand.shape) + ([2] if operand.dtype in COMPLEX_PARTS else [])
+        if len(dims) != len(want) or any(w >= 0 and d >= 0 and d != w for d, w in zip(dims, want)):
+            problems.append(f"{operand.name}: inferred {dims}, pnnx {want}")
     return problems
 
 
@@ -45,13 +48,23 @@ def session(model_or_path, threads: int = 1):
 
 
 def run_onnx(model_or_path, inputs: Sequence, threads: int = 1) -> list[np.ndarray]:
-    """Run with onnxruntime's CPU provider; `inputs` are tensors or arrays in graph order."""
+    """Run with onnxruntime's CPU provider; `inputs` are tensors or arrays in graph order.
+    Complex inputs and outputs (trailing-2 real tensors in the model) are complex arrays here."""
     sess = session(model_or_path, threads)
+    meta = sess.get_modelmeta().custom_metadata_map
+    complex_in, complex_out = (_positions(meta.get(k)) for k in (COMPLEX_INPUTS, COMPLEX_OUTPUTS))
     feeds = {}
-    for info, value in zip(sess.get_inputs(), inputs):
+    for i, (info, value) in enumerate(zip(sess.get_inputs(), inputs)):
         array = value.detach().cpu().numpy() if hasattr(value, "detach") else np.asarray(value)
+        if i in complex_in:
+            array = np.stack([array.real, array.imag], axis=-1)
         feeds[info.name] = np.array(array, order="C")  # (ascontiguousarray makes 0-d 1-d)
-    return sess.run(None, feeds)
+    outputs = sess.run(None, feeds)
+    return [o[..., 0] + 1j * o[..., 1] if i in complex_out else o for i, o in enumerate(outputs)]
+
+
+def _positions(value) -> set[int]:
+    return {int(p) for p in value.split(",") if p} if value else set()
 
 
 # --- one conformance case end to end -----------------------------------------------------------
@@ -97,9 +110,11 @@ def _compare(got, want, hint, atol, rtol) -> tuple[str, str]:
     if len(got) != len(want):
         return "mismatch", f"{len(got)} outputs, torch has {len(want)}"
     for i, (g, w) in enumerate(zip(got, want)):
-        w = w.detach().cpu().numpy()
+        w = w.detach().cpu().resolve_conj().resolve_neg().numpy()
         if g.shape != w.shape:
             return "mismatch", f"output {i}: shape {g.shape}, torch {w.shape}"
+        if np.iscomplexobj(g) or np.iscomplexobj(w):  # compare (real, imaginary) pairs
+            g, w = (np.stack([np.real(a), np.imag(a)], axis=-1) for a in (g, w))
         g64, w64 = g.astype(np.float64), w.astype(np.float64)
         if not np.allclose(g64, w64, atol=atol, rtol=rtol, equal_nan=True):
             return "mismatch", f"output {i}: max |diff| {np.nanmax(np.abs(g64 - w64)):.3g}"

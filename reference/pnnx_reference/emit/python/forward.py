@@ -7,7 +7,7 @@ from pnnx_reference import expression
 from pnnx_reference.emit.python.api_paths import check_api_type, tensor_method_name
 from pnnx_reference.emit.python.names import CodegenError, UnknownOperatorType, check_keyword_name, is_identifier
 from pnnx_reference.emit.python.slicing import index_expression, slice_expression
-from pnnx_reference.emit.python.values import render_kwargs
+from pnnx_reference.emit.python.values import render_kwargs, render_value
 from pnnx_reference.ir import Operator
 
 # functions taking one sequence of tensors: their inputs are passed as one tuple
@@ -25,7 +25,10 @@ SEQUENCE_PARAMS = {"Tensor.index_put": {"indices"}, "Tensor.index_put_": {"indic
 # the schema name the graph records: `Tensor.copy_(src)` is bound as `other` in Python)
 POSITIONAL_INPUTS = {"Tensor.copy": {"src"}, "Tensor.to": {"other"}}
 # scalar params that the Python call needs as tensors, as upstream writes them
-TENSOR_PARAMS = {"torch.where": ("input", "other"), "Tensor.index_put": ("values",)}
+TENSOR_PARAMS = {"Tensor.index_put": ("values",)}
+# functions written with every argument positional, tensors and numbers alike: torch.where's
+# number overloads take `self`/`other`, so `input=1.0` as a keyword would not bind
+POSITIONAL_SIGNATURES = {"torch.where": ("condition", "input", "other")}
 # params passed positionally before the tensors
 LEADING_PARAMS = {"torch.einsum": ("equation",)}
 # Tensor methods whose size list is spread positionally: `v.reshape(1, 2, -1)`
@@ -85,6 +88,8 @@ def _group_text(op: Operator, name: str, names: list[str]) -> str:
 
 def call_arguments(op: Operator, ctx, first: int = 0, skip_params=()) -> str:
     """Unnamed inputs and a leading `input` positionally, other inputs as keywords, then params."""
+    if op.type in POSITIONAL_SIGNATURES:
+        return _positional_arguments(op, ctx, first, POSITIONAL_SIGNATURES[op.type])
     leading = [op.params[k] for k in LEADING_PARAMS.get(op.type, ()) if k in op.params]
     if not all(isinstance(v, str) for v in leading):
         raise CodegenError(f"{op.name!r}: {op.type} expects a string equation")
@@ -105,6 +110,20 @@ def call_arguments(op: Operator, ctx, first: int = 0, skip_params=()) -> str:
         values = {**values, "output_size": [None if v == 0 else v for v in values["output_size"]]}
     params = render_kwargs(values, op.name, skip, as_tensor=TENSOR_PARAMS.get(op.type, ()))
     return ", ".join(positional + keywords + params)
+
+
+def _positional_arguments(op: Operator, ctx, first: int, signature: tuple[str, ...]) -> str:
+    groups = {name: _group_text(op, name, names) for name, names in _groups(op, ctx, first)}
+    texts = []
+    for key in signature:
+        if key in groups:
+            texts.append(groups[key])
+        elif key in op.params:
+            texts.append(render_value(op.params[key]))
+        else:
+            raise CodegenError(f"{op.name!r}: {op.type} has no argument {key!r}")
+    rest = {k: v for k, v in op.params.items() if k not in signature}
+    return ", ".join(texts + render_kwargs(rest, op.name))
 
 
 # --- renderers ---------------------------------------------------------------------------

@@ -37,12 +37,17 @@ class _Value:
         return self.name is None
 
 
-@lowering("pnnx.Expression")
-def expression(b, op):
+def parse_expression(op) -> ex.Node:
+    """The expression tree of a pnnx.Expression operator; a malformed one is Unsupported."""
     try:
-        tree = ex.parse(op.params.get("expr"))
+        return ex.parse(op.params.get("expr"))
     except ex.ExpressionError as err:
         raise Unsupported(str(err)) from err
+
+
+@lowering("pnnx.Expression")
+def expression(b, op):
+    tree = parse_expression(op)
     out = op.outputs[0]
     value = _Lowerer(b, op).lower(tree)
     if value.is_const:  # e.g. a reshape shape list, or arithmetic on literals only

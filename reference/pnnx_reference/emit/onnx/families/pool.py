@@ -133,9 +133,17 @@ def _adaptive_avg_matmul(b, op):
 
 lowering("nn.AdaptiveAvgPool1d", "nn.AdaptiveAvgPool2d", "nn.AdaptiveAvgPool3d",
          "F.adaptive_avg_pool1d", "F.adaptive_avg_pool2d", "F.adaptive_avg_pool3d")(_adaptive_avg)
-lowering("nn.AdaptiveMaxPool1d", "nn.AdaptiveMaxPool2d", "nn.AdaptiveMaxPool3d",
-         "F.adaptive_max_pool1d", "F.adaptive_max_pool2d", "F.adaptive_max_pool3d")(
-    _adaptive("GlobalMaxPool", "MaxPool"))
+
+
+@lowering("nn.AdaptiveMaxPool1d", "nn.AdaptiveMaxPool2d", "nn.AdaptiveMaxPool3d",
+          "F.adaptive_max_pool1d", "F.adaptive_max_pool2d", "F.adaptive_max_pool3d")
+def adaptive_max(b, op):
+    try:
+        _adaptive("GlobalMaxPool", "MaxPool")(b, op)
+    except Unsupported:  # unequal windows or unbatched input
+        from .pool_windows import adaptive_max_windows
+
+        adaptive_max_windows(b, op)
 
 
 @lowering("nn.PixelShuffle", "F.pixel_shuffle")

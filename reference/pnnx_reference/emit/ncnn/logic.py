@@ -1,0 +1,250 @@
+"""Comparisons, boolean logic, where/masked_fill, dtype casts and fill, on float blobs.
+
+ncnn blobs hold floats, so a bool tensor is carried as a float 0/1 blob (a bool graph input is
+fed so). ncnn's Threshold layer gives 1 where x > threshold, else 0, so with d = a - b:
+gt = Threshold(d), lt = Threshold(-d), ne = Threshold(|d|), and le, ge, eq are 1 minus gt, lt,
+ne. This is exact for finite a, b: IEEE subtraction of two different finite floats is never 0
+(gradual underflow; a build that flushes subnormals to zero would call values closer than
+FLT_MIN equal) and has the sign of a - b (an overflow is a signed inf). Equal infinities
+give inf - inf = NaN and Threshold(NaN) = 0, which is still right; a NaN operand is not: it
+reads as "not greater, not less, not different", so ge/le/eq give 1 and ne 0 (torch: 0, 0, 0, 1).
+
+A non-bool operand is true where it is nonzero: Threshold(|x|) (a NaN reads as false).
+where/masked_fill select by cond * x + (1 - cond) * y, exact while the tensors x and y are
+finite (an infinite number is built so that it never meets a 0)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import expression as ex
+from .binary import BINARY, lower_tree
+from .composite import _argument_nodes, _dims, _reduction, _unary
+from .context import FLT_MAX, CannotLower, Context, dims_params, param
+from .layers import Weight
+from .registry import lowers
+
+REDUCE_MAX, REDUCE_MIN = 4, 5
+# op types whose lowerings read bool operands as float 0/1 blobs (lower._check_dtypes lets them)
+BOOL_OPERANDS: set[str] = set()
+
+
+def _logic(*op_types: str):
+    BOOL_OPERANDS.update(op_types)
+    return lowers(*op_types)
+
+
+def _is_bool(operand) -> bool:
+    return operand.dtype == "bool"
+
+
+def _call(func: str, *args) -> ex.Call:
+    return ex.Call(func, tuple(args))
+
+
+def _tree(ctx: Context, op, node, out: str) -> str:
+    """Lowers an expression over op's arguments into `out`; the blob that holds the result."""
+    lower_tree(ctx, op, node, op.inputs, out)
+    return ctx.aliases.get(out, out)
+
+
+def _mask(ctx: Context, src: str, out: str) -> str:
+    """1 where src > 0, else 0."""
+    ctx.emit("Threshold", "mask", [src], [out], {0: 0.0})
+    return out
+
+
+def _complement(ctx: Context, src: str, out: str) -> str:
+    """1 - src."""
+    ctx.emit("BinaryOp", "not", [src], [out], {0: BINARY["sub"][1], 1: 1, 2: 1.0})
+    return out
+
+
+def _mask_of(ctx: Context, op, node, negate: bool) -> None:
+    """op's output = Threshold(node), or 1 minus it."""
+    out = op.outputs[0].name
+    value = _tree(ctx, op, node, ctx.temp(out))
+    if negate:
+        _complement(ctx, _mask(ctx, value, ctx.temp(out)), out)
+    else:
+        _mask(ctx, value, out)
+
+
+# --- comparisons ------------------------------------------------------------------------------
+# name -> (what is masked, over @0 = input and @1 = other; whether the result is 1 minus the mask)
+COMPARISONS = {
+    "gt": ("sub(@0,@1)", False), "lt": ("sub(@1,@0)", False), "ne": ("abs(sub(@0,@1))", False),
+    "le": ("sub(@0,@1)", True), "ge": ("sub(@1,@0)", True), "eq": ("abs(sub(@0,@1))", True),
+}
+
+
+def _comparison(text: str, negate: bool):
+    def lower(ctx: Context, op) -> None:
+        node = ex.remap_inputs(ex.parse(text), _argument_nodes(op, ("input", "other")))
+        _mask_of(ctx, op, node, negate)
+    return lower
+
+
+ALIASES = {"gt": "greater", "ge": "greater_equal", "lt": "less", "le": "less_equal", "ne": "not_equal"}
+for _name, (_text, _negate) in COMPARISONS.items():
+    _names = [_name] + ([ALIASES[_name]] if _name in ALIASES else [])
+    _logic(*(f"{table}.{n}" for n in _names for table in ("torch", "Tensor")))(_comparison(_text, _negate))
+
+
+# --- boolean logic -----------------------------------------------------------------------------
+def _magnitudes(op, names: tuple[str, ...]) -> list:
+    """Per argument: itself when bool (0/1 already), else |x| (0 exactly where x is false)."""
+    nodes = _argument_nodes(op, names)
+    return [node if isinstance(node, ex.Input) and _is_bool(op.inputs[node.index]) else _call("abs", node)
+            for node in nodes.values()]
+
+
+def _all_bool(op) -> bool:
+    return all(_is_bool(operand) for operand in op.inputs)
+
+
+def _and_or(func: str, op, ctx: Context, out: str) -> str:
+    """logical and (func min) / or (max): min/max of the 0/1 operands, or the mask of min/max
+    of the magnitudes."""
+    node = _call(func, *_magnitudes(op, ("input", "other")))
+    if _all_bool(op):
+        return _tree(ctx, op, node, out)
+    return _mask(ctx, _tree(ctx, op, node, ctx.temp(out)), out)
+
+
+@_logic("torch.logical_and", "Tensor.logical_and")
+def logical_and(ctx: Context, op) -> None:
+    _and_or("min", op, ctx, op.outputs[0].name)
+
+
+@_logic("torch.logical_or", "Tensor.logical_or")
+def logical_or(ctx: Context, op) -> None:
+    _and_or("max", op, ctx, op.outputs[0].name)
+
+
+@_logic("torch.logical_xor", "Tensor.logical_xor")
+def logical_xor(ctx: Context, op) -> None:
+    """|a - b| of 0/1 operands; otherwise or - and (both 0/1 of the broadcast shape)."""
+    out = op.outputs[0].name
+    if _all_bool(op):
+        _tree(ctx, op, _call("abs", _call("sub", *_magnitudes(op, ("input", "other")))), out)
+        return
+    either = _and_or("max", op, ctx, ctx.temp(out))
+    both = _and_or("min", op, ctx, ctx.temp(out))
+    ctx.emit("BinaryOp", "xor", [either, both], [out], {0: BINARY["sub"][0]})
+
+
+@_logic("torch.logical_not", "Tensor.logical_not")
+def logical_not(ctx: Context, op) -> None:
+    out = op.outputs[0].name
+    if _is_bool(op.inputs[0]):
+        _complement(ctx, ctx.blob(op.inputs[0]), out)
+    else:
+        _mask_of(ctx, op, _call("abs", ex.input_ref(0)), negate=True)
+
+
+@_logic("torch.bitwise_not", "Tensor.bitwise_not")
+def bitwise_not(ctx: Context, op) -> None:
+    """~ of a bool (pnnx writes &, | and ^ as expressions); integer operands are refused earlier."""
+    if not _is_bool(op.inputs[0]):
+        raise CannotLower(f"{op.type} of a non-bool operand is not lowered")
+    _complement(ctx, ctx.blob(op.inputs[0]), op.outputs[0].name)
+
+
+def _reduce_truth(operation: int):
+    """all (min) / any (max) over dims: of the 0/1 operand, or the mask of the reduced |x|."""
+    def lower(ctx: Context, op) -> None:
+        src, out = op.inputs[0], op.outputs[0].name
+        axes, _ = _dims(ctx, src, param(op, "dim"))
+        keep, rank, x = bool(param(op, "keepdim", False)), ctx.rank(src), ctx.blob(src)
+        if _is_bool(src):
+            _reduction(ctx, operation, x, axes, rank, keep, out)
+            return
+        magnitude = _unary(ctx, "abs", x, ctx.temp(out))
+        _mask(ctx, _reduction(ctx, operation, magnitude, axes, rank, keep, ctx.temp(out)), out)
+    return lower
+
+
+_logic("torch.all", "Tensor.all")(_reduce_truth(REDUCE_MIN))
+_logic("torch.any", "Tensor.any")(_reduce_truth(REDUCE_MAX))
+
+
+# --- selection ---------------------------------------------------------------------------------
+def _term(mask, value) -> ex.Node:
+    """mask * value for a 0/1 mask: exactly value or 0. An infinite literal value is
+    2 * (mask * +-FLT_MAX), which overflows to +-inf where the mask is 1 and stays 0 where it
+    is 0 (inf * 0 would be NaN)."""
+    if isinstance(value, ex.Literal) and np.isinf(value.value):
+        return _call("mul", _call("mul", mask, ex.literal(float(np.sign(value.value)) * FLT_MAX)),
+                     ex.literal(2.0))
+    return _call("mul", value, mask)
+
+
+def _select(ctx: Context, op, cond, x, y) -> None:
+    """op's output = x where cond else y: cond * x + (1 - cond) * y, exact while x and y are
+    finite tensors or any non-NaN numbers."""
+    if any(isinstance(v, ex.Literal) and np.isnan(v.value) for v in (x, y)):
+        raise CannotLower(f"{op.type} with a NaN number is not lowered")
+    not_cond = _call("sub", ex.literal(1), cond)
+    _tree(ctx, op, _call("add", _term(cond, x), _term(not_cond, y)), op.outputs[0].name)
+
+
+@_logic("torch.where", "Tensor.where")
+def where(ctx: Context, op) -> None:
+    _select(ctx, op, *_argument_nodes(op, ("condition", "input", "other")).values())
+
+
+@_logic("Tensor.masked_fill", "Tensor.masked_fill_")
+def masked_fill(ctx: Context, op) -> None:
+    x, mask, value = _argument_nodes(op, ("input", "mask", "value")).values()
+    _select(ctx, op, mask, value, x)
+
+
+# --- casts -------------------------------------------------------------------------------------
+FLOATS, WIDE_INTS = ("f32", "f64"), ("i32", "i64")
+
+
+def _cast(ctx: Context, op) -> None:
+    """A cast by the operand and result dtypes: bool (0/1) and float-to-float are the blob
+    itself, to bool is x != 0, float to int32/int64 truncates toward zero like torch."""
+    src, dst = op.inputs[0], op.outputs[0]
+    if src.dtype == dst.dtype or _is_bool(src) or (src.dtype in FLOATS and dst.dtype in FLOATS):
+        ctx.alias(dst, src)
+    elif dst.dtype == "bool":
+        _mask(ctx, _unary(ctx, "abs", ctx.blob(src), ctx.temp(dst.name)), dst.name)
+    elif src.dtype in FLOATS and dst.dtype in WIDE_INTS:
+        _unary(ctx, "trunc", ctx.blob(src), dst.name)
+    else:
+        raise CannotLower(f"cast from {src.dtype} to {dst.dtype} has no exact ncnn form")
+
+
+_logic("Tensor.float", "Tensor.double", "Tensor.half", "Tensor.bool", "Tensor.long", "Tensor.int", "Tensor.to",
+       "Tensor.type_as")(_cast)
+
+
+# --- fill --------------------------------------------------------------------------------------
+def _constant(ctx: Context, shape: list[int], value: float, out: str) -> str:
+    """A MemoryData of ncnn `shape` holding `value` everywhere."""
+    if min(shape) < 1 or len(shape) > 4:
+        raise CannotLower(f"fill of ncnn shape {shape} (dynamic, empty or rank > 4) is not lowered")
+    data = np.full(int(np.prod(shape)), value, dtype=np.float32)
+    ctx.emit("MemoryData", "fill", [], [out], dims_params(shape), [Weight(data, tagged=False)])
+    return out
+
+
+@lowers("Tensor.fill", "Tensor.fill_")
+def fill(ctx: Context, op) -> None:
+    """A MemoryData of the output's shape holding the value; a 0-d tensor value is added to one
+    of zeros (reshaped to all-1 dims of the same rank, so ncnn broadcasts it everywhere)."""
+    out = op.outputs[0].name
+    shape = ctx.shape(op.outputs[0]) or [1]
+    value = param(op, "value")
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        _constant(ctx, shape, value, out)
+        return
+    keys = op.inputnames or []
+    if "value" not in keys or ctx.torch_shape(op.inputs[keys.index("value")]) != []:
+        raise CannotLower("fill needs a number or a 0-d tensor value")
+    scalar = ctx.temp(out)
+    ctx.emit("Reshape", "reshape", [ctx.blob(op.inputs[keys.index("value")])], [scalar], dims_params([1] * len(shape)))
+    zeros = _constant(ctx, shape, 0.0, ctx.temp(out))
+    ctx.emit("BinaryOp", "fill", [zeros, scalar], [out], {0: BINARY["add"][0]})

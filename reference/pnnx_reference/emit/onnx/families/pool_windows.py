@@ -1,0 +1,204 @@
+"""Max pooling over windows ONNX MaxPool cannot express: adaptive max pooling with unequal
+windows and fractional max pooling with recorded (constant) random samples.
+
+Max is separable, so both pool one spatial axis at a time: gather every window's positions
+onto a new (window, position) pair of axes, then ReduceMax over the positions. Windows shorter
+than the longest repeat their last position, which leaves the maximum unchanged.
+
+With return_indices (torch's index of the maximum within the flattened plane) the axes are not
+separable: each output cell's whole window is gathered in row-major order, so that ArgMax's
+first maximum is the one torch reports, and the argmax maps back through the window table."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ..builder import ints
+from ..registry import Unsupported, lowering
+from .misc_extra import _constant
+
+_MAX_INDEX_ELEMENTS = 1 << 24  # constant index tensors beyond this are not worth emitting
+
+
+def _spatial_rank(op_type: str) -> int:
+    return int(re.search(r"pool(\d)d", op_type.lower()).group(1))  # nn.*Pool2d, F.*_pool2d_with_*
+
+
+def _padded(windows: list[tuple[int, int]]) -> np.ndarray:
+    """(number of windows, longest window) positions; short windows repeat their last one."""
+    width = max(end - start for start, end in windows)
+    return np.array([[min(start + j, end - 1) for j in range(width)] for start, end in windows],
+                    np.int64)
+
+
+def _adaptive_windows(n_in: int, n_out: int) -> list[tuple[int, int]]:
+    """torch's adaptive pooling window i: [floor(i*L/o), ceil((i+1)*L/o))."""
+    return [((i * n_in) // n_out, -((-(i + 1) * n_in) // n_out)) for i in range(n_out)]
+
+
+def _pool_axis(b, x: str, axis: int, positions: np.ndarray, out: str | None = None) -> str:
+    """Max over windows along `axis`, the same windows for every slice (positions: (o, k))."""
+    gathered = b.node("Gather", [x, b.const(positions, hint="window")], axis=axis)
+    return b.node("ReduceMax", [gathered, b.const([axis + 1], hint="axes")], out or 1,
+                  keepdims=0)
+
+
+def _window_table(positions: list[np.ndarray], sizes: list[int]) -> np.ndarray:
+    """(cells, K): flat in-plane positions of each output cell's window, cells and window
+    positions both row-major, from per-axis windows positions[d]: (o_d, k_d)."""
+    n = len(positions)
+    outs, widths = [p.shape[0] for p in positions], [p.shape[1] for p in positions]
+    table = np.zeros(outs + widths, np.int64)
+    for d, p in enumerate(positions):
+        shape = [1] * (2 * n)
+        shape[d], shape[n + d] = p.shape
+        table = table + p.reshape(shape) * int(np.prod(sizes[d + 1:]))
+    return table.reshape(int(np.prod(outs)), int(np.prod(widths)))
+
+
+def _pool_with_indices(b, op, table: np.ndarray, n: int) -> None:
+    """Values and torch's in-plane indices; table (cells, K), or (N, C, cells, K) per plane."""
+    in_shape, out_shape = b.shape(op.inputs[0]), b.shape(op.outputs[0])
+    lead = in_shape[:-n]
+    cells, width = table.shape[-2:]
+    if int(np.prod(lead)) * cells * width > _MAX_INDEX_ELEMENTS:
+        raise Unsupported("too many window positions for constant index tables")
+    flat = b.node("Reshape", [b.x(op), b.const(lead + [int(np.prod(in_shape[-n:]))], hint="shape")])
+    if table.ndim == 2:
+        gathered = b.node("Gather", [flat, b.const(table, hint="window")], axis=len(lead))
+    else:
+        picked = b.node("GatherElements", [flat, b.const(table.reshape(lead + [cells * width]),
+                                                         hint="window")], axis=len(lead))
+        gathered = b.node("Reshape", [picked, b.const(lead + [cells, width], hint="shape")])
+    out = b.const(out_shape, hint="shape")
+    values = b.node("ReduceMax", [gathered, b.const([-1], hint="axes")], keepdims=0)
+    b.node("Reshape", [values, out], b.y(op, 0))
+    best = b.node("ArgMax", [gathered], axis=-1, keepdims=1, select_last_index=0)
+    full = np.ascontiguousarray(np.broadcast_to(table, lead + [cells, width]))
+    index = b.node("GatherElements", [b.const(full, hint="window_index"), best], axis=-1)
+    b.node("Reshape", [index, out], b.y(op, 1))
+
+
+def _check_index_output(b, op) -> None:
+    if len(op.outputs) != 2 or b.dtype(op.outputs[1]) != "i64":
+        raise Unsupported("return_indices needs two outputs, the indices int64")
+
+
+def adaptive_max_windows(b, op) -> None:
+    """Adaptive max pooling with any static sizes (batched or not), with or without indices."""
+    n = _spatial_rank(op.type)
+    in_shape, out_shape = b.shape(op.inputs[0]), b.shape(op.outputs[0])
+    if len(in_shape) not in (n + 1, n + 2) or min(in_shape[-n:] + out_shape[-n:]) < 1:
+        raise Unsupported("needs static spatial sizes")
+    if op.params.get("return_indices") or len(op.outputs) > 1:
+        _check_index_output(b, op)
+        windows = [_padded(_adaptive_windows(i, o)) for i, o in zip(in_shape[-n:], out_shape[-n:])]
+        _pool_with_indices(b, op, _window_table(windows, in_shape[-n:]), n)
+        return
+    rank = len(in_shape)
+    pooled = [a for a in range(rank - n, rank) if in_shape[a] != out_shape[a]]
+    x = b.x(op)
+    if not pooled:
+        b.node("Identity", [x], b.y(op))
+    for a in pooled:
+        windows = _padded(_adaptive_windows(in_shape[a], out_shape[a]))
+        x = _pool_axis(b, x, a, windows, b.y(op) if a == pooled[-1] else None)
+
+
+lowering("F.adaptive_max_pool1d_with_indices", "F.adaptive_max_pool2d_with_indices",
+         "F.adaptive_max_pool3d_with_indices")(adaptive_max_windows)
+
+
+# --- fractional max pooling ---------------------------------------------------------------
+
+def _fractional_starts(sample: float, n_in: int, n_out: int, kernel: int) -> list[int]:
+    """torch's interval starts for one plane and axis, in float32 as torch computes them."""
+    starts = [0] * n_out
+    if n_out > 1:
+        alpha = np.float32(n_in - kernel) / np.float32(n_out - 1)
+        u = np.float32(sample)
+        for i in range(n_out - 1):
+            starts[i] = int(np.float32(np.float32(i) + u) * alpha) - int(u * alpha)
+    if n_out > 0:
+        starts[-1] = n_in - kernel
+    return starts
+
+
+def _samples(b, op) -> np.ndarray:
+    """The (N, C, n) random samples, which must be a recorded constant."""
+    if "_random_samples" in op.attrs:
+        return b.attr(op, "_random_samples").astype(np.float32)
+    operand = b.named_input(op, "_random_samples", 1)
+    if operand is None:
+        raise Unsupported("no _random_samples: the windows are drawn at run time")
+    return _constant(operand, "_random_samples").to_numpy().astype(np.float32)
+
+
+def _sample_column(n: int, axis: int) -> int:
+    """Which sample drives spatial axis `axis`: torch reads (W, H) in 2-D and (T, H, W) in 3-D."""
+    return 1 - axis if n == 2 else axis
+
+
+def _fractional_indices(samples, shape, axis, column, n_out, kernel) -> np.ndarray:
+    """GatherElements indices pooling `axis` of a tensor of `shape`: per plane (N, C) the
+    window positions along `axis`, broadcast over the other axes."""
+    planes = samples.shape[:2]
+    starts = np.array([[_fractional_starts(samples[i, j, column], shape[axis], n_out, kernel)
+                        for j in range(planes[1])] for i in range(planes[0])], np.int64)
+    positions = starts[..., None] + np.arange(kernel)           # (N, C, o, k)
+    positions = positions.reshape(planes + (1,) * (axis - 2) + (n_out * kernel,)
+                                  + (1,) * (len(shape) - axis - 1))
+    target = list(shape)
+    target[axis] = n_out * kernel
+    return np.ascontiguousarray(np.broadcast_to(positions, target))
+
+
+def _fractional_axis(b, x: str, shape: list[int], axis: int, indices: np.ndarray, n_out: int,
+                     kernel: int, out: str | None) -> str:
+    gathered = b.node("GatherElements", [x, b.const(indices, hint="window")], axis=axis)
+    split = shape[:axis] + [n_out, kernel] + shape[axis + 1:]
+    grouped = b.node("Reshape", [gathered, b.const(split, hint="shape")])
+    return b.node("ReduceMax", [grouped, b.const([axis + 1], hint="axes")], out or 1, keepdims=0)
+
+
+def _fractional_with_indices(b, op, samples, kernel: list[int], n: int) -> None:
+    shape, out_shape = b.shape(op.inputs[0]), b.shape(op.outputs[0])
+    _check_index_output(b, op)
+
+    def plane_table(plane_samples):
+        windows = [np.array(_fractional_starts(plane_samples[_sample_column(n, d)], shape[2 + d],
+                                               out_shape[2 + d], kernel[d]))[:, None]
+                   + np.arange(kernel[d]) for d in range(n)]
+        return _window_table(windows, shape[2:])
+
+    table = np.stack([np.stack([plane_table(samples[i, j]) for j in range(shape[1])])
+                      for i in range(shape[0])])
+    _pool_with_indices(b, op, table, n)
+
+
+@lowering("F.fractional_max_pool2d", "F.fractional_max_pool3d", "nn.FractionalMaxPool2d",
+          "nn.FractionalMaxPool3d", "F.fractional_max_pool2d_with_indices",
+          "F.fractional_max_pool3d_with_indices")
+def fractional_max_pool(b, op):
+    n = _spatial_rank(op.type)
+    shape, out_shape = b.shape(op.inputs[0]), b.shape(op.outputs[0])
+    samples = _samples(b, op)
+    if len(shape) != n + 2 or min(shape + out_shape) < 1:
+        raise Unsupported("needs batched input of static shape")
+    if samples.shape != (shape[0], shape[1], n):
+        raise Unsupported(f"_random_samples of shape {samples.shape} for input {shape}")
+    kernel = ints(op.params["kernel_size"], n, "kernel_size")
+    if np.prod(shape) * max(kernel) > _MAX_INDEX_ELEMENTS:
+        raise Unsupported("input too large for constant window indices")
+    if op.params.get("return_indices") or len(op.outputs) > 1:
+        _fractional_with_indices(b, op, samples, kernel, n)
+        return
+    x, current = b.x(op), list(shape)
+    for d in range(n):
+        axis = 2 + d
+        indices = _fractional_indices(samples, current, axis, _sample_column(n, d),
+                                      out_shape[axis], kernel[d])
+        x = _fractional_axis(b, x, current, axis, indices, out_shape[axis], kernel[d],
+                             b.y(op) if d == n - 1 else None)
+        current[axis] = out_shape[axis]
