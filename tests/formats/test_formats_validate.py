@@ -163,3 +163,20 @@ def test_validator_goes_on_after_a_bad_line(tmp_path):
     param = _write_pnnx(tmp_path, text)
     assert _messages(param) == [f"{param}:5: duplicate operator name fc (first on line 4)",
                                 f"{param}:5: parameter k: integer 99999999999 does not fit in int32"]
+
+
+@pytest.mark.parametrize("layer, pads, dynamic", [
+    ("Deconvolution", "18=1 19=1", "28=1"),  # 19 is output_pad_bottom for deconvolutions
+    ("Convolution", "", "19=1"),
+])
+def test_ncnn_conv_weights_by_layer_kind(tmp_path, layer, pads, dynamic):
+    """The dynamic-weight flag (weights fed as an input blob) is 19 on convolutions and 28 on
+    deconvolutions: an output-padded deconvolution still reads its weights from ncnn.bin."""
+    line = f"{layer:<24} conv_0                   1 1 in0 out0 0=2 1=1 5=0 6=4 {pads}"
+    text = f"7767517\n2 2\nInput                    in0                      0 1 in0\n{line}\n"
+    weights = ncnn_bin.pack_weight(np.ones(4, np.float32), True, True)
+    assert validate(_write_ncnn(tmp_path, text, weights)) == []
+    dynamic_text = text.replace("6=4", f"6=4 {dynamic}").replace("1 1 in0 out0", "2 1 in0 w out0")
+    dynamic_text = dynamic_text.replace("2 2\n", "3 3\n").replace(
+        "0 1 in0\n", "0 1 in0\nInput                    w                        0 1 w\n")
+    assert validate(_write_ncnn(tmp_path, dynamic_text, b"")) == []

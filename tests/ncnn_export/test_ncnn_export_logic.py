@@ -18,6 +18,7 @@ from pnnx_reference.api import capture, export
 from pnnx_reference.emit.ncnn import write_ncnn
 from pnnx_reference.emit.ncnn.context import is_batchless
 from pnnx_reference.errors import UnsupportedOperator
+from pnnx_reference.formats import ncnn_param
 
 TINY = float(np.finfo(np.float32).smallest_subnormal)
 
@@ -126,6 +127,17 @@ def test_logic_matches_torch_exactly_on_ncnn_cpu(tmp_path, name):
         g = g.reshape(e.shape) if g.size == e.size == 1 else g
         assert g.shape == e.shape, f"{name}: shape {g.shape} != {e.shape}"
         assert np.array_equal(g, e.astype(np.float32)), f"{name}: {g} != {e}"
+
+
+@pytest.mark.parametrize("name", ["torch.where_inf", "Tensor.masked_fill_neg_inf", "Tensor.masked_fill_inf_compare"])
+def test_infinite_fills_use_scalars_finite_in_fp16(tmp_path, name):
+    """A GPU in fp16 arithmetic reads each BinaryOp scalar as fp16: FLT_MAX would already be
+    inf there, and 0 * inf is NaN. Every scalar must be a finite fp16 number."""
+    model, inputs = CASES[name]
+    base = _export(tmp_path, model, inputs)
+    scalars = [layer.params[2] for layer in ncnn_param.load(f"{base}.ncnn.param").layers
+               if layer.type == "BinaryOp" and layer.params.get(1) == 1]
+    assert scalars and all(np.isfinite(np.float16(v)) for v in scalars), scalars
 
 
 @pytest.mark.parametrize("fn, inputs, reason", [

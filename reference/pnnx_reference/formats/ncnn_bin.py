@@ -84,7 +84,9 @@ def _i(layer: NcnnLayer, pid: int, default: int = 0) -> int:
 
 
 def _conv(layer):  # Convolution*, Deconvolution*: 0=num_output 5=bias_term 6=weight_data_size
-    if _i(layer, 19):  # dynamic weight: supplied as an input blob
+    # dynamic weight (supplied as an input blob): 19 for convolutions; deconvolutions use 19
+    # for output_pad_bottom and 28 for the flag
+    if _i(layer, 28 if layer.type.startswith("Deconvolution") else 19):
         return []
     blobs = [Blob(True, _i(layer, 6))]
     return blobs + ([Blob(False, _i(layer, 0))] if _i(layer, 5) else [])

@@ -19,7 +19,7 @@ import numpy as np
 from ... import expression as ex
 from .binary import BINARY, lower_tree
 from .composite import _argument_nodes, _dims, _reduction, _unary
-from .context import FLT_MAX, CannotLower, Context, dims_params, param
+from .context import CannotLower, Context, dims_params, param
 from .layers import Weight
 from .registry import lowers
 
@@ -169,14 +169,20 @@ _logic("torch.any", "Tensor.any")(_reduce_truth(REDUCE_MAX))
 
 
 # --- selection ---------------------------------------------------------------------------------
+FP16_MAX = 65504.0
+
+
 def _term(mask, value) -> ex.Node:
-    """mask * value for a 0/1 mask: exactly value or 0. An infinite literal value is
-    2 * (mask * +-FLT_MAX), which overflows to +-inf where the mask is 1 and stays 0 where it
-    is 0 (inf * 0 would be NaN)."""
-    if isinstance(value, ex.Literal) and np.isinf(value.value):
-        return _call("mul", _call("mul", mask, ex.literal(float(np.sign(value.value)) * FLT_MAX)),
-                     ex.literal(2.0))
-    return _call("mul", value, mask)
+    """mask * value for a 0/1 mask: exactly value or 0. An infinite literal value must never
+    be multiplied by 0 (NaN), in fp32 or in a GPU's fp16 (where FLT_MAX is already inf): the
+    mask is scaled by fp16's largest finite number twice (inf in fp16) and squared four times
+    (inf in fp32), which leaves 0 where the mask is 0, then given the value's sign."""
+    if not (isinstance(value, ex.Literal) and np.isinf(value.value)):
+        return _call("mul", value, mask)
+    node = _call("mul", _call("mul", mask, ex.literal(FP16_MAX)), ex.literal(FP16_MAX))
+    for _ in range(4):
+        node = _call("square", node)
+    return node if value.value > 0 else _call("mul", node, ex.literal(-1.0))
 
 
 def _select(ctx: Context, op, cond, x, y) -> None:

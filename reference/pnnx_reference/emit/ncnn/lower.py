@@ -104,12 +104,19 @@ def _layout_reason(ctx: Context, op, shapes) -> str | None:
     return None
 
 
+MAX_BLOB_RANK = 4  # ncnn Mat: w, h, d, c
+
+
 def _check_operands(ctx: Context, op) -> None:
-    """Every known-shape activation must have batch 1 (ncnn blobs have no batch axis); an
-    unused output (e.g. LSTM's final states) is never materialised, so it is not checked."""
+    """Every known-shape activation must have batch 1 (ncnn blobs have no batch axis) and fit in
+    an ncnn blob; an unused output (e.g. LSTM's final states) is never materialised, so it is
+    not checked."""
     for operand in (*op.inputs, *(o for o in op.outputs if o.consumers)):
         if operand.shape is not None and (operand.shape or ctx.has_batch(operand)):
-            ctx.shape(operand)
+            rank = len(ctx.shape(operand))
+            if rank > MAX_BLOB_RANK and ctx.constant(operand) is None:
+                raise CannotLower(f"operand {operand.name} {tuple(operand.shape)} is a rank-{rank} blob: "
+                                  f"ncnn blobs have at most {MAX_BLOB_RANK} dims")
 
 
 # operators whose integer inputs ncnn reads as integers (Embed reads int32 indices)

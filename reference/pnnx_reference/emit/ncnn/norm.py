@@ -32,7 +32,6 @@ def _array(ctx: Context, op, name: str, position: int):
 def _emit(ctx, op, layer_type, prefix, params, arrays, view=None) -> None:
     """The norm layer on the input blob, or on the input reshaped to `view` (then reshaped back)
     where the ncnn layer needs another layout."""
-    _check_rank(ctx, op)
     weights = [Weight(a, tagged=False) for a in arrays]
     src, out = ctx.blob(op.inputs[0]), op.outputs[0].name
     if view is None or view == ctx.shape(op.inputs[0]):
@@ -44,12 +43,6 @@ def _emit(ctx, op, layer_type, prefix, params, arrays, view=None) -> None:
     ctx.emit("Reshape", "reshape", [src], [flat], dims_params(view))
     ctx.emit(layer_type, prefix, [flat], [normed], params, weights)
     ctx.emit("Reshape", "reshape", [normed], [out], dims_params(ctx.shape(op.outputs[0])))
-
-
-def _check_rank(ctx: Context, op) -> None:
-    rank = ctx.rank(op.inputs[0])
-    if rank > 4:
-        raise CannotLower(f"the input is a rank-{rank} blob: ncnn blobs have at most 4 dims")
 
 
 def _instances(ctx: Context, op, lead: int) -> tuple[int, int, int]:
@@ -117,7 +110,6 @@ def _across_channels(ctx: Context, op, layer_type, prefix, params, arrays) -> No
 
 def _instances_of_batch(ctx: Context, op) -> tuple[int, int, int]:
     """(N, C, size) of an (N, C, ...) input, N being 1 where ncnn dropped the batch."""
-    _check_rank(ctx, op)
     channels, instances, size = _instances(ctx, op, 2)
     return instances // channels, channels, size
 
