@@ -178,3 +178,11 @@ def test_merged_shapes_keep_the_element_order():
     merged = x.reshape(in_shape).permute(new_perm)
     assert list(merged.shape) == out_shape
     assert torch.equal(merged.reshape(-1), x.permute(perm).reshape(-1))
+
+
+def test_a_rank5_input_is_refused_even_when_no_operator_reads_it(tmp_path):
+    """An eval-mode dropout is removed, leaving input -> output: the input blob itself cannot
+    be fed to ncnn (batch 2 is kept, so it has 5 dims)."""
+    model = nn.Dropout3d(0.2).eval()
+    with pytest.raises(UnsupportedOperator, match=r"pnnx.Input .*rank-5 blob: ncnn blobs have at most 4 dims"):
+        _export(model, [torch.rand(2, 13, 3, 4, 5)], tmp_path)

@@ -52,11 +52,15 @@ def lower_graph(graph: Graph) -> tuple[list[Layer], Context, list[Operand]]:
     shapes = [op.outputs[0].shape for op in graph.inputs()]
     ctx = Context(graph, batchless=is_batchless(shapes))
     outputs = graph_outputs(graph)
+    failures: list[tuple[str, str, str]] = []
     for i, op in enumerate(graph.inputs()):
         operand = op.outputs[0]
         ctx.blob_names[operand.name] = f"in{i}"
         ctx.layers.append(Layer("Input", f"in{i}", [], [f"in{i}"]))
-    failures: list[tuple[str, str, str]] = []
+        try:  # an input no operator reads (an identity model) is still fed
+            _check_blob(ctx, operand)
+        except CannotLower as err:
+            failures.append((op.type, op.name, str(err)))
     for op in graph.ops:
         if _skippable(op):
             continue
@@ -112,11 +116,15 @@ def _check_operands(ctx: Context, op) -> None:
     an ncnn blob; an unused output (e.g. LSTM's final states) is never materialised, so it is
     not checked."""
     for operand in (*op.inputs, *(o for o in op.outputs if o.consumers)):
-        if operand.shape is not None and (operand.shape or ctx.has_batch(operand)):
-            rank = len(ctx.shape(operand))
-            if rank > MAX_BLOB_RANK and ctx.constant(operand) is None:
-                raise CannotLower(f"operand {operand.name} {tuple(operand.shape)} is a rank-{rank} blob: "
-                                  f"ncnn blobs have at most {MAX_BLOB_RANK} dims")
+        _check_blob(ctx, operand)
+
+
+def _check_blob(ctx: Context, operand: Operand) -> None:
+    if operand.shape is not None and (operand.shape or ctx.has_batch(operand)):
+        rank = len(ctx.shape(operand))
+        if rank > MAX_BLOB_RANK and ctx.constant(operand) is None:
+            raise CannotLower(f"operand {operand.name} {tuple(operand.shape)} is a rank-{rank} blob: "
+                              f"ncnn blobs have at most {MAX_BLOB_RANK} dims")
 
 
 # operators whose integer inputs ncnn reads as integers (Embed reads int32 indices)
