@@ -29,7 +29,7 @@ EXPRESSIONS = {
 DEFAULTS = {"value": 1, "eps": 1e-6}
 
 
-def _argument_nodes(op, names: tuple[str, ...]) -> dict[int, ex.Node]:
+def argument_nodes(op, names: tuple[str, ...]) -> dict[int, ex.Node]:
     """@i -> the operator input bound to names[i] (by keyword, or by position for nn.* modules),
     else a literal of its number param."""
     keys = op.inputnames or []
@@ -48,14 +48,14 @@ def _argument_nodes(op, names: tuple[str, ...]) -> dict[int, ex.Node]:
 
 
 def _tensor_inputs(op, names: tuple[str, ...]) -> list:
-    nodes = _argument_nodes(op, names).values()
+    nodes = argument_nodes(op, names).values()
     if not all(isinstance(node, ex.Input) for node in nodes):
         raise CannotLower(f"{op.type} arguments {', '.join(names)} must be tensors")
     return [op.inputs[node.index] for node in nodes]
 
 
 def _lower_expression(ctx: Context, op, text: str, names: tuple[str, ...], out: str) -> None:
-    tree = ex.remap_inputs(ex.parse(text), _argument_nodes(op, names))
+    tree = ex.remap_inputs(ex.parse(text), argument_nodes(op, names))
     lower_tree(ctx, op, tree, op.inputs, out)
 
 
@@ -68,22 +68,22 @@ for _types, (_text, _names) in EXPRESSIONS.items():
 
 
 # --- one-layer emitters on blobs of equal ncnn rank ---------------------------------------
-def _unary(ctx: Context, func: str, src: str, out: str) -> str:
+def unary(ctx: Context, func: str, src: str, out: str) -> str:
     ctx.emit("UnaryOp", func, [src], [out], {0: UNARY[func]})
     return out
 
 
-def _binary(ctx: Context, func: str, a: str, b: str, out: str) -> str:
+def binary(ctx: Context, func: str, a: str, b: str, out: str) -> str:
     ctx.emit("BinaryOp", func, [a, b], [out], {0: BINARY[func][0]})
     return out
 
 
-def _scalar(ctx: Context, func: str, src: str, number: float, out: str) -> str:
+def scalar(ctx: Context, func: str, src: str, number: float, out: str) -> str:
     ctx.emit("BinaryOp", func, [src], [out], {0: BINARY[func][0], 1: 1, 2: float(number)})
     return out
 
 
-def _reduction(ctx: Context, operation: int, src: str, axes, rank: int, keep: bool, out: str,
+def reduction(ctx: Context, operation: int, src: str, axes, rank: int, keep: bool, out: str,
                coeff: float = 1.0) -> str:
     """Reduction over ncnn `axes` (None: every axis) of a blob of ncnn `rank`, times coeff."""
     if axes is None or (not keep and len(axes) == rank):
@@ -100,16 +100,16 @@ def _power(ctx: Context, src: str, p: float, base: str) -> str:
     """src ** p (p > 0)."""
     if float(p).is_integer() and 1 <= p <= MAX_INT_POWER:
         return int_power(ctx, src, int(p), ctx.temp(base))
-    clamped = _scalar(ctx, "max", src, FLT_MIN, ctx.temp(base))
-    return _scalar(ctx, "pow", clamped, p, ctx.temp(base))
+    clamped = scalar(ctx, "max", src, FLT_MIN, ctx.temp(base))
+    return scalar(ctx, "pow", clamped, p, ctx.temp(base))
 
 
 def _root(ctx: Context, src: str, p: float, out: str) -> str:
     """src ** (1/p) for src >= 0 (p > 1): sqrt, else pow of src clamped away from 0."""
     if p == 2:
-        return _unary(ctx, "sqrt", src, out)
-    clamped = _scalar(ctx, "max", src, FLT_MIN, ctx.temp(out))
-    return _scalar(ctx, "pow", clamped, 1.0 / p, out)
+        return unary(ctx, "sqrt", src, out)
+    clamped = scalar(ctx, "max", src, FLT_MIN, ctx.temp(out))
+    return scalar(ctx, "pow", clamped, 1.0 / p, out)
 
 
 # --- activations ------------------------------------------------------------------------------
@@ -120,7 +120,7 @@ def softmin(ctx: Context, op) -> None:
     if dim is None:
         raise CannotLower("softmin without dim")
     src, out = op.inputs[0], op.outputs[0].name
-    negated = _unary(ctx, "neg", ctx.blob(src), ctx.temp(out))
+    negated = unary(ctx, "neg", ctx.blob(src), ctx.temp(out))
     ctx.emit("Softmax", "softmin", [negated], [out], {0: ctx.axis(src, int(dim)), 1: 1})
 
 
@@ -149,15 +149,15 @@ def threshold(ctx: Context, op) -> None:
     mask = ctx.temp(out)
     ctx.emit("Threshold", "threshold", [x], [mask], {0: float(limit)})
     if float(value) == 0.0:
-        _binary(ctx, "mul", x, mask, out)
+        binary(ctx, "mul", x, mask, out)
         return
-    kept = _binary(ctx, "mul", x, mask, ctx.temp(out))
-    filler = _scalar(ctx, "add", _scalar(ctx, "mul", mask, -float(value), ctx.temp(out)), value, ctx.temp(out))
-    _binary(ctx, "add", kept, filler, out)
+    kept = binary(ctx, "mul", x, mask, ctx.temp(out))
+    filler = scalar(ctx, "add", scalar(ctx, "mul", mask, -float(value), ctx.temp(out)), value, ctx.temp(out))
+    binary(ctx, "add", kept, filler, out)
 
 
 # --- variance and standard deviation ------------------------------------------------------------
-def _dims(ctx: Context, src, dims) -> tuple[list[int] | None, int]:
+def reduced_axes(ctx: Context, src, dims) -> tuple[list[int] | None, int]:
     """(ncnn axes or None for all, number of elements reduced) of a torch `dim` argument."""
     shape = ctx.torch_shape(src)
     if dims is None or dims == []:
@@ -182,19 +182,19 @@ def _moments(ctx: Context, op, root: bool) -> None:
     """mean over dims (kept), then sum((x - mean)^2) / (n - correction), sqrt for std; a second
     output is the mean."""
     src = op.inputs[0]
-    axes, count = _dims(ctx, src, param(op, "dim"))
+    axes, count = reduced_axes(ctx, src, param(op, "dim"))
     correction = _correction(op)
     if count - correction <= 0:
         raise CannotLower(f"variance of {count} elements with correction {correction} divides by <= 0")
     keep, rank = bool(param(op, "keepdim", False)), ctx.rank(src)
     outs = op.outputs
     mean_out = outs[1].name if keep and len(outs) > 1 else ctx.temp(outs[0].name)
-    mean = _reduction(ctx, REDUCE_MEAN, ctx.blob(src), axes, rank, True, mean_out)
-    centered = _binary(ctx, "sub", ctx.blob(src), mean, ctx.temp(outs[0].name))
+    mean = reduction(ctx, REDUCE_MEAN, ctx.blob(src), axes, rank, True, mean_out)
+    centered = binary(ctx, "sub", ctx.blob(src), mean, ctx.temp(outs[0].name))
     var_out = ctx.temp(outs[0].name) if root else outs[0].name
-    _reduction(ctx, REDUCE_SUMSQ, centered, axes, rank, keep, var_out, 1.0 / (count - correction))
+    reduction(ctx, REDUCE_SUMSQ, centered, axes, rank, keep, var_out, 1.0 / (count - correction))
     if root:
-        _unary(ctx, "sqrt", var_out, outs[0].name)
+        unary(ctx, "sqrt", var_out, outs[0].name)
     if len(outs) > 1 and not keep:
         ctx.emit("Reshape", "reshape", [mean], [outs[1].name], dims_params(ctx.shape(outs[1]) or [1]))
 
@@ -235,13 +235,13 @@ def _lp_pool(ctx: Context, op, n: int) -> None:
     window, area = _window_params(op, n)
     x, out = ctx.blob(op.inputs[0]), op.outputs[0].name
     if p == math.inf:
-        ctx.emit(LAYER[n], "lppool", [_unary(ctx, "abs", x, ctx.temp(out))], [out], {0: MAX, **window})
+        ctx.emit(LAYER[n], "lppool", [unary(ctx, "abs", x, ctx.temp(out))], [out], {0: MAX, **window})
         return
     if not p > 0:
         raise CannotLower(f"lp pooling with norm_type={p} is not lowered (only p > 0 or inf)")
     average = ctx.temp(out)
     ctx.emit(LAYER[n], "lppool", [_power(ctx, x, p, out)], [average], {0: AVG, 6: 0, **window})
-    scaled = _scalar(ctx, "mul", average, area, out if p == 1 else ctx.temp(out))
+    scaled = scalar(ctx, "mul", average, area, out if p == 1 else ctx.temp(out))
     if p != 1:
         _root(ctx, scaled, p, out)
 
@@ -258,15 +258,15 @@ for _n in (1, 2, 3):
 def _vector_norm(ctx: Context, src: str, p: float, axis: int, rank: int, keep: bool, out: str) -> None:
     """||src||_p along one ncnn axis."""
     if p in (1, 2):
-        _reduction(ctx, REDUCE_L1 if p == 1 else REDUCE_L2, src, [axis], rank, keep, out)
+        reduction(ctx, REDUCE_L1 if p == 1 else REDUCE_L2, src, [axis], rank, keep, out)
         return
     if not p > 0:
         raise CannotLower(f"p={p} norm is not lowered (only p > 0 or inf)")
-    magnitude = _unary(ctx, "abs", src, ctx.temp(out))
+    magnitude = unary(ctx, "abs", src, ctx.temp(out))
     if p == math.inf:
-        _reduction(ctx, REDUCE_MAX, magnitude, [axis], rank, keep, out)
+        reduction(ctx, REDUCE_MAX, magnitude, [axis], rank, keep, out)
         return
-    total = _reduction(ctx, REDUCE_SUM, _power(ctx, magnitude, p, out), [axis], rank, keep, ctx.temp(out))
+    total = reduction(ctx, REDUCE_SUM, _power(ctx, magnitude, p, out), [axis], rank, keep, ctx.temp(out))
     _root(ctx, total, p, out)
 
 
@@ -295,12 +295,12 @@ def cosine_similarity(ctx: Context, op) -> None:
     axis, rank, out = ctx.axis(x1, dim), ctx.rank(x1), op.outputs[0].name
     product = ctx.temp(out)
     _lower_expression(ctx, op, "mul(@0,@1)", ("x1", "x2"), product)
-    dot = _reduction(ctx, REDUCE_SUM, product, [axis], rank, False, ctx.temp(out))
+    dot = reduction(ctx, REDUCE_SUM, product, [axis], rank, False, ctx.temp(out))
     size = max(shapes[0][dim], shapes[1][dim])
     norms = []
     for operand, shape in zip((x1, x2), shapes):
         # an input broadcast along dim repeats its values: its norm grows by sqrt(size)
-        norm = _reduction(ctx, REDUCE_L2, ctx.blob(operand), [axis], rank, False, ctx.temp(out),
+        norm = reduction(ctx, REDUCE_L2, ctx.blob(operand), [axis], rank, False, ctx.temp(out),
                           math.sqrt(size / shape[dim]))
-        norms.append(_scalar(ctx, "max", norm, eps, ctx.temp(out)))
-    _binary(ctx, "div", dot, _binary(ctx, "mul", *norms, ctx.temp(out)), out)
+        norms.append(scalar(ctx, "max", norm, eps, ctx.temp(out)))
+    binary(ctx, "div", dot, binary(ctx, "mul", *norms, ctx.temp(out)), out)

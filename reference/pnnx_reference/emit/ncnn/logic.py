@@ -18,7 +18,7 @@ import numpy as np
 
 from ... import expression as ex
 from .binary import BINARY, lower_tree
-from .composite import _argument_nodes, _dims, _reduction, _unary
+from .composite import argument_nodes, reduced_axes, reduction, unary
 from .context import CannotLower, Context, dims_params, param
 from .layers import Weight
 from .registry import lowers
@@ -79,7 +79,7 @@ COMPARISONS = {
 
 def _comparison(text: str, negate: bool):
     def lower(ctx: Context, op) -> None:
-        node = ex.remap_inputs(ex.parse(text), _argument_nodes(op, ("input", "other")))
+        node = ex.remap_inputs(ex.parse(text), argument_nodes(op, ("input", "other")))
         _mask_of(ctx, op, node, negate)
     return lower
 
@@ -93,7 +93,7 @@ for _name, (_text, _negate) in COMPARISONS.items():
 # --- boolean logic -----------------------------------------------------------------------------
 def _magnitudes(op, names: tuple[str, ...]) -> list:
     """Per argument: itself when bool (0/1 already), else |x| (0 exactly where x is false)."""
-    nodes = _argument_nodes(op, names)
+    nodes = argument_nodes(op, names)
     return [node if isinstance(node, ex.Input) and _is_bool(op.inputs[node.index]) else _call("abs", node)
             for node in nodes.values()]
 
@@ -154,13 +154,13 @@ def _reduce_truth(operation: int):
     """all (min) / any (max) over dims: of the 0/1 operand, or the mask of the reduced |x|."""
     def lower(ctx: Context, op) -> None:
         src, out = op.inputs[0], op.outputs[0].name
-        axes, _ = _dims(ctx, src, param(op, "dim"))
+        axes, _ = reduced_axes(ctx, src, param(op, "dim"))
         keep, rank, x = bool(param(op, "keepdim", False)), ctx.rank(src), ctx.blob(src)
         if _is_bool(src):
-            _reduction(ctx, operation, x, axes, rank, keep, out)
+            reduction(ctx, operation, x, axes, rank, keep, out)
             return
-        magnitude = _unary(ctx, "abs", x, ctx.temp(out))
-        _mask(ctx, _reduction(ctx, operation, magnitude, axes, rank, keep, ctx.temp(out)), out)
+        magnitude = unary(ctx, "abs", x, ctx.temp(out))
+        _mask(ctx, reduction(ctx, operation, magnitude, axes, rank, keep, ctx.temp(out)), out)
     return lower
 
 
@@ -196,12 +196,12 @@ def _select(ctx: Context, op, cond, x, y) -> None:
 
 @_logic("torch.where", "Tensor.where")
 def where(ctx: Context, op) -> None:
-    _select(ctx, op, *_argument_nodes(op, ("condition", "input", "other")).values())
+    _select(ctx, op, *argument_nodes(op, ("condition", "input", "other")).values())
 
 
 @_logic("Tensor.masked_fill", "Tensor.masked_fill_")
 def masked_fill(ctx: Context, op) -> None:
-    x, mask, value = _argument_nodes(op, ("input", "mask", "value")).values()
+    x, mask, value = argument_nodes(op, ("input", "mask", "value")).values()
     _select(ctx, op, mask, value, x)
 
 
@@ -216,9 +216,9 @@ def _cast(ctx: Context, op) -> None:
     if src.dtype == dst.dtype or _is_bool(src) or (src.dtype in FLOATS and dst.dtype in FLOATS):
         ctx.alias(dst, src)
     elif dst.dtype == "bool":
-        _mask(ctx, _unary(ctx, "abs", ctx.blob(src), ctx.temp(dst.name)), dst.name)
+        _mask(ctx, unary(ctx, "abs", ctx.blob(src), ctx.temp(dst.name)), dst.name)
     elif src.dtype in FLOATS and dst.dtype in WIDE_INTS:
-        _unary(ctx, "trunc", ctx.blob(src), dst.name)
+        unary(ctx, "trunc", ctx.blob(src), dst.name)
     else:
         raise CannotLower(f"cast from {src.dtype} to {dst.dtype} has no exact ncnn form")
 

@@ -128,7 +128,7 @@ def _check_blob(ctx: Context, operand: Operand) -> None:
 
 
 # operators whose integer inputs ncnn reads as integers (Embed reads int32 indices)
-INTEGER_INPUTS = {"nn.Embedding", "F.embedding"}
+INTEGER_INPUTS = {"nn.Embedding", "F.embedding", "nn.EmbeddingBag", "F.embedding_bag"}
 
 
 def _check_dtypes(ctx: Context, op) -> None:
