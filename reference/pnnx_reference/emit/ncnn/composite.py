@@ -14,10 +14,10 @@ from ... import expression as ex
 from .binary import BINARY, MAX_INT_POWER, UNARY, int_power, lower_tree
 from .context import CannotLower, Context, as_list, dims_params, param
 from .pool import AVG, KERNEL, LAYER, MAX, STRIDE
+from .reduce import REDUCE_L1, REDUCE_L2, REDUCE_MAX, REDUCE_MEAN, REDUCE_SUM, REDUCE_SUMSQ
 from .registry import lowers
 
 FLT_MIN = float(np.finfo(np.float32).tiny)
-REDUCE_SUM, REDUCE_SUMSQ, REDUCE_MEAN, REDUCE_MAX, REDUCE_L1, REDUCE_L2 = 0, 2, 3, 4, 7, 8
 
 # op types -> (expression over @i, the argument bound to each @i: a tensor input or a number param)
 EXPRESSIONS = {

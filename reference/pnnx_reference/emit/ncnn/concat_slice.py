@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from .context import CannotLower, Context, dims_params, param
+from .context import CannotLower, Context, dims_params, named_input, param
 from .registry import lowers
 
 INT_MAX = 2147483647
@@ -295,9 +295,8 @@ def select_indices(ctx: Context, blob: str, axis: int, indices, out_name: str) -
 
 def _constant_index(ctx: Context, op, what: str):
     """(input operand, index values) of an indexing operator whose index is a constant."""
-    names = op.inputnames or ["input", "index"]
-    src, index = op.inputs[names.index("input")], op.inputs[names.index("index")]
-    values = ctx.constant(index)
+    src, index = named_input(op, "input", 0), named_input(op, "index", 1)
+    values = None if index is None else ctx.constant(index)
     if values is None:
         raise CannotLower(f"{what} with an index computed at run time is not lowered (ncnn has no Gather layer)")
     return src, values

@@ -190,6 +190,15 @@ def as_list(value, n: int) -> list:
     return [value] * n
 
 
+def named_input(op: Operator, name: str, position: int | None = None):
+    """The input bound to keyword `name` (`$name=`), or, when the capture recorded no names,
+    the one at `position`; None when there is none."""
+    names = op.inputnames or []
+    if names:
+        return op.inputs[names.index(name)] if name in names else None
+    return op.inputs[position] if position is not None and position < len(op.inputs) else None
+
+
 def param(op: Operator, key: str, default=None):
     value = op.params.get(key, default)
     return default if value is None and default is not None else value

@@ -8,15 +8,15 @@ import math
 
 import numpy as np
 
-from .context import CannotLower, Context, dims_params, param
+from .context import CannotLower, Context, dims_params, named_input, param
 from .layers import Weight
 from .linear import inner_product_rows, scaled
+from .reduce import REDUCE_MAX, REDUCE_MIN
 from .registry import lowers
 
 # ncnn BinaryOp, UnaryOp and Reduction operation codes
 ADD, SUB, MUL, RSUB = 0, 1, 2, 7
 ABS = 0
-REDUCE_MAX, REDUCE_MIN = 4, 5
 # layer featmask (param 31) keeping an index computation in fp32 on the CPU: no fp16 arithmetic (1),
 # no fp16 storage (2), no bf16 storage (4), no vulkan (16); fp16 counts exactly only up to 2048
 FP32_ONLY = 1 | 2 | 4 | 16
@@ -24,11 +24,11 @@ FP32_ONLY = 1 | 2 | 4 | 16
 
 def _inputs(op, *names: str) -> list:
     """The operands of `op` named `names` (positional when the capture recorded no names)."""
-    given = op.inputnames or list(names)
-    missing = [n for n in names if n not in given]
+    found = [named_input(op, name, i) for i, name in enumerate(names)]
+    missing = [name for name, operand in zip(names, found) if operand is None]
     if missing:
         raise CannotLower(f"{op.type} without its {', '.join(missing)} operand")
-    return [op.inputs[given.index(n)] for n in names]
+    return found
 
 
 def reshaped(ctx: Context, blob: str, shape: list[int], base: str) -> str:
@@ -145,7 +145,6 @@ def _triangle(ctx: Context, op, lower: bool) -> None:
     diagonal = param(op, "diagonal", 0)
     if len(torch_shape) < 2 or not isinstance(diagonal, int):
         raise CannotLower(f"{op.type} needs a matrix and a constant diagonal")
-    _check_rank(ctx.shape(src))
     mask = triangle_mask(*torch_shape[-2:], diagonal, lower)
     rank = ctx.rank(src)
     mask_shape = ([1] * (len(torch_shape) - 2) + list(mask.shape))[len(torch_shape) - rank:]
@@ -176,7 +175,6 @@ def _arg_extreme(ctx: Context, op, operation: int) -> None:
     if dim is None:
         shape = [math.prod(shape)]
         blob = reshaped(ctx, blob, shape, out.name) if ctx.rank(src) > 1 else blob
-    _check_rank(shape)
     axis = 0 if dim is None else ctx.axis(src, int(dim))
     n = shape[axis]
     if n > 1 << 24:

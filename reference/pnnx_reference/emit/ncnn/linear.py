@@ -6,9 +6,10 @@ import math
 
 import numpy as np
 
-from .composite import REDUCE_MAX, REDUCE_MEAN, REDUCE_SUM, binary, reduction, scalar
-from .context import CannotLower, Context, dims_params, param
+from .composite import binary, reduction, scalar
+from .context import CannotLower, Context, dims_params, named_input, param
 from .layers import Weight
+from .reduce import REDUCE_MAX, REDUCE_MEAN, REDUCE_SUM
 from .registry import lowers
 
 
@@ -156,14 +157,6 @@ def embedding(ctx: Context, op) -> None:
 _BAG_REDUCE = {"sum": REDUCE_SUM, "mean": REDUCE_MEAN, "max": REDUCE_MAX}
 
 
-def _bag_operand(op, name: str, position: int):
-    """An EmbeddingBag operand by input name, or by position when the op carries no names."""
-    names = op.inputnames or []
-    if names:
-        return op.inputs[names.index(name)] if name in names else None
-    return op.inputs[position] if position < len(op.inputs) else None
-
-
 def _bag_table(ctx: Context, op, mode: str) -> tuple[np.ndarray, bool]:
     """The Embed table, and whether its last column counts the non-padding entries: the
     padding_idx row is zeroed (torch leaves it out of sum and mean), and a mean over bags that
@@ -171,7 +164,7 @@ def _bag_table(ctx: Context, op, mode: str) -> tuple[np.ndarray, bool]:
     if "weight" in op.attrs:
         weight = op.attrs["weight"].to_numpy()
     else:
-        operand = _bag_operand(op, "weight", 1)
+        operand = named_input(op, "weight", 1)
         weight = ctx.constant(operand) if operand is not None else None
     if weight is None:
         raise CannotLower("embedding_bag without a constant weight")
@@ -207,7 +200,7 @@ def _bag_reduce(ctx: Context, mode: str, src: str, axis: int, rank: int, keep: b
 
 
 def _bag_offsets(ctx: Context, op, index) -> list[int] | None:
-    operand = _bag_operand(op, "offsets", 2 if op.type == "F.embedding_bag" else 1)
+    operand = named_input(op, "offsets", 2 if op.type == "F.embedding_bag" else 1)
     if operand is None:
         return None
     value = ctx.constant(operand)
@@ -224,7 +217,7 @@ def _bag_offsets(ctx: Context, op, index) -> list[int] | None:
 
 def _weighted(ctx: Context, op, rows: str, shape: list[int], out: str) -> str:
     """rows (shape[:-1] entries of shape[-1] values) times per_sample_weights, if given."""
-    operand = _bag_operand(op, "per_sample_weights", 3 if op.type == "F.embedding_bag" else 2)
+    operand = named_input(op, "per_sample_weights", 3 if op.type == "F.embedding_bag" else 2)
     if operand is None:
         return rows
     column = ctx.temp(out)

@@ -21,9 +21,9 @@ from .binary import BINARY, lower_tree
 from .composite import argument_nodes, reduced_axes, reduction, unary
 from .context import CannotLower, Context, dims_params, param
 from .layers import Weight
+from .reduce import REDUCE_MAX, REDUCE_MIN
 from .registry import lowers
 
-REDUCE_MAX, REDUCE_MIN = 4, 5
 # op types whose lowerings read bool operands as float 0/1 blobs (lower._check_dtypes lets them)
 BOOL_OPERANDS: set[str] = set()
 

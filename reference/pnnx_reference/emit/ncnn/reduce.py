@@ -5,16 +5,20 @@ from .binary import binary_function
 from .context import CannotLower, Context, param
 from .registry import lowers
 
-OPS = {"torch.sum": 0, "Tensor.sum": 0, "torch.mean": 3, "Tensor.mean": 3, "torch.amax": 4,
-       "torch.amin": 5, "torch.max": 4, "Tensor.max": 4, "torch.min": 5, "Tensor.min": 5,
-       "torch.prod": 6, "Tensor.prod": 6, "torch.logsumexp": 10}
-NORM = {1: 7, 2: 8}
+# ncnn Reduction operation codes (param 0)
+REDUCE_SUM, REDUCE_SUMSQ, REDUCE_MEAN, REDUCE_MAX, REDUCE_MIN, REDUCE_PROD = 0, 2, 3, 4, 5, 6
+REDUCE_L1, REDUCE_L2, REDUCE_LOGSUMEXP = 7, 8, 10
+OPS = {"torch.sum": REDUCE_SUM, "Tensor.sum": REDUCE_SUM, "torch.mean": REDUCE_MEAN, "Tensor.mean": REDUCE_MEAN,
+       "torch.amax": REDUCE_MAX, "torch.amin": REDUCE_MIN, "torch.max": REDUCE_MAX, "Tensor.max": REDUCE_MAX,
+       "torch.min": REDUCE_MIN, "Tensor.min": REDUCE_MIN, "torch.prod": REDUCE_PROD, "Tensor.prod": REDUCE_PROD,
+       "torch.logsumexp": REDUCE_LOGSUMEXP}
+NORM = {1: REDUCE_L1, 2: REDUCE_L2}
 
 
 def _reduce(ctx: Context, op, operation: int) -> None:
     if "other" in (op.inputnames or []) or len(op.inputs) > 1:
         # max(input, other) / min(input, other) is elementwise
-        binary_function("maximum" if operation == 4 else "minimum")(ctx, op)
+        binary_function("maximum" if operation == REDUCE_MAX else "minimum")(ctx, op)
         return
     if len(op.outputs) > 1 and op.outputs[1].consumers:
         raise CannotLower("the indices of max/min are used: ncnn Reduction has none")

@@ -49,8 +49,6 @@ def _permute(ctx: Context, op, torch_perm: list[int]) -> None:
     if perm == sorted(perm):
         ctx.alias(out, src)
         return
-    if len(perm) > 4:
-        raise CannotLower(f"permute of a rank-{len(perm)} blob (ncnn supports up to 4)")
     ctx.emit("Permute", "permute", [ctx.blob(src)], [out.name], {0: permutation_order_type(perm)})
 
 

@@ -159,14 +159,19 @@ def _c2c_op(inverse: bool, single: bool):
     return lower
 
 
+def _half_spectrum_setup(b, op, single: bool, hermitian: bool):
+    """(signal, axes, sizes, norm) of a real<->half-spectrum transform; the hermitian forms
+    (ihfft*, hfft*) run the plain one with the norm direction swapped."""
+    s = _Signal(b, op.inputs[0])
+    axes, sizes = _axes_and_sizes(op, s, single)
+    norm = op.params.get("norm") or "backward"
+    return s, axes, sizes, _SWAPPED.get(norm, norm) if hermitian else norm
+
+
 def _r2c_op(single: bool, hermitian: bool):
     """rfft* (hermitian=False) and ihfft* = conj(rfft*) with the norm direction swapped."""
     def lower(b, op):
-        s = _Signal(b, op.inputs[0])
-        axes, sizes = _axes_and_sizes(op, s, single)
-        norm = op.params.get("norm") or "backward"
-        if hermitian:
-            norm = _SWAPPED.get(norm, norm)
+        s, axes, sizes, norm = _half_spectrum_setup(b, op, single, hermitian)
         x, factor = _real_to_half(b, s, axes, sizes, norm)
         _finish(b, op, s, x, factor, conj=hermitian)
     return lower
@@ -175,13 +180,9 @@ def _r2c_op(single: bool, hermitian: bool):
 def _c2r_op(single: bool, hermitian: bool):
     """irfft* (hermitian=False) and hfft* = irfft* of the conjugate, norm direction swapped."""
     def lower(b, op):
-        s = _Signal(b, op.inputs[0])
-        axes, sizes = _axes_and_sizes(op, s, single)
-        norm = op.params.get("norm") or "backward"
+        s, axes, sizes, norm = _half_spectrum_setup(b, op, single, hermitian)
         x = _as_pairs(b, s)
-        if hermitian:
-            norm, x = _SWAPPED.get(norm, norm), _conj(b, s, x)
-        _half_to_real(b, op, s, x, axes, sizes, norm)
+        _half_to_real(b, op, s, _conj(b, s, x) if hermitian else x, axes, sizes, norm)
     return lower
 
 
