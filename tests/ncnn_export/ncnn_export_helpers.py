@@ -66,7 +66,9 @@ def run_ncnn(base: Path, inputs, n_out: int, mode: str = "fp32", batchless: bool
     assert net.load_model(f"{base}.ncnn.bin") == 0
     ex = net.create_extractor()
     for i, t in enumerate(inputs):
-        if not t.is_floating_point():
+        if t.dtype == torch.bool:  # a bool blob is float 0/1, as the conformance backend feeds it
+            t = t.float()
+        elif not t.is_floating_point():  # integer indices are int32 words (Embed)
             t = t.to(torch.int32)
         batch_index = NO_BATCH if batchless or t.dim() < 2 else 0
         ex.input(f"in{i}", ncnn.Mat(t.numpy(), batch_index=batch_index).clone())

@@ -112,17 +112,12 @@ def _export(tmp_path, model, inputs):
     return base
 
 
-def _fed(t: torch.Tensor) -> torch.Tensor:
-    return t.float() if t.dtype == torch.bool else t
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_logic_matches_torch_exactly_on_ncnn_cpu(tmp_path, name):
     model, inputs = CASES[name]
     expected = torch_outputs(model.eval(), inputs)
     batchless = is_batchless([list(t.shape) for t in inputs])
-    got = run_ncnn(_export(tmp_path, model, inputs), [_fed(t) for t in inputs], len(expected),
-                   batchless=batchless)
+    got = run_ncnn(_export(tmp_path, model, inputs), inputs, len(expected), batchless=batchless)
     for g, e in zip(got, expected):
         g = g.reshape(e.shape) if g.size == e.size == 1 else g
         assert g.shape == e.shape, f"{name}: shape {g.shape} != {e.shape}"
