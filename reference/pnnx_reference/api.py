@@ -2,16 +2,19 @@
 returns the optimised graph without writing anything."""
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
 import torch.nn as nn
 
-from .capture import trace
-from .capture.dynamic import merge_shapes
+from .frontends.python import trace
+from .frontends.python.dynamic import merge_shapes
+from .emit.ncnn import write_ncnn
+from .emit.onnx import write_onnx
+from .emit.python_code import write_python
 from .errors import ConversionError, UnsupportedOperator
+from .formats import pnnx_param
 from .ir import DTYPES, Graph
 from .passes import PassContext, run_passes
 
@@ -111,16 +114,15 @@ def default_paths(out_dir, name: str, overrides: dict) -> dict[str, Path]:
 
 
 def _emitters(graph, paths, fp16, input_shapes):
-    """(emitter, artefacts, module, callable) per writer, in upstream's order."""
+    """(emitter, artefacts, write) per writer, in upstream's order."""
     return (
-        ("pnnx", ("pnnxparam", "pnnxbin"), "formats.pnnx_param",
-         lambda m: m.save(graph, paths["pnnxparam"], paths["pnnxbin"])),
-        ("python", ("pnnxpy",), "emit.python_code",
-         lambda m: m.write_python(graph, paths["pnnxpy"], paths["pnnxbin"], input_shapes=input_shapes)),
-        ("onnx", ("pnnxonnx",), "emit.onnx", lambda m: m.write_onnx(graph, paths["pnnxonnx"], fp16=fp16)),
-        ("ncnn", ("ncnnparam", "ncnnbin", "ncnnpy"), "emit.ncnn",
-         lambda m: m.write_ncnn(graph, paths["ncnnparam"], paths["ncnnbin"], paths["ncnnpy"],
-                                fp16=fp16, input_shapes=input_shapes)),
+        ("pnnx", ("pnnxparam", "pnnxbin"), lambda: pnnx_param.save(graph, paths["pnnxparam"], paths["pnnxbin"])),
+        ("python", ("pnnxpy",),
+         lambda: write_python(graph, paths["pnnxpy"], paths["pnnxbin"], input_shapes=input_shapes)),
+        ("onnx", ("pnnxonnx",), lambda: write_onnx(graph, paths["pnnxonnx"], fp16=fp16)),
+        ("ncnn", ("ncnnparam", "ncnnbin", "ncnnpy"),
+         lambda: write_ncnn(graph, paths["ncnnparam"], paths["ncnnbin"], paths["ncnnpy"],
+                            fp16=fp16, input_shapes=input_shapes)),
     )
 
 
@@ -152,12 +154,9 @@ def export(model: nn.Module, inputs=None, out_dir=".", name: str = "model", *, i
         path.parent.mkdir(parents=True, exist_ok=True)
     shapes = _example_shapes(graph, args)
     result = ExportResult(graph)
-    for emitter, artefacts, module_name, write in _emitters(graph, paths, fp16, shapes):
+    for emitter, artefacts, write in _emitters(graph, paths, fp16, shapes):
         try:
-            write(importlib.import_module(f"pnnx_reference.{module_name}"))
-        except ImportError as err:
-            result.unsupported[emitter] = f"emitter not available: {err}"
-            continue
+            write()
         except UnsupportedOperator as err:
             result.unsupported[emitter] = str(err)
             continue

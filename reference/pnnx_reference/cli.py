@@ -2,7 +2,7 @@
 
 MODEL is `package.module:factory` (a callable returning an nn.Module), or a `.py` file that
 defines a `Model` class or a `model()` / `get_model()` factory. A `.pt` TorchScript file is
-handed to `pnnx_reference.torchscript` when that frontend is installed."""
+handed to `pnnx_reference.frontends.torchscript` when that frontend is installed."""
 from __future__ import annotations
 
 import importlib
@@ -82,7 +82,7 @@ _PARSERS = {"fp16": _flag, "optlevel": _optlevel, "device": _device, "moduleop":
 
 def parse_args(argv: list[str]) -> tuple[str, dict]:
     if not argv or argv[0] in ("-h", "--help"):
-        raise UsageError("no model given\n" + USAGE)
+        raise UsageError("no model given (usage: pnnxref --help)")
     model, options = argv[0], {}
     for arg in argv[1:]:
         key, sep, value = arg.partition("=")
@@ -114,13 +114,10 @@ def load_model(spec: str):
 
 
 def _load_torchscript(spec: str):
+    from .frontends import torchscript
+
     if not Path(spec).is_file():
         raise UsageError(f"{spec}: no such file")
-    try:
-        torchscript = importlib.import_module("pnnx_reference.torchscript")
-    except ImportError:
-        raise UsageError(f"{spec}: TorchScript (.pt) input needs the pnnx_reference.torchscript "
-                         f"frontend, which is not installed") from None
     return torchscript.load(spec)
 
 
@@ -180,6 +177,9 @@ def run(argv: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] in (["-h"], ["--help"]):
+        print(USAGE)
+        return 0
     if argv and argv[0] == "regenerate":  # pnnx.param (+ bin) -> _pnnx.py, no model needed
         from .emit import main_regenerate
 

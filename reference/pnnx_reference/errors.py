@@ -3,8 +3,19 @@ command lines catch `PnnxError`, print `str(err)` to stderr and exit non-zero.""
 from __future__ import annotations
 
 
+def one_line(text: str) -> str:
+    """`text` with every character that would break or hide a line escaped (newlines, other
+    control characters, U+2028 and the rest of what `str.splitlines` splits on), so an error
+    that quotes a hostile name still prints as one line."""
+    return "".join(c if c.isprintable() or c == " " else c.encode("unicode_escape").decode("ascii")
+                   for c in text)
+
+
 class PnnxError(Exception):
-    """Base of every user-facing error."""
+    """Base of every user-facing error; its message is always one printable line."""
+
+    def __init__(self, message: str = "") -> None:
+        super().__init__(one_line(str(message)))
 
 
 class FormatError(PnnxError):
@@ -20,6 +31,12 @@ class FormatError(PnnxError):
 
 class ConversionError(PnnxError):
     """The model could not be captured or converted (e.g. it cannot be traced)."""
+
+
+class Unsupported(PnnxError):
+    """Raised by one rule (an emitter's lowering, a `_pnnx.py` renderer, a frontend rule): this
+    operator, with these parameters, has no form here. The driver that called the rule names
+    the operator and gathers every such refusal into one `UnsupportedOperator`."""
 
 
 class UnsupportedOperator(PnnxError):

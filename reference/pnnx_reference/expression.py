@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence, Union
 
 from pnnx_reference.errors import PnnxError
+from pnnx_reference.formats.textfile import is_digits
 
 
 class ExpressionError(PnnxError):
@@ -173,7 +174,7 @@ def _parse_args(s: str, pos: int, close: str) -> tuple[list[Node], int]:
 
 
 def _parse_leaf(token: str, s: str) -> Node:
-    if token.startswith("@") and token[1:].isdigit():
+    if token.startswith("@") and is_digits(token[1:]):
         return Input(int(token[1:]))
     if token in ("True", "False"):
         return Literal(token == "True", token)

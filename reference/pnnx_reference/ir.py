@@ -11,6 +11,7 @@ Parameter kinds map to Python values:
 """
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import Iterable, Union
 
@@ -163,6 +164,14 @@ class Operator:
     # its weights are this operator's attrs, see body_weight_key()
     subgraph: "Graph | None" = None
 
+    def input(self, name: str, position: int | None = None) -> "Operand | None":
+        """The input bound to keyword `name` (`$name=`); when the operator records no input
+        names (a graph read from an older pnnx.param), the one at `position`. None if absent.
+        A keyword given to several inputs (`$tensors=` of torch.cat) returns the first."""
+        if self.inputnames:
+            return self.inputs[self.inputnames.index(name)] if name in self.inputnames else None
+        return self.inputs[position] if position is not None and 0 <= position < len(self.inputs) else None
+
     def __repr__(self) -> str:
         ins = ",".join(o.name for o in self.inputs)
         outs = ",".join(o.name for o in self.outputs)
@@ -240,6 +249,35 @@ class Graph:
 
     def outputs(self) -> list[Operator]:
         return [op for op in self.ops if op.type == "pnnx.Output"]
+
+    def copy(self) -> "Graph":
+        """A structural copy: new operators and operands (params deep-copied), the same
+        read-only weight Attributes and moduleop bodies. `copy.deepcopy` would recurse along
+        the producer/consumer chain and overflow on real networks."""
+        new = Graph()
+        operands: dict[int, Operand] = {}
+
+        def mapped(old: Operand) -> Operand:
+            if id(old) not in operands:  # an operand the graph does not list
+                operands[id(old)] = new.new_operand(old.name, old.shape, old.dtype)
+            return operands[id(old)]
+
+        for old in self.operands:
+            operand = new.new_operand(old.name, old.shape, old.dtype)
+            operand.params = copy.deepcopy(old.params)
+            operands[id(old)] = operand
+        for old in self.ops:
+            op = Operator(old.type, old.name, params=copy.deepcopy(old.params), attrs=dict(old.attrs),
+                          inputnames=list(old.inputnames), subgraph=old.subgraph)
+            new.ops.append(op)
+            new.connect(op, [mapped(o) for o in old.inputs], [mapped(o) for o in old.outputs])
+        return new
+
+    def __str__(self) -> str:
+        """The graph as pnnx.param text."""
+        from .formats.pnnx_param import dumps
+
+        return dumps(self)
 
     def __repr__(self) -> str:
         return f"Graph({len(self.ops)} ops, {len(self.operands)} operands)"

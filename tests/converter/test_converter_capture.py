@@ -6,7 +6,7 @@ import torch.nn.functional as F
 
 from converter_helpers import check_links, op_of, types
 from pnnx_reference.api import capture
-from pnnx_reference.capture import trace
+from pnnx_reference.frontends.python import trace
 from pnnx_reference.errors import ConversionError
 
 
@@ -284,7 +284,7 @@ def test_adaptive_none_output_size_is_written_as_zero():
 
 
 def test_nested_list_is_not_a_param():
-    from pnnx_reference.capture.params import NotAParam, to_param
+    from pnnx_reference.frontends.python.params import NotAParam, to_param
 
     with pytest.raises(NotAParam, match="nested"):
         to_param([[1], [2]], "output_size")

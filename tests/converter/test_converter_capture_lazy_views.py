@@ -9,7 +9,7 @@ import torch.nn as nn
 
 from converter_helpers import check_links, import_file, types
 from pnnx_reference import api
-from pnnx_reference.capture import trace
+from pnnx_reference.frontends.python import trace
 from pnnx_reference.emit import write_python
 from pnnx_reference.errors import ConversionError
 from pnnx_reference.formats import pnnx_param

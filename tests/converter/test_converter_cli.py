@@ -70,11 +70,6 @@ def test_pt_goes_to_the_torchscript_frontend(tmp_path, capsys):
     pt = tmp_path / "m.pt"
     torch.jit.trace(torch.nn.Sequential(torch.nn.Linear(4, 3)), torch.rand(1, 4)).save(str(pt))
     code, _, err = _run([str(pt), "inputshape=[1,4]"], capsys)
-    try:
-        import pnnx_reference.torchscript  # noqa: F401
-    except ImportError:
-        assert code == 2 and "pnnx_reference.torchscript" in err
-        return
     assert code == 0, err
     assert "nn.Linear" in (tmp_path / "m.pnnx.param").read_text()
 

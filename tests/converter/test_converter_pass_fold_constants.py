@@ -2,8 +2,8 @@ import torch
 import torch.nn as nn
 
 from converter_helpers import check_links, op_of, types
-from pnnx_reference.capture import trace
-from pnnx_reference.capture.dynamic import merge_shapes
+from pnnx_reference.frontends.python import trace
+from pnnx_reference.frontends.python.dynamic import merge_shapes
 from pnnx_reference.passes import PassContext, dead_code, fold_constants
 
 

@@ -5,7 +5,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from converter_helpers import check_links, op_of, types
-from pnnx_reference.capture import trace
+from pnnx_reference.frontends.python import trace
 from pnnx_reference.passes import fuse_attention, fuse_expression
 
 

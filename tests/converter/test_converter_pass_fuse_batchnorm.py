@@ -3,7 +3,7 @@ import torch
 import torch.nn as nn
 
 from converter_helpers import check_links, types
-from pnnx_reference.capture import trace
+from pnnx_reference.frontends.python import trace
 from pnnx_reference.passes import fuse_batchnorm
 
 

@@ -5,6 +5,7 @@ import struct
 
 import numpy as np
 import pytest
+from profiles import examples
 from hypothesis import given, settings, strategies as st
 
 from pnnx_reference.formats.floatfmt import (double_to_string, float_to_string, parse_float32,
@@ -59,7 +60,7 @@ def test_parse_overflow_and_underflow_like_strtof():
     assert parse_float32("1e-50") == 0.0
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.integers(0, 2**32 - 1))
 def test_float_to_string_round_trips_every_float32(bits):
     value = struct.unpack("<f", struct.pack("<I", bits))[0]
@@ -72,7 +73,7 @@ def test_float_to_string_round_trips_every_float32(bits):
         assert parse_float32(text) == value
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.floats(allow_nan=False, allow_infinity=False))
 def test_double_to_string_round_trips(value):
     text = double_to_string(value)
@@ -84,7 +85,7 @@ _decimal = st.builds(
     st.integers(0, 10**9), st.integers(0, 10**12), st.integers(-50, 40))
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(_decimal)
 def test_parse_float32_matches_libc_strtof(text):
     expected = _libc.strtof(text.encode(), None)

@@ -3,6 +3,7 @@ import struct
 
 import numpy as np
 import pytest
+from profiles import examples
 from hypothesis import given, settings, strategies as st
 
 from pnnx_reference.errors import FormatError
@@ -96,7 +97,7 @@ def test_fp16_conversion_matches_upstream_bits():
     assert [hex(h) for h in ncnn_bin.fp16_truncate(values)] == [hex(h) for _, h in FP16_VECTORS]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.floats(width=32, min_value=-60000, max_value=60000).filter(lambda v: abs(v) >= 2**-14 or v == 0))
 def test_fp16_is_within_half_ulp_for_normal_range(value):
     half = ncnn_bin.fp16_truncate(np.array([value], np.float32)).view(np.float16)[0]
@@ -153,7 +154,7 @@ _NCNN_VALUE = st.one_of(
 )
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(st.dictionaries(_ID, _NCNN_VALUE, max_size=5), min_size=1, max_size=4))
 def test_property_ncnn_dumps_loads_dumps(param_sets):
     layers = [NcnnLayer("Input", "in0", [], ["b0"])]

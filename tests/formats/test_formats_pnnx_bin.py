@@ -6,6 +6,7 @@ import zipfile
 import zlib
 
 import pytest
+from profiles import examples
 from hypothesis import given, settings, strategies as st
 
 from pnnx_reference.errors import FormatError
@@ -188,7 +189,7 @@ def test_every_truncation_is_one_clear_error(tmp_path):
         assert str(err.value).startswith(f"{path}: ") and "\n" not in str(err.value), cut
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.integers(0, len(_FULL) - 1), st.integers(1, 255))
 def test_any_byte_flip_is_detected_or_harmless(tmp_path_factory, pos, xor):
     raw = bytearray(_FULL)

@@ -3,6 +3,7 @@ import os
 
 import numpy as np
 import pytest
+from profiles import examples
 from hypothesis import HealthCheck, given, settings
 
 from formats_graphs import assert_graphs_equal, graphs
@@ -185,7 +186,7 @@ def test_load_reports_a_missing_or_short_bin_entry(tmp_path):
     assert str(err.value) == f"{tmp_path / 'm.pnnx.bin'}: entry conv_0.bias has 32 bytes, (9,) f32 needs 36"
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(graphs())
 def test_property_dumps_loads_dumps(graph):
     text = pnnx_param.dumps(graph)
@@ -194,7 +195,7 @@ def test_property_dumps_loads_dumps(graph):
     assert pnnx_param.dumps(loaded) == text
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(graphs(with_data=True))
 def test_property_save_load(tmp_path, graph):
     pnnx_param.save(graph, tmp_path / "g.pnnx.param", tmp_path / "g.pnnx.bin")

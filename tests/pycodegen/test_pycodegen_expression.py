@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+from profiles import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -73,7 +74,7 @@ def _grow(children):
 _tree = st.recursive(_leaf, _grow, max_leaves=6).filter(lambda n: E.input_indices(n))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(_tree)
 def test_evaluate_equals_running_the_rendered_code(node):
     inputs = [torch.rand(3, 4) + 0.5, torch.rand(3, 4) + 0.5]

@@ -154,7 +154,7 @@ def test_option_paths_and_levels(tmp_path, capsys):
 
 def test_moduleop_names_the_original_class(tmp_path):
     from pnnx_reference.api import capture
-    from pnnx_reference.torchscript import load
+    from pnnx_reference.frontends.torchscript import load
 
     pt = save_traced(WithFocus(), (1, 3, 8, 8), tmp_path / "focus.pt")
     qualified = f"{Focus.__module__}.{Focus.__qualname__}"

@@ -8,8 +8,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from pnnx_reference.api import capture
-from pnnx_reference.torchscript import rebuild
-from pnnx_reference.torchscript.stdmodules import recover
+from pnnx_reference.frontends.torchscript import rebuild
+from pnnx_reference.frontends.torchscript.stdmodules import recover
 
 
 def roundtrip(script):

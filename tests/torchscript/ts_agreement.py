@@ -9,7 +9,7 @@ import torch
 
 from pnnx_reference.api import capture
 from pnnx_reference.formats import pnnx_param
-from pnnx_reference.torchscript import rebuild
+from pnnx_reference.frontends.torchscript import rebuild
 
 _NAMES = re.compile(r"^(\S+)\s+\S+\s+")
 

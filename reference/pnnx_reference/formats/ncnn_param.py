@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Union
 
 from ..errors import FormatError
-from .textfile import CountedLineReader, read_text_lines, split_text_lines
+from .textfile import CountedLineReader, is_digits, read_text_lines, split_text_lines
 from .floatfmt import float_to_string, parse_float32
 from .pnnx_values import INT32_MAX, INT32_MIN, clip, parse_int32
 
@@ -161,7 +161,7 @@ class _Reader(CountedLineReader):
             self.fail(f"expected '<type> <name> <inputs> <outputs>', got {len(tokens)} fields")
         counts = []
         for text, what in ((tokens[2], "input"), (tokens[3], "output")):
-            if not text.isdigit() or len(text) > 9:
+            if not is_digits(text) or len(text) > 9:
                 self.fail(f"bad {what} count {text[:40]!r}")
             counts.append(int(text))
         nin, nout = counts

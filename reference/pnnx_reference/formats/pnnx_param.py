@@ -14,7 +14,7 @@ from pathlib import Path
 from ..errors import FormatError
 from ..ir import DTYPES, NULL_DTYPE, UNKNOWN_DIM, Attribute, Graph, Operand, Operator
 from . import pnnx_bin
-from .textfile import CountedLineReader, read_text_lines, split_text_lines
+from .textfile import CountedLineReader, is_digits, read_text_lines, split_text_lines
 from .pnnx_values import INT32_MAX, ValueTextError, clip, decode_value, encode_value
 
 MAGIC = "7767517"
@@ -155,7 +155,7 @@ class _Reader(CountedLineReader):
                 self.report(err)
 
     def _count(self, text: str, what: str) -> int:
-        if not text.isdigit() or len(text) > 9:
+        if not is_digits(text) or len(text) > 9:
             self.fail(f"bad {what} count {text[:40]!r}")
         return int(text)
 
@@ -252,7 +252,7 @@ class _Reader(CountedLineReader):
     def _dim(self, text: str, what: str, allow_unknown: bool) -> int:
         if text == "?" and allow_unknown:
             return UNKNOWN_DIM
-        if not text.isdigit() or len(text) > 10 or int(text) > INT32_MAX:
+        if not is_digits(text) or len(text) > 10 or int(text) > INT32_MAX:
             self.fail(f"{what}: bad dimension {clip(text)!r}")
         return int(text)
 

@@ -13,6 +13,7 @@ import re
 import numpy as np
 
 from .floatfmt import float_to_string, parse_float32
+from .textfile import is_digits
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 
@@ -93,7 +94,7 @@ def encode_value(value) -> str:
 
 # --- reading -------------------------------------------------------------------------
 def _is_numeric(text: str) -> bool:
-    return bool(text) and (text[0].isdigit() or (text[0] == "-" and text[1:2].isdigit()))
+    return bool(text) and (is_digits(text[0]) or (text[0] == "-" and is_digits(text[1:2])))
 
 
 def clip(text: str, limit: int = 40) -> str:

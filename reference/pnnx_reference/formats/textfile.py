@@ -7,6 +7,11 @@ from typing import Iterator
 from ..errors import FormatError
 
 
+def is_digits(text: str) -> bool:
+    """ASCII digits only: `str.isdigit()` also accepts `²` and `³`, which `int()` refuses."""
+    return text.isascii() and text.isdigit()
+
+
 def read_text_lines(path: Path, max_bytes: int, max_line: int) -> Iterator[str]:
     """Yield decoded lines without their newline. Refuses files over `max_bytes` before
     reading and lines over `max_line` bytes after reading at most that much of them."""
@@ -98,7 +103,7 @@ class CountedLineReader:
 
     def _counts(self, line: str) -> None:
         parts = line.split()
-        if len(parts) != 2 or not all(p.isdigit() and len(p) <= 10 for p in parts):
+        if len(parts) != 2 or not all(is_digits(p) and len(p) <= 10 for p in parts):
             first, second = self.nouns
             self.fail(f"expected '<{first} count> <{second} count>', got {line.strip()[:60]!r}")
         self.declared = (int(parts[0]), int(parts[1]))

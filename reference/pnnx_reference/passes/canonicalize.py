@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from ..ir import Graph, Operator
+from ..formats.textfile import is_digits
 
 _EXPR = re.compile(r"pnnx_expr_\d+\Z")
 
@@ -34,7 +35,7 @@ def _counter(op: Operator) -> str | None:
     if op.type == "pnnx.Expression" and _EXPR.match(op.name):
         return "expr"
     prefix, _, number = op.name.rpartition("_")
-    if prefix == op.type and number.isdigit():
+    if prefix == op.type and is_digits(number):
         return "op"
     return None
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 from pnnx_reference.emit.python.api_paths import check_api_type
 from pnnx_reference.emit.python.forward import FORWARD_PARAMS, is_module_type
 from pnnx_reference.emit.python.names import CodegenError, check_keyword_name
+from pnnx_reference.formats.textfile import is_digits
 from pnnx_reference.emit.python.values import render_kwargs, render_shape
 from pnnx_reference.ir import DTYPES, NULL_DTYPE, Attribute, Graph, Operator
 
@@ -48,7 +49,7 @@ def _attr_path(op: Operator, key: str) -> str:
     parts = key.split(".")
     text = ""
     for k, part in enumerate(parts):
-        if part.isdigit() and 0 < k < len(parts) - 1 and len(part) < 10:
+        if is_digits(part) and 0 < k < len(parts) - 1 and len(part) < 10:
             text += f"[{int(part)}]"
         else:
             text += "." + check_keyword_name(part, "attribute", op.name)

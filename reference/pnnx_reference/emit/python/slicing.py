@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from pnnx_reference import expression
 from pnnx_reference.emit.python.names import CodegenError
+from pnnx_reference.formats.textfile import is_digits
 from pnnx_reference.ir import Operator
 
 INT_MAX = 2147483647
@@ -41,7 +42,7 @@ def _slice_index(op: Operator, ctx, operand, i: int):
     if not isinstance(indexes, list) or i >= len(indexes):
         raise CodegenError(f"{producer.name!r}: pnnx.SliceIndexes has no index {i}")
     text = str(indexes[i])
-    if text.startswith("@") and text[1:].isdigit() and int(text[1:]) < len(producer.inputs):
+    if text.startswith("@") and is_digits(text[1:]) and int(text[1:]) < len(producer.inputs):
         return ctx.var(producer.inputs[int(text[1:])])
     try:
         return int(text)

@@ -5,10 +5,11 @@ import re
 
 import torch
 
-from ..errors import ConversionError
+from ...errors import ConversionError
+from ...registry import Registry
 from . import argorder
 
-RULES = {}
+RULES = Registry("torchscript-prim", "`prim::` node kind -> fn(node, args, env) returning its outputs")
 _run_block = _run_graph = None
 
 
@@ -17,12 +18,7 @@ def bind(run_block, run_graph) -> None:
     _run_block, _run_graph = run_block, run_graph
 
 
-def rule(*kinds):
-    def register(fn):
-        for kind in kinds:
-            RULES[kind] = fn
-        return fn
-    return register
+rule = RULES.register
 
 
 @rule("prim::Constant")

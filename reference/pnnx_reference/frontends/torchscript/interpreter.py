@@ -2,8 +2,9 @@
 (`prim::` structure here, `aten::` calls through the `aten` registry)."""
 from __future__ import annotations
 
-from ..errors import ConversionError
-from . import aten, fusions, prims
+from ...errors import ConversionError
+from .. import aten
+from . import fusions, prims, schema
 
 
 def run_graph(graph, inputs: tuple):
@@ -34,10 +35,11 @@ def _key(node) -> tuple:
 def run_node(node, env: dict) -> None:
     kind = node.kind()
     args = [env[v] for v in node.inputs()]
-    if kind in prims.RULES:
-        results = prims.RULES[kind](node, args, env)
+    prim = prims.RULES.lookup(kind)
+    if prim is not None:
+        results = prim.fn(node, args, env)
     elif kind.startswith("aten::"):
-        results = _single(node, aten.call(node, args))
+        results = _single(node, aten.call(kind[len("aten::"):], schema.named_args(node, args)))
     else:
         raise ConversionError(f"TorchScript operator {kind} is not supported")
     for value, result in zip(node.outputs(), results):

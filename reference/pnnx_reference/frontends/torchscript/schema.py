@@ -5,6 +5,12 @@ import functools
 
 import torch
 
+from ...errors import ConversionError
+
+# ScalarType codes as TorchScript stores them in constants.
+_DTYPES = [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.float16,
+           torch.float32, torch.float64, torch.complex32, torch.complex64, torch.complex128,
+           torch.bool, torch.qint8, torch.quint8, torch.qint32, torch.bfloat16]
 
 @functools.lru_cache(maxsize=None)
 def _parsed(text: str):
@@ -20,6 +26,18 @@ def argument_names(node) -> list[str]:
     if schema == "(no schema)":
         return []
     return [a.name for a in _parsed(schema).arguments]
+
+
+def named_args(node, args) -> dict:
+    """The values of an `aten::` node's inputs by their schema names (ScalarType codes as dtypes)."""
+    names = argument_names(node)
+    if len(names) < len(args):
+        raise ConversionError(f"TorchScript operator {node.kind()}: cannot read its schema")
+    kwargs = dict(zip(names, args))
+    for name in ("dtype", "scalar_type"):  # TorchScript stores a ScalarType as its int code
+        if isinstance(kwargs.get(name), int) and not isinstance(kwargs[name], bool):
+            kwargs[name] = _DTYPES[kwargs[name]]
+    return kwargs
 
 
 def constant_value(value):

@@ -5,7 +5,7 @@ import enum
 
 import torch
 
-from ..ir import QUANTIZED_STORAGE, DTYPES, dtype_suffix_of
+from ...ir import QUANTIZED_STORAGE, DTYPES, dtype_suffix_of
 
 
 class NotAParam(Exception):

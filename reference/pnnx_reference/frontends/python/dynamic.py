@@ -1,8 +1,8 @@
 """`inputshape2`: trace twice and mark the dimensions that differ as unknown (-1)."""
 from __future__ import annotations
 
-from ..errors import ConversionError
-from ..ir import UNKNOWN_DIM
+from ...errors import ConversionError
+from ...ir import UNKNOWN_DIM
 from .trace import Capture
 
 

@@ -1,6 +1,9 @@
-"""`aten::` calls back to the Python API, one small rule per operator; operators without a
-rule go to the same-named `F.*`, `torch.*` or `Tensor.*` callable (tensors positional, the
-rest by keyword)."""
+"""The shared `aten::` rule table: an aten call back to the Python API, one small rule per
+operator, used by every frontend that reads aten graphs (TorchScript `.pt`, torch.export
+`.pt2`). A frontend names the call's arguments by the operator's schema and calls
+`call(name, kwargs)` under the Python-API tracer, which records what the rule calls.
+Operators without a rule go to the same-named `F.*`, `torch.*` or `Tensor.*` callable
+(tensors positional, the rest by keyword)."""
 from __future__ import annotations
 
 import inspect
@@ -9,15 +12,11 @@ import operator
 import torch
 import torch.nn.functional as F
 
-from ..errors import ConversionError
-from . import schema
+from ...errors import ConversionError
+from ...registry import Registry
 
-RULES = {}
+RULES = Registry("aten", "aten operator name (no `aten::`) -> fn(name, kwargs) calling the Python API")
 _INT64_MAX = 9223372036854775807
-# ScalarType codes as TorchScript stores them in constants.
-_DTYPES = [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.float16,
-           torch.float32, torch.float64, torch.complex32, torch.complex64, torch.complex128,
-           torch.bool, torch.qint8, torch.quint8, torch.qint32, torch.bfloat16]
 # Operators upstream writes as Tensor methods even where a torch function exists.
 _TENSOR_FIRST = {"view", "reshape", "permute", "contiguous", "expand", "expand_as", "repeat",
                  "type_as", "masked_fill", "view_as", "reshape_as", "new_zeros", "new_ones",
@@ -26,35 +25,21 @@ _TENSOR_FIRST = {"view", "reshape", "permute", "contiguous", "expand", "expand_a
 _DROPPED = {"memory_format", "layout", "device", "pin_memory", "non_blocking", "copy"}
 
 
-def rule(*names):
-    def register(fn):
-        for name in names:
-            RULES[name] = fn
-        return fn
-    return register
+rule = RULES.register
 
 
-def named_args(node, args) -> dict:
-    names = schema.argument_names(node)
-    if len(names) < len(args):
-        raise ConversionError(f"TorchScript operator {node.kind()}: cannot read its schema")
-    kwargs = dict(zip(names, args))
-    for name in ("dtype", "scalar_type"):  # TorchScript stores a ScalarType as its int code
-        if isinstance(kwargs.get(name), int) and not isinstance(kwargs[name], bool):
-            kwargs[name] = _DTYPES[kwargs[name]]
-    return kwargs
-
-
-def call(node, args):
-    name = node.kind()[len("aten::"):]
-    kwargs = named_args(node, args)
+def call(name: str, kwargs: dict):
+    """Run aten operator `name` (`conv2d`, `add_`, ...) with its arguments named by its schema,
+    through the Python API."""
     if not any(isinstance(v, torch.Tensor) for v in _flat(kwargs.values())) and name in _SCALAR_OPS:
         return _SCALAR_OPS[name](*kwargs.values())
-    if name in RULES:
-        return RULES[name](name, kwargs)
+    found = RULES.lookup(name)
+    if found is not None:
+        return found.fn(name, kwargs)
     base = name.rstrip("_") if not name.startswith("_") else name
-    if base in RULES:
-        return RULES[base](base, kwargs)
+    found = RULES.lookup(base)
+    if found is not None:
+        return found.fn(base, kwargs)
     return _generic(name, kwargs)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import torch
 
-from ..errors import ConversionError
+from ...errors import ConversionError
 
 INT_MAX = 2147483647
 

@@ -11,8 +11,8 @@ from typing import Callable
 import torch
 import torch.nn as nn
 
-from ..errors import ConversionError, PnnxError
-from ..ir import Graph, Operand, Operator, body_weight_key
+from ...errors import ConversionError, PnnxError
+from ...ir import Graph, Operand, Operator, body_weight_key
 from .tracer import Tracer, clone_tensors, iter_values
 
 

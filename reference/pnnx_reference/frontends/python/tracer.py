@@ -14,8 +14,8 @@ import torch
 import torch.nn as nn
 from torch.overrides import TorchFunctionMode
 
-from ..errors import ConversionError, PnnxError
-from ..ir import Attribute, Graph, Operand, Operator, annotation_suffix_of
+from ...errors import ConversionError, PnnxError
+from ...ir import Attribute, Graph, Operand, Operator, annotation_suffix_of
 from . import expressions, indexing, modules, naming
 from .params import NotAParam, to_param
 from .shapes import SymInt, has_symint, operands_of, render

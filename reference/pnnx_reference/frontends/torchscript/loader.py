@@ -7,7 +7,7 @@ from pathlib import Path
 import torch
 import torch.nn as nn
 
-from ..errors import ConversionError, UsageError
+from ...errors import ConversionError, UsageError
 from .rebuilt import build_module
 
 

@@ -8,8 +8,8 @@ import inspect
 import torch
 import torch.nn as nn
 
-from ..errors import ConversionError
-from ..ir import Attribute
+from ...errors import ConversionError
+from ...ir import Attribute
 from .params import NotAParam, to_param
 
 # Never params: placement, in-place flags, and deprecated aliases of other arguments.

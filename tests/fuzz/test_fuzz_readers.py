@@ -1,0 +1,57 @@
+"""The readers and `regenerate` under mutation fuzzing (see fuzz_kit.py). In the unit suite a
+few hundred derandomized examples per target; `tox -e fuzz` runs the same tests with fresh
+seeds and 100,000 examples each. Every crash found becomes a file under regressions/<target>/,
+replayed here on every run."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+from profiles import examples
+
+from fuzz_kit import TARGETS, check, mutated, write_seeds
+
+REGRESSIONS = Path(__file__).parent / "regressions"
+
+
+@pytest.fixture(scope="module")
+def seeds(tmp_path_factory):
+    return write_seeds(tmp_path_factory.mktemp("seeds"))
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory):
+    return tmp_path_factory.mktemp("fuzz")
+
+
+@pytest.mark.parametrize("name", sorted(TARGETS))
+def test_seed_files_are_accepted(name, seeds, workdir):
+    target = TARGETS[name]
+    check(target, seeds[target.seed].read_bytes(), workdir, seeds)
+
+
+@pytest.mark.parametrize("name", sorted(TARGETS))
+def test_mutated_files_are_accepted_or_refused_in_one_line(name, seeds, workdir):
+    target = TARGETS[name]
+    data = seeds[target.seed].read_bytes()
+
+    @settings(max_examples=examples(150 if name == "regenerate" else 300))
+    @given(st.data())
+    def run(drawn):
+        check(target, drawn.draw(mutated(data), label="file"), workdir, seeds)
+
+    run()
+
+
+def _regressions():
+    return sorted((p.parent.name, p) for p in REGRESSIONS.glob("*/*") if p.is_file())
+
+
+@pytest.mark.parametrize("name, path", _regressions(), ids=lambda v: v.name if isinstance(v, Path) else v)
+def test_regression(name, path, seeds, workdir):
+    check(TARGETS[name], path.read_bytes(), workdir, seeds)
+
+
+def test_every_regression_names_a_target():
+    assert {name for name, _ in _regressions()} <= set(TARGETS)
