@@ -1,5 +1,7 @@
 """The one tolerance table: per backend and precision, overridable per operator and by a
-case's ToleranceHint. Every entry carries its reason.
+case's ToleranceHint. Every entry carries its reason. The conformance harness judges
+backends by it (`pnnx_conformance.tolerances` re-exports this module) and the converter's
+self-check (`selfcheck.py`) judges the regenerated `_pnnx.py` by it.
 
 An output element passes when
 
@@ -78,6 +80,33 @@ OP_OVERRIDES: dict[tuple[str, str, str], Tolerance] = {
         unit=FP16_U, max_rel_l2=NETWORK_FP16_REL_L2)
        for backend, precision in (("ncnn-cpu", "default"), ("ncnn-vulkan", "fp16"))},
 }
+
+
+def self_check_tolerance() -> Tolerance:
+    """The bound of the converter's self-check (regenerated `_pnnx.py` against the original
+    model, fp32, a whole user network): the pnnx-python entry for whole networks, since the
+    optlevel-2 fusions change rounding in every fused layer as they do for the zoo."""
+    return OP_OVERRIDES[("models.*", "pnnx-python", "fp32")]
+
+
+def within(a, r, tol: Tolerance, mag=None):
+    """The bound of the table for one float output, per element: NaN matches NaN, an
+    infinity the same infinity, anything else passes when |a - r| <= atol + rtol * |r|
+    (+ `mag`, the accumulation bound, when given). `a` and `r` are numpy arrays of one shape;
+    returns (mismatch mask, |a - r|, |r|) with 0 where either side is not finite."""
+    import numpy as np
+
+    a64, r64 = a.astype(np.float64), r.astype(np.float64)
+    same_nan = np.isnan(a64) & np.isnan(r64)
+    same_inf = np.isinf(a64) & np.isinf(r64) & (np.sign(a64) == np.sign(r64))
+    finite = np.isfinite(a64) & np.isfinite(r64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        diff = np.where(finite, np.abs(a64 - r64), 0.0)
+    bound = tol.atol + tol.rtol * np.abs(np.where(finite, r64, 0.0))
+    if mag is not None:
+        bound = bound + mag
+    bad = ~(same_nan | same_inf | (finite & (diff <= bound)))
+    return bad, diff, np.where(finite, np.abs(r64), 0.0)
 
 
 def _weight_terms(subject) -> int:

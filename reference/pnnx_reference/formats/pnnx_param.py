@@ -71,7 +71,11 @@ def dump_operator(op: Operator) -> str:
 def dumps(graph: Graph) -> str:
     """The pnnx.param text of `graph`. Raises ValueError for values the format cannot hold."""
     lines = [MAGIC, f"{len(graph.ops)} {len(graph.operands)}"]
-    lines += [dump_operator(op) for op in graph.ops]
+    for op in graph.ops:
+        try:
+            lines.append(dump_operator(op))
+        except ValueError as err:  # name the operator the value belongs to
+            raise ValueError(f"{op.type} {op.name}: {err}") from None
     return "\n".join(lines) + "\n"
 
 
@@ -194,6 +198,11 @@ class _Reader(CountedLineReader):
             self.fail(f"parameter with empty key: ={value[:40]}")
         if key in op.params:
             self.fail(f"duplicate parameter {key}")
+        if op.type == "pnnx.Expression" and key == "expr":
+            # the expression grammar is its own: `[size(@0,0),-1]` is no parameter list and
+            # `2.000000e-01` stays the text the expression parser reads
+            op.params[key] = value
+            return
         try:
             op.params[key] = decode_value(value)
         except ValueTextError as err:
