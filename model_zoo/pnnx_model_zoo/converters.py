@@ -31,7 +31,8 @@ class ZooReference(ReferenceConverter):
         inputs = case.make_inputs() if inputs is None else inputs
         workdir.mkdir(parents=True, exist_ok=True)
         try:
-            res = api.export(model, inputs, workdir, "case", fp16=fp16, **case_options(case))
+            res = api.export(model, inputs, workdir, "case", fp16=fp16, self_check=False,  # as ReferenceConverter
+                             **case_options(case))
         except UnsupportedOperator as e:
             raise NotSupported(str(e)) from None
         except PnnxError as e:

@@ -57,7 +57,10 @@ def random_outputs(graph: Graph) -> set[int]:
 
 
 def is_random(op: Operator) -> bool:
+    """A random operator, or a moduleop whose captured body holds one."""
     if op.type in RANDOM_OPS:
+        return True
+    if op.subgraph is not None and any(is_random(inner) for inner in op.subgraph.ops):
         return True
     return op.type in _TRAINING_RANDOM and op.params.get("training", op.type != "F.rrelu") is True
 

@@ -241,7 +241,7 @@ class Tracer(TorchFunctionMode):
             self._refuse_unknown(func, args, kwargs)
             return result
         self._record_checked(func, op_type, args, kwargs, result)
-        if valuedep.value_shaped(op_type, args, kwargs) and self._any_dynamic((args, kwargs)):
+        if self._any_dynamic(valuedep.shape_deciders(op_type, args, kwargs)):
             self._value_shaped.update(self.operand_of(t) for t in iter_values(result)
                                       if isinstance(t, torch.Tensor))
         return result

@@ -8,9 +8,12 @@ Which operands depend on the input values is tracked by the Tracer: the graph in
 and so does every output of an operator with such an input, except the operators whose
 outputs depend on their inputs' shapes only (`VALUE_FREE`). Constants, parameters and sizes
 (`x.size(0)`, traced symbolically) do not. Operators whose output *shape* depends on the
-values (`VALUE_SHAPED`: `torch.nonzero`, boolean-mask indexing, ...) are kept in the graph,
-which computes them right for any input; reading such a shape as a Python int (`len(t)`,
-`t.numel()`, `int(t.size(0))`, `t.size(0) > 0`) is a value-dependent conversion too."""
+values (`shape_deciders`: `torch.nonzero`, boolean-mask indexing, ...) are kept in the graph,
+which computes them right for any input, and every dim of such a shape (and of shapes derived
+from it) is written unknown (`?`) so that no pass folds the example's size; reading such a
+shape as a Python int (`len(t)`, `t.numel()`, `int(t.size(0))`, `t.size(0) > 0`) is a
+value-dependent conversion too. Not caught: a value-dependent size used where CPython takes
+an int without asking it (`range(t.size(0))`, `lst[t.size(0)]`)."""
 from __future__ import annotations
 
 import linecache
@@ -40,24 +43,25 @@ VALUE_FREE = frozenset({"torch.zeros_like", "torch.ones_like", "torch.empty_like
 VALUE_SHAPED = frozenset({"torch.nonzero", "Tensor.nonzero", "torch.argwhere", "Tensor.argwhere",
                           "torch.masked_select", "Tensor.masked_select", "torch.unique", "Tensor.unique",
                           "torch.unique_consecutive", "Tensor.unique_consecutive", "torch.bincount",
-                          "Tensor.bincount"})
+                          "Tensor.bincount"})  # and the cases of `shape_deciders`
 
 
-def value_shaped(op_type: str | None, args: tuple, kwargs: dict) -> bool:
-    """Whether this call's output shape depends on its inputs' values: the operators above,
-    `torch.where(cond)` (one argument), `repeat_interleave` with tensor repeats and indexing
-    with a boolean mask (`x[x > 0]`)."""
-    if op_type in VALUE_SHAPED:
-        return True
-    if op_type == "torch.where":
-        return len(args) + len(kwargs) == 1
-    if op_type in ("torch.repeat_interleave", "Tensor.repeat_interleave"):
-        repeats = kwargs.get("repeats", args[1] if len(args) > 1 else args[0] if len(args) == 1 else None)
-        return isinstance(repeats, torch.Tensor) and kwargs.get("output_size") is None
+def shape_deciders(op_type: str | None, args: tuple, kwargs: dict) -> list:
+    """The tensors whose values decide this call's output shape (none for most calls): the
+    input of the operators above (`torch.where(cond)` with one argument among them), the
+    mask of `masked_select` and of boolean-mask indexing (`x[x > 0]`), the repeats of
+    `repeat_interleave`."""
+    if op_type in ("torch.masked_select", "Tensor.masked_select"):
+        return [kwargs.get("mask", args[1] if len(args) > 1 else None)]
+    if op_type in VALUE_SHAPED or (op_type == "torch.where" and len(args) + len(kwargs) == 1):
+        return [kwargs.get("input", args[0] if args else None)]
+    if op_type in ("torch.repeat_interleave", "Tensor.repeat_interleave") and kwargs.get("output_size") is None:
+        return [kwargs.get("repeats", args[1] if len(args) > 1 else args[0] if args else None)]
     if op_type == "Tensor.__getitem__" and len(args) > 1:
         items = args[1] if isinstance(args[1], tuple) else (args[1],)
-        return any(isinstance(i, torch.Tensor) and i.dtype == torch.bool for i in items)
-    return False
+        return [i for i in items if isinstance(i, torch.Tensor) and i.dtype == torch.bool]
+    return []
+
 
 _OPTION = "accept with allowvaluedependent=1, in the API allow_value_dependent=True"
 
