@@ -152,20 +152,19 @@ def _same_rank(ctx, v: _Value, target: str, rank: int = 0) -> _Value:
     return _Value(t, shape)
 
 
-def binary_function(func: str):
-    def lower(ctx: Context, op) -> None:
-        a, b = argument_nodes(op, ("input", "other")).values()
-        mode = param(op, "rounding_mode")
-        if func == "div" and mode is not None:
-            if mode != "floor":
-                raise Unsupported(f"div with rounding_mode={mode!r} is not lowered")
-            lower_tree(ctx, op, ex.Call("floor_divide", (a, b)), op.inputs, op.outputs[0].name)
-            return
-        alpha = param(op, "alpha", 1)
-        if alpha != 1 and func in ("add", "sub"):
-            b = ex.Call("mul", (b, ex.Literal(alpha, str(alpha))))
-        lower_tree(ctx, op, ex.Call(func, (a, b)), op.inputs, op.outputs[0].name)
-    return lower
+def lower_binary_function(ctx: Context, op, func: str) -> None:
+    """torch.<func>(input, other) (alpha, rounding_mode="floor" included) into op's output."""
+    a, b = argument_nodes(op, ("input", "other")).values()
+    mode = param(op, "rounding_mode")
+    if func == "div" and mode is not None:
+        if mode != "floor":
+            raise Unsupported(f"div with rounding_mode={mode!r} is not lowered")
+        lower_tree(ctx, op, ex.Call("floor_divide", (a, b)), op.inputs, op.outputs[0].name)
+        return
+    alpha = param(op, "alpha", 1)
+    if alpha != 1 and func in ("add", "sub"):
+        b = ex.Call("mul", (b, ex.Literal(alpha, str(alpha))))
+    lower_tree(ctx, op, ex.Call(func, (a, b)), op.inputs, op.outputs[0].name)
 
 
 # --- the arguments of a torch function as expression nodes -------------------------------------
@@ -189,12 +188,9 @@ def argument_nodes(op, names: tuple[str, ...]) -> dict[int, ex.Node]:
 
 
 def lower_expression(ctx: Context, op, text: str, names: tuple[str, ...], out: str) -> None:
+    """The formula `text` over @i = the argument names[i] of op (a tensor or a number), into `out`."""
     tree = ex.remap_inputs(ex.parse(text), argument_nodes(op, names))
     lower_tree(ctx, op, tree, op.inputs, out)
-
-
-def expression_lowering(text: str, names: tuple[str, ...]):
-    return lambda ctx, op: lower_expression(ctx, op, text, names, op.outputs[0].name)
 
 
 # --- one-layer emitters on blobs of equal ncnn rank ---------------------------------------

@@ -21,7 +21,7 @@ def inner_product(ctx: Context, op, src_operand, weight: np.ndarray, bias) -> No
 def inner_product_rows(ctx: Context, src: str, shape: list[int], out: str, weight: np.ndarray, bias) -> None:
     """`inner_product` on a blob of ncnn shape `shape`, written to blob `out`."""
     if len(shape) <= 1:
-        ctx.emit("InnerProduct", "linear", [src], [out], *_inner_product_layer(weight, bias))
+        ctx.emit("InnerProduct", "linear", [src], [out], *inner_product_layer(weight, bias))
         return
     out_features, in_features = weight.shape
     rows = math.prod(shape[:-1]) if all(isinstance(d, int) and d > 0 for d in shape[:-1]) else 0
@@ -34,7 +34,8 @@ def inner_product_rows(ctx: Context, src: str, shape: list[int], out: str, weigh
     ctx.emit("Reshape", "reshape", [flat_out], [out], dims_params([*shape[:-1], int(out_features)]))
 
 
-def _inner_product_layer(weight: np.ndarray, bias) -> tuple[dict, list]:
+def inner_product_layer(weight: np.ndarray, bias) -> tuple[dict, list]:
+    """InnerProduct params and weights: W tagged, the bias raw fp32."""
     p = {0: int(weight.shape[0]), 1: int(bias is not None), 2: int(weight.size)}
     weights = [Weight(weight.reshape(-1), tagged=True)]
     if bias is not None:

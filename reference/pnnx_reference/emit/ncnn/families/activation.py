@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ....errors import Unsupported
-from ..arithmetic import UNARY, binary, expression_lowering, scalar, unary
+from ..arithmetic import UNARY, binary, lower_expression, scalar, unary
 from ..context import FLT_MAX, Context, param
 from ..layers import Weight
 from ..registry import LOWERINGS
@@ -103,7 +103,8 @@ def softmax2d(ctx: Context, op) -> None:
     _single(ctx, op, "Softmax", "softmax", {0: ctx.axis(op.inputs[0], -3), 1: 1})
 
 
-@LOWERINGS.register("nn.LogSoftmax", "F.log_softmax", "torch.log_softmax", "Tensor.log_softmax", batchless=True)
+@LOWERINGS.register("nn.LogSoftmax", "F.log_softmax", "torch.log_softmax", "Tensor.log_softmax",
+                    batchless=True)
 def log_softmax(ctx: Context, op) -> None:
     mid = ctx.temp(op.outputs[0].name)
     ctx.emit("Softmax", "softmax", [ctx.blob(op.inputs[0])], [mid], {0: _softmax_axis(ctx, op), 1: 1})
@@ -122,13 +123,14 @@ def glu(ctx: Context, op) -> None:
     _single(ctx, op, "GLU", "glu", {0: ctx.axis(op.inputs[0], int(param(op, "dim", -1)))})
 
 
-# activations without an ncnn layer, as formulas: op types -> (expression over @i, what each @i is bound to)
-EXPRESSIONS = {
-    ("F.softsign", "nn.Softsign"): ("div(@0,add(abs(@0),1))", ("input",)),
-    ("F.tanhshrink", "nn.Tanhshrink"): ("sub(@0,tanh(@0))", ("input",)),
-}
-for _types, (_text, _names) in EXPRESSIONS.items():
-    LOWERINGS.register(*_types, batchless=True)(expression_lowering(_text, _names))
+@LOWERINGS.register("F.softsign", "nn.Softsign", batchless=True)
+def softsign(ctx: Context, op) -> None:
+    lower_expression(ctx, op, "div(@0,add(abs(@0),1))", ("input",), op.outputs[0].name)
+
+
+@LOWERINGS.register("F.tanhshrink", "nn.Tanhshrink", batchless=True)
+def tanhshrink(ctx: Context, op) -> None:
+    lower_expression(ctx, op, "sub(@0,tanh(@0))", ("input",), op.outputs[0].name)
 
 
 @LOWERINGS.register("F.softmin", "nn.Softmin", batchless=True)

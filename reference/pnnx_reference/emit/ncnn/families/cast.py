@@ -26,5 +26,5 @@ def _cast(ctx: Context, op) -> None:
         raise Unsupported(f"cast from {src.dtype} to {dst.dtype} has no exact ncnn form")
 
 
-LOWERINGS.register("Tensor.float", "Tensor.double", "Tensor.half", "Tensor.bool", "Tensor.long", "Tensor.int", "Tensor.to",
-       "Tensor.type_as", bool_operands=True, batchless=True)(_cast)
+LOWERINGS.register("Tensor.float", "Tensor.double", "Tensor.half", "Tensor.bool", "Tensor.long", "Tensor.int",
+                   "Tensor.to", "Tensor.type_as", bool_operands=True, batchless=True)(_cast)

@@ -11,9 +11,7 @@ from ..registry import LOWERINGS
 # ncnn param ids per spatial axis, innermost (w) first
 KERNEL, DILATION, STRIDE, PAD = (1, 11, 21), (2, 12, 22), (3, 13, 23), (4, 14, 24)
 
-
 PADDING_TYPE = {"reflect": 2, "replicate": 1}
-
 
 SUFFIX = {1: "1D", 2: "", 3: "3D"}
 
@@ -109,18 +107,8 @@ def _register(n: int, transposed: bool, *types: str) -> None:
 
 
 _register(1, False, "nn.Conv1d", "F.conv1d")
-
-
 _register(2, False, "nn.Conv2d", "F.conv2d")
-
-
 _register(3, False, "nn.Conv3d", "F.conv3d")
-
-
 _register(1, True, "nn.ConvTranspose1d", "F.conv_transpose1d")
-
-
 _register(2, True, "nn.ConvTranspose2d", "F.conv_transpose2d")
-
-
 _register(3, True, "nn.ConvTranspose3d", "F.conv_transpose3d")

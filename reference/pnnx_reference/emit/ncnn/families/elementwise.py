@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from .... import expression as ex
-from ..arithmetic import UNARY, argument_nodes, binary_function, expression_lowering, lower_tree
+from ..arithmetic import UNARY, argument_nodes, lower_binary_function, lower_expression, lower_tree
 from ..context import Context, param
 from ..registry import LOWERINGS
+
+
+def _binary_fn(func: str):
+    return lambda ctx, op: lower_binary_function(ctx, op, func)
 
 
 def _unary_fn(func: str):
@@ -21,16 +25,19 @@ def _unary_fn(func: str):
 
 for _f in ("add", "sub", "mul", "div", "maximum", "minimum", "pow", "atan2", "fmod", "remainder",
            "floor_divide", "logaddexp"):
-    LOWERINGS.register(f"torch.{_f}", f"Tensor.{_f}", batchless=True)(binary_function(_f))
+    LOWERINGS.register(f"torch.{_f}", f"Tensor.{_f}", batchless=True)(_binary_fn(_f))
 for _f in list(UNARY) + ["erf"]:
     if _f != "tanh":  # torch.tanh is an activation (TanH)
         LOWERINGS.register(f"torch.{_f}", f"Tensor.{_f}", batchless=True)(_unary_fn(_f))
 
 
-# op types -> (expression over @i, the argument bound to each @i: a tensor input or a number param)
-EXPRESSIONS = {
-    ("torch.addcmul",): ("add(@0,mul(mul(@1,@2),@3))", ("input", "tensor1", "tensor2", "value")),
-    ("torch.addcdiv",): ("add(@0,mul(div(@1,@2),@3))", ("input", "tensor1", "tensor2", "value")),
-}
-for _types, (_text, _names) in EXPRESSIONS.items():
-    LOWERINGS.register(*_types, batchless=True)(expression_lowering(_text, _names))
+@LOWERINGS.register("torch.addcmul", batchless=True)
+def addcmul(ctx: Context, op) -> None:
+    lower_expression(ctx, op, "add(@0,mul(mul(@1,@2),@3))", ("input", "tensor1", "tensor2", "value"),
+                     op.outputs[0].name)
+
+
+@LOWERINGS.register("torch.addcdiv", batchless=True)
+def addcdiv(ctx: Context, op) -> None:
+    lower_expression(ctx, op, "add(@0,mul(div(@1,@2),@3))", ("input", "tensor1", "tensor2", "value"),
+                     op.outputs[0].name)

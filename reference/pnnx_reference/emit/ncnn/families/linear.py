@@ -13,7 +13,10 @@ from ..registry import LOWERINGS
 
 @LOWERINGS.register("nn.Linear", "F.linear", batchless=True)
 def linear(ctx: Context, op) -> None:
-    weight = op.attrs["weight"].to_numpy().astype(np.float32) if "weight" in op.attrs else ctx.constant_input(op, "weight", 1)
+    if "weight" in op.attrs:
+        weight = op.attrs["weight"].to_numpy().astype(np.float32)
+    else:
+        weight = ctx.constant_input(op, "weight", 1)
     if weight is None:
         raise Unsupported("linear without weight")
     if "bias" in op.attrs:

@@ -63,10 +63,10 @@ def _comparison(text: str, negate: bool):
 
 ALIASES = {"gt": "greater", "ge": "greater_equal", "lt": "less", "le": "less_equal", "ne": "not_equal"}
 
-
 for _name, (_text, _negate) in COMPARISONS.items():
     _names = [_name] + ([ALIASES[_name]] if _name in ALIASES else [])
-    LOWERINGS.register(*(f"{table}.{n}" for n in _names for table in ("torch", "Tensor")), bool_operands=True, batchless=True)(_comparison(_text, _negate))
+    LOWERINGS.register(*(f"{table}.{n}" for n in _names for table in ("torch", "Tensor")), bool_operands=True,
+                       batchless=True)(_comparison(_text, _negate))
 
 
 # --- boolean logic -----------------------------------------------------------------------------

@@ -50,15 +50,6 @@ def matmul(ctx: Context, op) -> None:
     ctx.emit("MatMul", "matmul", [ctx.blob(a), ctx.blob(b)], [op.outputs[0].name], {0: 0})
 
 
-def required_inputs(op, *names: str) -> list:
-    """The operands of `op` named `names` (positional when the capture recorded no names)."""
-    found = [op.input(name, i) for i, name in enumerate(names)]
-    missing = [name for name, operand in zip(names, found) if operand is None]
-    if missing:
-        raise Unsupported(f"{op.type} without its {', '.join(missing)} operand")
-    return found
-
-
 def _with_rank(ctx: Context, operand, rank: int, base: str) -> str:
     """The operand's blob with leading 1s up to `rank`: ncnn's BinaryOp has its own rules for
     blobs of different ranks (a 1-d blob against a 3-d one runs along the channels), while at

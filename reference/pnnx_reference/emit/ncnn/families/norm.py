@@ -57,7 +57,8 @@ def _tiled(array, repeat: int):
     return None if array is None else np.tile(array, repeat)
 
 
-@LOWERINGS.register("nn.BatchNorm1d", "nn.BatchNorm2d", "nn.BatchNorm3d", "nn.SyncBatchNorm", "F.batch_norm", batchless=True)
+@LOWERINGS.register("nn.BatchNorm1d", "nn.BatchNorm2d", "nn.BatchNorm3d", "nn.SyncBatchNorm", "F.batch_norm",
+                    batchless=True)
 def batch_norm(ctx: Context, op) -> None:
     mean = _array(ctx, op, "running_mean", 1)
     var = _array(ctx, op, "running_var", 2)
@@ -172,7 +173,8 @@ def group_norm(ctx: Context, op) -> None:
 SPATIAL_DIMS = {"nn.InstanceNorm1d": 1, "nn.InstanceNorm2d": 2, "nn.InstanceNorm3d": 3}
 
 
-@LOWERINGS.register("nn.InstanceNorm1d", "nn.InstanceNorm2d", "nn.InstanceNorm3d", "F.instance_norm", batchless=True)
+@LOWERINGS.register("nn.InstanceNorm1d", "nn.InstanceNorm2d", "nn.InstanceNorm3d", "F.instance_norm",
+                    batchless=True)
 def instance_norm(ctx: Context, op) -> None:
     """ncnn InstanceNorm normalises each channel of a (c, h, w) blob: any other layout (1-d or
     3-d spatial, a kept batch) runs as an (N*C, 1, size) view, the affine parameters tiled."""

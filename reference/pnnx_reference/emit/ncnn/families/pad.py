@@ -7,9 +7,7 @@ from ..registry import LOWERINGS
 
 PAD_TYPE = {"constant": 0, "replicate": 1, "reflect": 2}
 
-
 PAIR_KEYS = ((2, 3), (0, 1), (7, 8))  # (left,right), (top,bottom), (front,behind)
-
 
 MODULE_MODE = {"ZeroPad": "constant", "ConstantPad": "constant", "ReflectionPad": "reflect",
                "ReplicationPad": "replicate"}
@@ -30,8 +28,8 @@ def _mode(op) -> str:
 
 
 @LOWERINGS.register("nn.ZeroPad1d", "nn.ZeroPad2d", "nn.ZeroPad3d", "nn.ConstantPad1d", "nn.ConstantPad2d",
-        "nn.ConstantPad3d", "nn.ReflectionPad1d", "nn.ReflectionPad2d", "nn.ReplicationPad1d",
-        "nn.ReplicationPad2d", "nn.ReplicationPad3d", "F.pad")
+                    "nn.ConstantPad3d", "nn.ReflectionPad1d", "nn.ReflectionPad2d", "nn.ReplicationPad1d",
+                    "nn.ReplicationPad2d", "nn.ReplicationPad3d", "F.pad")
 def pad(ctx: Context, op) -> None:
     mode = _mode(op)
     if mode not in PAD_TYPE:

@@ -11,12 +11,9 @@ from ..registry import LOWERINGS
 
 KERNEL, STRIDE, PAD = (1, 11, 21), (2, 12, 22), (3, 13, 23)
 
-
 OUT_SIZE = (8, 18, 28)
 
-
 LAYER = {1: "Pooling1D", 2: "Pooling", 3: "Pooling3D"}
-
 
 MAX, AVG = 0, 1
 

@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from ....errors import Unsupported
-from ..arithmetic import ABS, MUL, RSUB, SUB, binary, binary_function, unary
+from ..arithmetic import ABS, MUL, RSUB, SUB, binary, lower_binary_function, unary
 from ..context import Context, dims_params, param
 from ..layers import Weight
 from ..reduction import (REDUCE_L1, REDUCE_L2, REDUCE_LOGSUMEXP, REDUCE_MAX, REDUCE_MEAN, REDUCE_MIN, REDUCE_PROD,
@@ -27,7 +27,7 @@ NORM = {1: REDUCE_L1, 2: REDUCE_L2}
 def _reduce(ctx: Context, op, operation: int) -> None:
     if op.input("other") is not None or len(op.inputs) > 1:
         # max(input, other) / min(input, other) is elementwise
-        binary_function("maximum" if operation == REDUCE_MAX else "minimum")(ctx, op)
+        lower_binary_function(ctx, op, "maximum" if operation == REDUCE_MAX else "minimum")
         return
     if len(op.outputs) > 1 and op.outputs[1].consumers:
         raise Unsupported("the indices of max/min are used: ncnn Reduction has none")
@@ -80,8 +80,6 @@ def _reduce_truth(operation: int):
 
 
 LOWERINGS.register("torch.all", "Tensor.all", bool_operands=True, batchless=True)(_reduce_truth(REDUCE_MIN))
-
-
 LOWERINGS.register("torch.any", "Tensor.any", bool_operands=True, batchless=True)(_reduce_truth(REDUCE_MAX))
 
 
@@ -113,10 +111,14 @@ def _moments(ctx: Context, op, root: bool) -> None:
         ctx.emit("Reshape", "reshape", [mean], [outs[1].name], dims_params(ctx.shape(outs[1]) or [1]))
 
 
-LOWERINGS.register("torch.var", "Tensor.var", "torch.var_mean", batchless=True)(lambda ctx, op: _moments(ctx, op, root=False))
+@LOWERINGS.register("torch.var", "Tensor.var", "torch.var_mean", batchless=True)
+def var(ctx: Context, op) -> None:
+    _moments(ctx, op, root=False)
 
 
-LOWERINGS.register("torch.std", "Tensor.std", "torch.std_mean", batchless=True)(lambda ctx, op: _moments(ctx, op, root=True))
+@LOWERINGS.register("torch.std", "Tensor.std", "torch.std_mean", batchless=True)
+def std(ctx: Context, op) -> None:
+    _moments(ctx, op, root=True)
 
 
 # layer featmask (param 31) keeping an index computation in fp32 on the CPU: no fp16 arithmetic (1),

@@ -9,7 +9,7 @@ RESIZE_TYPE = {"nearest": 1, "bilinear": 2, "linear": 2, "bicubic": 3}
 
 
 @LOWERINGS.register("nn.Upsample", "F.interpolate", "F.upsample", "nn.UpsamplingNearest2d",
-        "nn.UpsamplingBilinear2d", "F.upsample_nearest", "F.upsample_bilinear")
+                    "nn.UpsamplingBilinear2d", "F.upsample_nearest", "F.upsample_bilinear")
 def interp(ctx: Context, op) -> None:
     mode = param(op, "mode", "nearest")
     if op.type in ("nn.UpsamplingBilinear2d", "F.upsample_bilinear"):
@@ -43,7 +43,6 @@ def interp(ctx: Context, op) -> None:
 
 
 GRID_SAMPLE_MODE = {"bilinear": 1, "nearest": 2, "bicubic": 3}
-
 
 GRID_SAMPLE_PADDING = {"zeros": 1, "border": 2, "reflection": 3}
 

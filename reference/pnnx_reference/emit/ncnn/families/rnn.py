@@ -15,6 +15,7 @@ import numpy as np
 from ....errors import Unsupported
 from ..arithmetic import binary
 from ..context import Context, dims_params, param
+from ..inner_product import inner_product_layer
 from ..layers import Weight
 from ..registry import LOWERINGS
 
@@ -277,11 +278,7 @@ def _cell_linear(ctx: Context, operand, weight: np.ndarray, bias, out: str) -> s
 
 
 def _linear(ctx: Context, blob: str, weight: np.ndarray, bias, out: str) -> str:
-    p = {0: int(weight.shape[0]), 1: int(bias is not None), 2: int(weight.size)}
-    weights = [Weight(weight.reshape(-1), tagged=True)]
-    if bias is not None:
-        weights.append(Weight(bias.reshape(-1), tagged=False))
-    ctx.emit("InnerProduct", "linear", [blob], [out], p, weights)
+    ctx.emit("InnerProduct", "linear", [blob], [out], *inner_product_layer(weight, bias))
     return out
 
 

@@ -51,7 +51,8 @@ def permute(ctx: Context, op) -> None:
     _permute(ctx, op, list(param(op, "dims")))
 
 
-@LOWERINGS.register("torch.transpose", "Tensor.transpose", "torch.swapaxes", "Tensor.swapaxes", batchless=True)
+@LOWERINGS.register("torch.transpose", "Tensor.transpose", "torch.swapaxes", "Tensor.swapaxes",
+                    batchless=True)
 def transpose(ctx: Context, op) -> None:
     rank = len(ctx.torch_shape(op.inputs[0]))
     a = int(param(op, "dim0", param(op, "axis0")))

@@ -32,7 +32,7 @@ def _slice_along(ctx: Context, op, axis: int, squeeze: bool) -> None:
 
 
 @LOWERINGS.register("torch.chunk", "Tensor.chunk", "torch.split", "Tensor.split", "torch.tensor_split",
-        "Tensor.tensor_split", batchless=True)
+                    "Tensor.tensor_split", batchless=True)
 def split(ctx: Context, op) -> None:
     _slice_along(ctx, op, ctx.axis(op.inputs[0], single_dim(op)), squeeze=False)
 

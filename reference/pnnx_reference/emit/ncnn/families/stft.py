@@ -22,13 +22,11 @@ WINDOWS = {
     2: lambda n: torch.hamming_window(n, periodic=True),
 }
 
-
 PAD_TYPES = {"constant": 0, "replicate": 1, "reflect": 2}
 
 
 # Spectrogram / InverseSpectrogram param ids
 N_FFT, POWER_OR_RETURNS, HOPLEN, WINLEN, WINDOW_TYPE, CENTER, PAD_TYPE, NORMALIZED, ONESIDED = range(9)
-
 
 RETURNS_COMPLEX, RETURNS_REAL = 0, 1
 

@@ -20,26 +20,12 @@ def _simple(onnx_op, *types, **attrs):
 
 
 _simple("Relu", "nn.ReLU", "F.relu", "F.relu_", "torch.relu", "Tensor.relu")
-
-
 _simple("Sigmoid", "nn.Sigmoid", "F.sigmoid", "torch.sigmoid", "Tensor.sigmoid")
-
-
 _simple("Tanh", "nn.Tanh", "F.tanh", "torch.tanh", "Tensor.tanh")
-
-
 _simple("Softsign", "nn.Softsign", "F.softsign")
-
-
 _simple("HardSwish", "nn.Hardswish", "F.hardswish")
-
-
 _simple("HardSigmoid", "nn.Hardsigmoid", "F.hardsigmoid", alpha=1.0 / 6, beta=0.5)
-
-
 _simple("Mish", "nn.Mish", "F.mish")
-
-
 _simple("Selu", "nn.SELU", "F.selu")
 
 

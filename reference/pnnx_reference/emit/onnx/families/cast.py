@@ -5,8 +5,8 @@ from ..dtypes import from_torch_name, onnx_type
 from ..registry import LOWERINGS
 
 
-@LOWERINGS.register("Tensor.to", "Tensor.type", "Tensor.float", "Tensor.double", "Tensor.half",
-          "Tensor.int", "Tensor.long", "Tensor.bool")
+@LOWERINGS.register("Tensor.to", "Tensor.type", "Tensor.float", "Tensor.double", "Tensor.half", "Tensor.int",
+                    "Tensor.long", "Tensor.bool")
 def cast(b, op):
     target = b.dtype(op.outputs[0])
     name = op.params.get("dtype")

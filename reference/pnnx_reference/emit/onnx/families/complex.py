@@ -38,8 +38,6 @@ def _part(index: int):
 
 
 COMPLEX_LOWERINGS.register("torch.real", "Tensor.real")(_part(0))
-
-
 COMPLEX_LOWERINGS.register("torch.imag", "Tensor.imag")(_part(1))
 
 

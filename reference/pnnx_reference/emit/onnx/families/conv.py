@@ -62,8 +62,8 @@ def conv(b, op):
            pads=pads, dilations=dilation, group=int(op.params.get("groups", 1)))
 
 
-@LOWERINGS.register("nn.ConvTranspose1d", "nn.ConvTranspose2d", "nn.ConvTranspose3d",
-          "F.conv_transpose1d", "F.conv_transpose2d", "F.conv_transpose3d")
+@LOWERINGS.register("nn.ConvTranspose1d", "nn.ConvTranspose2d", "nn.ConvTranspose3d", "F.conv_transpose1d",
+                    "F.conv_transpose2d", "F.conv_transpose3d")
 def conv_transpose(b, op):
     n = _spatial(op.type)
     weight, bias, wshape = _weight_and_bias(b, op)

@@ -33,15 +33,9 @@ def _filled(value_of):
 
 
 LOWERINGS.register("Tensor.new_zeros", "Tensor.new_empty", "torch.zeros_like", "torch.empty_like",
-         "Tensor.zero_")(_filled(lambda op: 0))
-
-
+                   "Tensor.zero_")(_filled(lambda op: 0))
 LOWERINGS.register("Tensor.new_ones", "torch.ones_like")(_filled(lambda op: 1))
-
-
 LOWERINGS.register("Tensor.new_full", "torch.full_like")(_filled(lambda op: op.params["fill_value"]))
-
-
 LOWERINGS.register("Tensor.fill", "Tensor.fill_")(_filled(lambda op: op.params["value"]))
 
 

@@ -84,7 +84,6 @@ def where(b, op):
 # torch gives 0 (left) or the sign fill (right) for a shift outside [0, bits).
 _SIGNED_BITS = {"i32": 32, "i64": 64}
 
-
 _UNSIGNED_BITS = {"u8": 8, "u16": 16, "u32": 32, "u64": 64}
 
 

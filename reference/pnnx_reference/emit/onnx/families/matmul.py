@@ -7,7 +7,7 @@ from ..registry import LOWERINGS
 
 
 @LOWERINGS.register("torch.matmul", "Tensor.matmul", "torch.mm", "Tensor.mm", "torch.bmm", "Tensor.bmm",
-          "torch.mv", "Tensor.mv")
+                    "torch.mv", "Tensor.mv")
 def matmul(b, op):
     if len(op.inputs) != 2:
         raise Unsupported("needs two operands")

@@ -8,7 +8,6 @@ from ..registry import LOWERINGS
 _PAD_MODES = {"constant": "constant", "reflect": "reflect", "replicate": "edge",
               "circular": "wrap"}
 
-
 _PAD_MODULES = {"ZeroPad": "constant", "ConstantPad": "constant", "ReflectionPad": "reflect",
                 "ReplicationPad": "replicate", "CircularPad": "circular"}
 
@@ -22,9 +21,9 @@ def _onnx_pads(torch_pad: list[int], rank: int) -> list[int]:
 
 
 @LOWERINGS.register("F.pad", "nn.ZeroPad1d", "nn.ZeroPad2d", "nn.ZeroPad3d", "nn.ConstantPad1d",
-          "nn.ConstantPad2d", "nn.ConstantPad3d", "nn.ReflectionPad1d", "nn.ReflectionPad2d",
-          "nn.ReflectionPad3d", "nn.ReplicationPad1d", "nn.ReplicationPad2d",
-          "nn.ReplicationPad3d", "nn.CircularPad1d", "nn.CircularPad2d", "nn.CircularPad3d")
+                    "nn.ConstantPad2d", "nn.ConstantPad3d", "nn.ReflectionPad1d", "nn.ReflectionPad2d",
+                    "nn.ReflectionPad3d", "nn.ReplicationPad1d", "nn.ReplicationPad2d", "nn.ReplicationPad3d",
+                    "nn.CircularPad1d", "nn.CircularPad2d", "nn.CircularPad3d")
 def pad(b, op):
     rank = b.rank(op.inputs[0])
     if op.type == "F.pad":

@@ -30,7 +30,7 @@ from ..registry import LOWERINGS
 
 
 @LOWERINGS.register("nn.MaxPool1d", "nn.MaxPool2d", "nn.MaxPool3d", "F.max_pool1d", "F.max_pool2d",
-          "F.max_pool3d")
+                    "F.max_pool3d")
 def max_pool(b, op):
     if op.params.get("return_indices") or len(op.outputs) > 1:
         return max_pool_with_indices(b, op)
@@ -43,7 +43,7 @@ def max_pool(b, op):
 
 
 @LOWERINGS.register("nn.AvgPool1d", "nn.AvgPool2d", "nn.AvgPool3d", "F.avg_pool1d", "F.avg_pool2d",
-          "F.avg_pool3d")
+                    "F.avg_pool3d")
 def avg_pool(b, op):
     n = spatial_rank(op.type)
     check_batched(b, op, n)
@@ -76,7 +76,7 @@ def adaptive_avg_pool(b, op):
 
 
 @LOWERINGS.register("nn.AdaptiveMaxPool1d", "nn.AdaptiveMaxPool2d", "nn.AdaptiveMaxPool3d",
-          "F.adaptive_max_pool1d", "F.adaptive_max_pool2d", "F.adaptive_max_pool3d")
+                    "F.adaptive_max_pool1d", "F.adaptive_max_pool2d", "F.adaptive_max_pool3d")
 def adaptive_max(b, op):
     try:
         adaptive("GlobalMaxPool", "MaxPool")(b, op)
@@ -99,8 +99,8 @@ def max_pool_with_indices(b, op):
         b.node("Mod", [flat, b.const(plane)], outs[1])
 
 
-@LOWERINGS.register("F.max_unpool1d", "F.max_unpool2d", "F.max_unpool3d", "nn.MaxUnpool1d",
-          "nn.MaxUnpool2d", "nn.MaxUnpool3d")
+@LOWERINGS.register("F.max_unpool1d", "F.max_unpool2d", "F.max_unpool3d", "nn.MaxUnpool1d", "nn.MaxUnpool2d",
+                    "nn.MaxUnpool3d")
 def max_unpool(b, op):
     n = spatial_rank(op.type)
     check_batched(b, op, n)
@@ -203,7 +203,7 @@ def adaptive_max_windows(b, op) -> None:
 
 
 LOWERINGS.register("F.adaptive_max_pool1d_with_indices", "F.adaptive_max_pool2d_with_indices",
-         "F.adaptive_max_pool3d_with_indices")(adaptive_max_windows)
+                   "F.adaptive_max_pool3d_with_indices")(adaptive_max_windows)
 
 
 # --- fractional max pooling ---------------------------------------------------------------
@@ -273,8 +273,8 @@ def _fractional_with_indices(b, op, samples, kernel: list[int], n: int) -> None:
 
 
 @LOWERINGS.register("F.fractional_max_pool2d", "F.fractional_max_pool3d", "nn.FractionalMaxPool2d",
-          "nn.FractionalMaxPool3d", "F.fractional_max_pool2d_with_indices",
-          "F.fractional_max_pool3d_with_indices")
+                    "nn.FractionalMaxPool3d", "F.fractional_max_pool2d_with_indices",
+                    "F.fractional_max_pool3d_with_indices")
 def fractional_max_pool(b, op):
     n = spatial_rank(op.type)
     shape, out_shape = b.shape(op.inputs[0]), b.shape(op.outputs[0])

@@ -34,20 +34,10 @@ def _simple(onnx_op: str, *types: str):
 
 
 _simple("ReduceMean", "torch.mean", "Tensor.mean")
-
-
 _simple("ReduceSum", "torch.sum", "Tensor.sum")
-
-
 _simple("ReduceProd", "torch.prod", "Tensor.prod")
-
-
 _simple("ReduceMax", "torch.amax", "Tensor.amax")
-
-
 _simple("ReduceMin", "torch.amin", "Tensor.amin")
-
-
 _simple("ReduceLogSumExp", "torch.logsumexp", "Tensor.logsumexp")
 
 
@@ -77,8 +67,6 @@ def _max_min(reduce_op: str, arg_op: str, binary_op: str):
 
 
 LOWERINGS.register("torch.max", "Tensor.max")(_max_min("ReduceMax", "ArgMax", "Max"))
-
-
 LOWERINGS.register("torch.min", "Tensor.min")(_max_min("ReduceMin", "ArgMin", "Min"))
 
 
@@ -98,8 +86,6 @@ def _arg(onnx_op: str):
 
 
 LOWERINGS.register("torch.argmax", "Tensor.argmax")(_arg("ArgMax"))
-
-
 LOWERINGS.register("torch.argmin", "Tensor.argmin")(_arg("ArgMin"))
 
 
@@ -112,8 +98,6 @@ def _any_all(onnx_op: str):
 
 
 LOWERINGS.register("torch.any", "Tensor.any")(_any_all("ReduceMax"))
-
-
 LOWERINGS.register("torch.all", "Tensor.all")(_any_all("ReduceMin"))
 
 
@@ -152,12 +136,6 @@ def _spread(take_sqrt: bool, with_mean: bool):
 
 
 LOWERINGS.register("torch.var", "Tensor.var")(_spread(False, False))
-
-
 LOWERINGS.register("torch.std", "Tensor.std")(_spread(True, False))
-
-
 LOWERINGS.register("torch.var_mean")(_spread(False, True))
-
-
 LOWERINGS.register("torch.std_mean")(_spread(True, True))

@@ -12,7 +12,7 @@ _RESIZE_MODES = {"nearest": "nearest", "nearest-exact": "nearest", "linear": "li
 
 
 @LOWERINGS.register("nn.Upsample", "nn.UpsamplingNearest2d", "nn.UpsamplingBilinear2d", "F.interpolate",
-          "F.upsample", "F.upsample_nearest", "F.upsample_bilinear")
+                    "F.upsample", "F.upsample_nearest", "F.upsample_bilinear")
 def resize(b, op):
     mode = _mode(op)
     if mode == "area":  # torch computes it as adaptive average pooling

@@ -18,7 +18,6 @@ from ..registry import LOWERINGS
 _KIND = {"nn.LSTM": "LSTM", "nn.GRU": "GRU", "nn.RNN": "RNN",
          "nn.LSTMCell": "LSTM", "nn.GRUCell": "GRU", "nn.RNNCell": "RNN"}
 
-
 _ORDER = {"LSTM": [0, 3, 1, 2], "GRU": [1, 0, 2], "RNN": [0]}
 
 

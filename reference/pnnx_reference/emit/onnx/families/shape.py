@@ -43,7 +43,7 @@ def reshape(b, op):
 
 
 @LOWERINGS.register("torch.flatten", "Tensor.flatten", "nn.Flatten", "F.flatten", "nn.Unflatten",
-          "Tensor.unflatten", "torch.unflatten", "Tensor.view_as", "Tensor.reshape_as")
+                    "Tensor.unflatten", "torch.unflatten", "Tensor.view_as", "Tensor.reshape_as")
 def reshape_to_output(b, op):
     _reshape_to_output(b, op)
 

@@ -20,7 +20,7 @@ def _split_sizes(b, op, dim: int) -> list[int]:
 
 
 @LOWERINGS.register("torch.chunk", "Tensor.chunk", "torch.split", "Tensor.split", "torch.tensor_split",
-          "Tensor.tensor_split")
+                    "Tensor.tensor_split")
 def split(b, op):
     dim = axis(int(op.params.get("dim", 0)), b.rank(op.inputs[0]))
     sizes = _split_sizes(b, op, dim)

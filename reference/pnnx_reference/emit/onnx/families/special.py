@@ -16,7 +16,6 @@ from ..registry import LOWERINGS
 # Evaluated in float64 (then cast back): A(z) sums terms of alternating sign up to ~1e3.
 _LANCZOS_G = 7.0
 
-
 _LANCZOS = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313,
             -176.61502916214059, 12.507343278686905, -0.13857109526572012,
             9.9843695780195716e-6, 1.5056327351493116e-7]
