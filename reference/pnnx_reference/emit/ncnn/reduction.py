@@ -26,7 +26,6 @@ def reduction(ctx: Context, operation: int, src: str, axes, rank: int, keep: boo
     return out
 
 
-# --- variance and standard deviation ------------------------------------------------------------
 def reduced_axes(ctx: Context, src, dims) -> tuple[list[int] | None, int]:
     """(ncnn axes or None for all, number of elements reduced) of a torch `dim` argument."""
     shape = ctx.torch_shape(src)

@@ -12,5 +12,5 @@ from __future__ import annotations
 from ...registry import Registry
 
 LOWERINGS = Registry("pnnx.onnx", "pnnx operator type -> fn(builder, op) emitting ONNX nodes")
-COMPLEX_LOWERINGS = Registry("pnnx.onnx complex",
+COMPLEX_LOWERINGS = Registry("pnnx.onnx-complex",
                              "pnnx operator type with a complex operand -> fn(builder, op) on (..., 2) real tensors")

@@ -1,4 +1,4 @@
-"""cat/concat/stack -> Concat (stack reshapes each input to hold the new axis first)."""
+"""cat/concat -> Concat; stack -> a Reshape of each input to hold the new axis, then Concat."""
 from __future__ import annotations
 
 from ....errors import Unsupported

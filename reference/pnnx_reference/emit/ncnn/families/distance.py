@@ -19,7 +19,6 @@ def _tensor_inputs(op, names: tuple[str, ...]) -> list:
     return [op.inputs[node.index] for node in nodes]
 
 
-# --- similarity and distance -------------------------------------------------------------------
 def _vector_norm(ctx: Context, src: str, p: float, axis: int, rank: int, keep: bool, out: str) -> None:
     """||src||_p along one ncnn axis."""
     if p in (1, 2):

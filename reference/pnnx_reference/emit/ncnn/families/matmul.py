@@ -29,7 +29,7 @@ def addmm(ctx: Context, op) -> None:
     beta, alpha = float(param(op, "beta", 1.0)), float(param(op, "alpha", 1.0))
     if bias is not None and weight is not None and bias.ndim <= 1:
         inner_product(ctx, op, x, np.ascontiguousarray(weight.astype(np.float32).T * alpha),
-                       np.broadcast_to(bias.astype(np.float32), weight.shape[1:]) * beta)
+                      np.broadcast_to(bias.astype(np.float32), weight.shape[1:]) * beta)
         return
     out = op.outputs[0].name
     product = ctx.temp(out)

@@ -101,7 +101,7 @@ for _n in (1, 2, 3):
     _register(_n)
 
 
-# --- power-average pooling -------------------------------------------------------------------------
+# --- power-average pooling (LPPool) --------------------------------------------------------------
 def _check_layout(ctx: Context, op, n: int) -> None:
     """Pooling reads a (C, spatial) blob: a batch-1 input with its batch dropped, or an
     unbatched (C, spatial) input kept whole in a batchless graph."""

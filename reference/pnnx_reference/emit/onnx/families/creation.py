@@ -1,6 +1,6 @@
 """Tensors made from a shape, a value or another tensor: new_zeros/new_ones/new_full/new_empty,
 *_like, fill, zero_ -> ConstantOfShape; copy_ (src broadcast to input's shape) -> Expand;
-one_hot."""
+one_hot -> OneHot."""
 from __future__ import annotations
 
 import numpy as np

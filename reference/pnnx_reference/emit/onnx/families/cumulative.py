@@ -1,5 +1,5 @@
-"""Cumulative operations: cumsum -> CumSum; cumprod as a masked product over a copy per
-position (ONNX has no CumProd)."""
+"""Cumulative operations: cumsum -> CumSum; cumprod as one masked ReduceProd (ONNX has no
+CumProd)."""
 from __future__ import annotations
 
 import numpy as np

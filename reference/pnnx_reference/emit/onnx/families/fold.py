@@ -1,5 +1,5 @@
-"""F.fold / nn.Fold -> Col2Im; F.unfold / nn.Unfold -> a Conv with a constant one-hot kernel
-(im2col)."""
+"""F.fold / nn.Fold -> Col2Im; F.unfold / nn.Unfold (im2col) -> a grouped Conv whose constant
+kernel picks one window position per output channel."""
 from __future__ import annotations
 
 import numpy as np

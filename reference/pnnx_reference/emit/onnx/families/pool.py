@@ -2,17 +2,16 @@
 pooling that returns indices, and its inverse max_unpool; adaptive max pooling with unequal
 windows and fractional max pooling.
 
-torch's indices count within each (n, c) plane; ONNX MaxPool's count over the whole
-N*C*spatial tensor, so the pooled indices are reduced modulo the plane size. Unpooling
-scatters each plane into a zero plane (ScatterElements on the flattened spatial axis),
+Max pooling with indices: torch's indices count within each (n, c) plane; ONNX MaxPool's count
+over the whole N*C*spatial tensor, so the pooled indices are reduced modulo the plane size.
+Unpooling scatters each plane into a zero plane (ScatterElements on the flattened spatial axis),
 which keeps torch's per-plane convention without rebuilding global offsets.
 
-Max pooling over windows ONNX MaxPool cannot express: adaptive max pooling with unequal
-windows and fractional max pooling with recorded (constant) random samples.
-
-Max is separable, so both pool one spatial axis at a time: gather every window's positions
-onto a new (window, position) pair of axes, then ReduceMax over the positions. Windows shorter
-than the longest repeat their last position, which leaves the maximum unchanged.
+Windows ONNX MaxPool cannot express (adaptive max pooling with unequal windows, fractional max
+pooling with recorded, constant random samples): max is separable, so both pool one spatial
+axis at a time: gather every window's positions onto a new (window, position) pair of axes,
+then ReduceMax over the positions. Windows shorter than the longest repeat their last
+position, which leaves the maximum unchanged.
 
 With return_indices (torch's index of the maximum within the flattened plane) the axes are not
 separable: each output cell's whole window is gathered in row-major order, so that ArgMax's

@@ -1,5 +1,5 @@
 """Repetition: expand/expand_as/broadcast_to -> Expand, repeat/tile -> Tile,
-repeat_interleave -> Tile of a new axis, or a Gather of the repeated indices."""
+repeat_interleave -> a new axis expanded to the count, then merged back (Reshape)."""
 from __future__ import annotations
 
 import numpy as np
