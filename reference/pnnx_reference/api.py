@@ -12,7 +12,7 @@ from .frontends.python import trace
 from .frontends.python.dynamic import merge_shapes
 from .emit.ncnn import write_ncnn
 from .emit.onnx import write_onnx
-from .emit.python_code import write_python
+from .emit.python.pnnx_py import write_python
 from .errors import ConversionError, UnsupportedOperator
 from .formats import pnnx_param
 from .ir import DTYPES, Graph
