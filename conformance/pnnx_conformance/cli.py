@@ -3,6 +3,7 @@
     pnnx-conformance run --tier smoke --out build/conformance [--op nn.Conv2d] [--backend ...]
     pnnx-conformance merge SHARD_DIR... --out DIR
     pnnx-conformance report --results DIR [--out DIR/report] [--readme README.md] [--html DIR] [--bench FILE] [--check]
+    pnnx-conformance history [REPORTS] [--from-git]
     pnnx-conformance keygen --out KEY.pem
     pnnx-conformance certify --backend NAME [--key KEY.pem] [--tier smoke] [--waivers FILE] [--out DIR]
     pnnx-conformance verify-certificate FILE.json [--trust FINGERPRINT] [--pubkey KEY.pub.pem] [--rerun N [--seed S]]
@@ -73,19 +74,20 @@ def cmd_merge(args) -> int:
 
 def cmd_report(args) -> int:
     from .report import build_reports
-    from .report.committed import check_matrix
+    from .report.committed import check_matrix, check_readme
 
     results, out = Path(args.results), Path(args.out)
     try:
         if args.check:
-            diff = check_matrix(out, results if args.results_given else None)
-            if diff:
+            given = results if args.results_given else None
+            checked = [(out / "support_matrix.md", check_matrix(out, given))]
+            if args.readme:
+                checked.append((Path(args.readme), check_readme(Path(args.readme), out, given)))
+            for path, diff in checked:
                 sys.stdout.write(diff)
-                print(f"error: {out / 'support_matrix.md'} differs from what the committed results give; "
-                      "regenerate with pnnx-conformance report", file=sys.stderr)
-                return 1
-            print(f"{out / 'support_matrix.md'}: up to date", file=sys.stderr)
-            return 0
+                print(f"error: {path} differs from what the committed results give; regenerate with "
+                      "pnnx-conformance report" if diff else f"{path}: up to date", file=sys.stderr)
+            return 1 if any(diff for _, diff in checked) else 0
         written = build_reports(results, out, html_dir=Path(args.html) if args.html else None,
                                 readme=Path(args.readme) if args.readme else None,
                                 bench=Path(args.bench) if args.bench else None)
@@ -100,6 +102,19 @@ def cmd_report(args) -> int:
 def _report_default(results: Path) -> Path:
     """Without --out, a report goes under its results folder."""
     return (results if results.is_dir() else results.parent) / "report"
+
+
+def cmd_history(args) -> int:
+    from .report.history import HISTORY, from_git, history_text, read_history
+
+    folder = Path(args.reports)
+    try:
+        entries = from_git(folder) if args.from_git else read_history(folder / HISTORY)
+    except (ValueError, OSError) as e:
+        print(f"error: history: {e}", file=sys.stderr)
+        return 2
+    print(history_text(entries) if entries else f"{folder / HISTORY}: no runs recorded")
+    return 0
 
 
 def cmd_certify(args) -> int:
@@ -244,8 +259,14 @@ def parser() -> argparse.ArgumentParser:
     rep.add_argument("--bench", help="benchmark file from benchmarks/bench_zoo.py (default: OUT/bench.json when "
                      "present; copied there so --check can regenerate the section)")
     rep.add_argument("--check", action="store_true",
-                     help="exit 1 (printing a diff) when OUT/support_matrix.md differs from the committed results")
+                     help="exit 1 (printing a diff) when OUT/support_matrix.md (and --readme's section) "
+                          "differs from the committed results")
     rep.set_defaults(fn=cmd_report)
+    h = sub.add_parser("history", help="the totals of past runs that `report` kept (REPORTS/history.json)")
+    h.add_argument("reports", nargs="?", default="reports")
+    h.add_argument("--from-git", action="store_true",
+                   help="first add every committed version of REPORTS/results.jsonl.gz")
+    h.set_defaults(fn=cmd_history)
     c = sub.add_parser("certify", help="certify a backend on the certification tier")
     c.add_argument("--backend", required=True)
     c.add_argument("--key", help="Ed25519 private key (PEM) to sign the certificate with (see keygen; an encrypted "

@@ -19,7 +19,7 @@ from .frontends.python.dynamic import merge_shapes
 from .frontends.python.tracer import iter_values
 from .emit.ncnn import write_ncnn
 from .emit.onnx import write_onnx
-from .emit.python_code import write_python
+from .emit.python.pnnx_py import write_python
 from .errors import ConversionError, PnnxError, UnsupportedOperator
 from .files import Staging
 from .formats import pnnx_param

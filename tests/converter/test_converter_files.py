@@ -15,7 +15,7 @@ import torch.nn as nn
 
 from pnnx_reference import api
 from pnnx_reference.cli import main as pnnxref
-from pnnx_reference.emit.python_code import regenerate
+from pnnx_reference.emit.python.pnnx_py import regenerate
 from pnnx_reference.errors import ConversionError
 
 ARTEFACTS = ["m.ncnn.bin", "m.ncnn.param", "m.pnnx.bin", "m.pnnx.onnx", "m.pnnx.param", "m_ncnn.py", "m_pnnx.py"]

@@ -11,7 +11,7 @@ import torch.nn as nn
 from converter_helpers import import_file, types
 from moduleop_models import Focus, Outer, build_model, moduleop_of
 from pnnx_reference.api import capture, export
-from pnnx_reference.emit.python_code import regenerate
+from pnnx_reference.emit.python.pnnx_py import regenerate
 from pnnx_reference.errors import UnsupportedOperator
 from pnnx_reference.ir import body_weight_key
 

@@ -11,7 +11,7 @@ import torch.nn as nn
 
 from pnnx_reference import api, expression
 from pnnx_reference.cli import main as pnnxref
-from pnnx_reference.emit.python_code import regenerate
+from pnnx_reference.emit.python.pnnx_py import regenerate
 from pnnx_reference.errors import ConversionError
 from pnnx_reference.formats import pnnx_param
 from pnnx_reference.formats.validate import validate

@@ -16,7 +16,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from hypothesis import strategies as st
 
-from pnnx_reference.emit.python_code import regenerate
+from pnnx_reference.emit.python.pnnx_py import regenerate
 from pnnx_reference.errors import PnnxError
 from pnnx_reference.formats import ncnn_param, pnnx_bin, pnnx_param
 from pnnx_reference.formats.ncnn_bin import read_and_walk

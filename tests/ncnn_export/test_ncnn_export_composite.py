@@ -1,4 +1,4 @@
-"""Operators lowered as chains of ncnn layers (emit/ncnn/composite.py): softsign, tanhshrink,
+"""Operators lowered as chains of ncnn layers (arithmetic.py formulas in their families): softsign, tanhshrink,
 softmin, positive, eval-mode rrelu, threshold, addcmul/addcdiv, var/std (+ _mean), Lp pooling,
 cosine similarity and pairwise distance. Each small module is captured, lowered, run in ncnn
 (CPU fp32; a few on Vulkan) and compared with torch."""

@@ -82,7 +82,7 @@ def test_fp16_and_fp32_bins():
     assert len(full) == 4 + weight.size * 4 + bias.size * 4
     # fp16 as upstream writes it (fp16 subnormals flushed to zero)
     np.testing.assert_array_equal(np.frombuffer(half[4:4 + weight.size * 2], "<u2"),
-                                  ncnn_bin.fp16_truncate(weight.reshape(-1)))
+                                  ncnn_bin.fp16_round_half_away(weight.reshape(-1)))
     np.testing.assert_array_equal(np.frombuffer(full[4:4 + weight.size * 4], "<f4"), weight.reshape(-1))
     np.testing.assert_array_equal(np.frombuffer(full[-bias.size * 4:], "<f4"), bias)
 

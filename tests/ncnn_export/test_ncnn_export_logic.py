@@ -1,4 +1,5 @@
-"""Comparisons, boolean logic, all/any, where/masked_fill, casts and fill (emit/ncnn/logic.py):
+"""Comparisons, boolean logic, all/any, where/masked_fill, casts and fill (emit/ncnn/families/
+logic.py, cast.py, reduce.py, creation.py):
 each small module is captured, lowered, run in ncnn (CPU fp32) and compared with torch
 exactly; bool results come back as float 0/1 blobs, integer results as whole floats. Bool
 inputs are fed as float 0/1, as the conformance backend and the generated `_ncnn.py` feed them."""

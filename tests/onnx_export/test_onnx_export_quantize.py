@@ -24,7 +24,7 @@ def test_quantization_matches_torch_exactly(case, tmp_path):
 
 def test_dequantize_of_an_unknown_quantizer_is_refused(tmp_path):
     from pnnx_reference.emit.onnx.families.quantize import _scale_zero_point
-    from pnnx_reference.emit.onnx.registry import Unsupported
+    from pnnx_reference.errors import Unsupported
 
     with pytest.raises(Unsupported, match="does not come from torch.quantize_per_tensor"):
         _scale_zero_point(None)

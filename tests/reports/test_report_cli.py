@@ -11,7 +11,7 @@ import pytest
 
 from pnnx_conformance.cli import main
 from pnnx_conformance.report.committed import COMPACT, read_compact
-from pnnx_conformance.report.matrix import README_BEGIN, README_END
+from pnnx_conformance.report.readme import README_BEGIN, README_END
 from pnnx_conformance.results import Metrics, Result, write_results
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,7 +48,8 @@ def test_report_writes_matrix_compact_results_html_and_readme(tmp_path, run_dir)
     assert len(compact) == 4 and all(r.detail == "" for r in compact)
     assert {r.error for r in compact} >= {"max abs 0.5 > 1e-4"}
     assert (run_dir / "html" / "index.html").is_file()          # default: beside the results
-    assert "| `nn.ReLU` |" in readme.read_text() and "OLD-SECTION" not in readme.read_text()
+    assert "\nnn.ReLU|pn|✅\n" in readme.read_text() and "OLD-SECTION" not in readme.read_text()
+    assert "\nnn.Conv2d ⚠️|pn|❌ nc\n" in readme.read_text()
 
 
 def test_report_without_out_goes_under_the_results_folder(tmp_path, run_dir, monkeypatch):
@@ -79,6 +80,20 @@ def test_check_passes_when_up_to_date_and_fails_with_a_diff(tmp_path, run_dir, c
     assert main(["report", "--check", "--out", str(reports)]) == 1
     out = capsys.readouterr().out
     assert out.startswith("---") and "-| `nn.Conv2d` ⚠️ |" in out and "+| `nn.Conv2d` ⚠️ |" in out
+
+
+def test_check_with_readme_fails_on_a_stale_section(tmp_path, run_dir, capsys):
+    reports, readme = tmp_path / "reports", tmp_path / "README.md"
+    readme.write_text(f"top\n{README_BEGIN}\n{README_END}\nend\n")
+    assert main(["report", "--results", str(run_dir), "--out", str(reports), "--readme", str(readme)]) == 0
+    assert main(["report", "--check", "--out", str(reports), "--readme", str(readme)]) == 0
+    readme.write_text(readme.read_text().replace("nn.ReLU|pn|✅", "nn.ReLU|pn|❌ nc"))
+    capsys.readouterr()
+    assert main(["report", "--check", "--out", str(reports), "--readme", str(readme)]) == 1
+    captured = capsys.readouterr()
+    assert "-nn.ReLU|pn|❌ nc" in captured.out and "+nn.ReLU|pn|✅" in captured.out
+    assert "README.md differs from what the committed results give" in captured.err
+    assert "support_matrix.md: up to date" in captured.err
 
 
 def test_check_without_committed_results_is_one_clear_error(tmp_path, capsys):
