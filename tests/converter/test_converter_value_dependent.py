@@ -201,7 +201,16 @@ class BranchOnSize(nn.Module):
         return x * 2 if values.shape[0] > 2 else x
 
 
+class LoopOverRows(nn.Module):
+    def forward(self, x):
+        total = x.sum()
+        for row in torch.nonzero(x > 0.5):
+            total = total + row.sum()
+        return total
+
+
 SPECIALISED = [(SizedByInt, "return torch.zeros(int(idx.size(0)), 3)", "int() of a size"),
+               (LoopOverRows, "for row in torch.nonzero(x > 0.5):", "unbind()"),
                (SizedByLen, "return x * len(picked)", "len()"),
                (MeanByNumel, "return picked.sum() / picked.numel()", "numel()"),
                (BranchOnSize, "return x * 2 if values.shape[0] > 2 else x", "> of a size")]

@@ -267,7 +267,8 @@ class Tracer(TorchFunctionMode):
         if name in valuedep.CONVERSIONS and (tensor_method or func in _VALUE_FUNCTIONS):
             if self._any_dynamic(args):
                 self.policy.conversion(f"{valuedep.CONVERSIONS[name]} of a tensor computed from the inputs")
-        elif name in valuedep.SHAPE_READS and tensor_method and args and self._is_value_shaped(args[0]):
+        elif name in valuedep.SHAPE_READS and (tensor_method or func is torch.unbind) and args \
+                and self._is_value_shaped(args[0]):
             self.policy.conversion(f"{valuedep.SHAPE_READS[name]} of a tensor whose shape depends on "
                                    f"the input values")
 

@@ -32,8 +32,9 @@ CONVERSIONS = {"__bool__": "Tensor.__bool__", "__int__": "int()", "__float__": "
                "tolist": "tolist()", "numpy": "numpy()", "__array__": "numpy()",
                "__contains__": "`in`", "equal": "torch.equal", "allclose": "torch.allclose",
                "is_nonzero": "torch.is_nonzero"}
-# ... and that hand a tensor's shape to Python as a plain int
-SHAPE_READS = {"numel": "numel()", "nelement": "nelement()", "__len__": "len()"}
+# ... and that hand a tensor's shape to Python as a plain int (or as a number of outputs)
+SHAPE_READS = {"numel": "numel()", "nelement": "nelement()", "__len__": "len()",
+               "unbind": "unbind()"}  # `for row in t` is `t.unbind()`
 
 # operators whose outputs depend on the shapes of their inputs only
 VALUE_FREE = frozenset({"torch.zeros_like", "torch.ones_like", "torch.empty_like", "torch.full_like",
