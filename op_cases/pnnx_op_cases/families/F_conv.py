@@ -81,9 +81,11 @@ def _deconv_rows(fn: str, rank: int) -> list[tuple]:
     ]
 
 
-for _rank in (1, 2, 3):
-    _op = f"F.conv_transpose{_rank}d"
-    family(_op)(lambda _op=_op, _rank=_rank: table(_op, _deconv_rows(_op, _rank)))
+@family("F.conv_transpose1d", "F.conv_transpose2d", "F.conv_transpose3d")
+def conv_transposes():
+    for rank in (1, 2, 3):
+        op = f"F.conv_transpose{rank}d"
+        yield from table(op, _deconv_rows(op, rank))
 
 
 @family("F.linear")

@@ -143,8 +143,9 @@ def _cast(op: str, method: str):
     ])
 
 
-for _op, _method in (("Tensor.float", "float"), ("Tensor.long", "long"), ("Tensor.bool", "bool")):
-    family(_op)(lambda _op=_op, _method=_method: _cast(_op, _method))
+family("Tensor.float")(lambda: _cast("Tensor.float", "float"))
+family("Tensor.long")(lambda: _cast("Tensor.long", "long"))
+family("Tensor.bool")(lambda: _cast("Tensor.bool", "bool"))
 
 
 family("Tensor.mean")(lambda: reduce("Tensor.mean", "{x}.mean({args})"))

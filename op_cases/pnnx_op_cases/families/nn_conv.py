@@ -114,13 +114,25 @@ def _deconv_cases(op, nd, lazy=False):
                       [_x(cin, nd)], call=f"self.m(x0, output_size={list(out)})")
 
 
-def _register(nd):
-    family(f"nn.Conv{nd}d")(lambda: _conv_cases(f"nn.Conv{nd}d", nd))
-    family(f"nn.LazyConv{nd}d")(lambda: _conv_cases(f"nn.LazyConv{nd}d", nd, lazy=True))
-    family(f"nn.ConvTranspose{nd}d")(lambda: _deconv_cases(f"nn.ConvTranspose{nd}d", nd))
-    family(f"nn.LazyConvTranspose{nd}d")(
-        lambda: _deconv_cases(f"nn.LazyConvTranspose{nd}d", nd, lazy=True))
+@family("nn.Conv1d", "nn.Conv2d", "nn.Conv3d")
+def convs():
+    for nd in (1, 2, 3):
+        yield from _conv_cases(f"nn.Conv{nd}d", nd)
 
 
-for _nd in (1, 2, 3):
-    _register(_nd)
+@family("nn.LazyConv1d", "nn.LazyConv2d", "nn.LazyConv3d")
+def lazy_convs():
+    for nd in (1, 2, 3):
+        yield from _conv_cases(f"nn.LazyConv{nd}d", nd, lazy=True)
+
+
+@family("nn.ConvTranspose1d", "nn.ConvTranspose2d", "nn.ConvTranspose3d")
+def deconvs():
+    for nd in (1, 2, 3):
+        yield from _deconv_cases(f"nn.ConvTranspose{nd}d", nd)
+
+
+@family("nn.LazyConvTranspose1d", "nn.LazyConvTranspose2d", "nn.LazyConvTranspose3d")
+def lazy_deconvs():
+    for nd in (1, 2, 3):
+        yield from _deconv_cases(f"nn.LazyConvTranspose{nd}d", nd, lazy=True)

@@ -112,10 +112,10 @@ _DROPOUTS = {
 }
 
 
-def _dropout_family(op):
-    def cases():
-        why = {"training-only": _DROPOUT_WHY}
-        shapes = _DROPOUTS[op]
+@family("nn.Dropout", "nn.Dropout2d", "nn.Dropout3d", "nn.AlphaDropout")
+def dropouts():
+    why = {"training-only": _DROPOUT_WHY}
+    for op, shapes in _DROPOUTS.items():
         yield module_case(op, "p0.5", f"{op}()", [rand(*shapes[0])], reasons=why, smoke=True)
         yield module_case(op, "p0.2_inplace" if op != "nn.AlphaDropout" else "p0.2",
                           f"{op}(0.2{', inplace=True' if op != 'nn.AlphaDropout' else ''})",
@@ -123,8 +123,3 @@ def _dropout_family(op):
         # what an exporter must keep: dropout between two real ops
         yield module_case(op, "between_ops", f"{op}(0.3)", [rand(*shapes[0])], reasons=why,
                           pre="x0 = x0 * 2", call="self.m(x0) + 1")
-    return cases
-
-
-for _op in _DROPOUTS:
-    family(_op)(_dropout_family(_op))

@@ -43,10 +43,13 @@ def _bn_cases(op, ctor, nd, lazy=False, prefix="", smoke=True, full=True):
                pre="x0 = x0.movedim(-1, 1)", tags={"noncontiguous"})
 
 
-for _nd in (1, 2, 3):
-    for _lazy in (False, True):
-        _name = f"nn.{'Lazy' if _lazy else ''}BatchNorm{_nd}d"
-        family(_name)(lambda n=_name, d=_nd, lz=_lazy: _bn_cases(n, n, d, lz))
+@family("nn.BatchNorm1d", "nn.BatchNorm2d", "nn.BatchNorm3d",
+        "nn.LazyBatchNorm1d", "nn.LazyBatchNorm2d", "nn.LazyBatchNorm3d")
+def batch_norms():
+    for nd in (1, 2, 3):
+        for lazy in (False, True):
+            name = f"nn.{'Lazy' if lazy else ''}BatchNorm{nd}d"
+            yield from _bn_cases(name, name, nd, lazy)
 
 
 @family("nn.SyncBatchNorm")
@@ -73,8 +76,10 @@ def _instance_cases(op, nd):
                       pre="x0 = x0.movedim(-1, 1)", tags={"noncontiguous"})
 
 
-for _nd in (1, 2, 3):
-    family(f"nn.InstanceNorm{_nd}d")(lambda d=_nd: _instance_cases(f"nn.InstanceNorm{d}d", d))
+@family("nn.InstanceNorm1d", "nn.InstanceNorm2d", "nn.InstanceNorm3d")
+def instance_norms():
+    for nd in (1, 2, 3):
+        yield from _instance_cases(f"nn.InstanceNorm{nd}d", nd)
 
 
 @family("nn.GroupNorm")

@@ -53,8 +53,10 @@ def _rnn_family(kind):
                    [SEQ] + _hidden(kind, 2, proj=4), call=hcall)
 
 
-for _kind in ("RNN", "LSTM", "GRU"):
-    family(f"nn.{_kind}")(lambda k=_kind: _rnn_family(k))
+@family("nn.RNN", "nn.LSTM", "nn.GRU")
+def recurrent():
+    for kind in ("RNN", "LSTM", "GRU"):
+        yield from _rnn_family(kind)
 
 
 def _cell_family(kind):
@@ -83,8 +85,10 @@ def _cell_family(kind):
                       call="h", ret=ret)
 
 
-for _kind in ("RNN", "LSTM", "GRU"):
-    family(f"nn.{_kind}Cell")(lambda k=_kind: _cell_family(k))
+@family("nn.RNNCell", "nn.LSTMCell", "nn.GRUCell")
+def cells():
+    for kind in ("RNN", "LSTM", "GRU"):
+        yield from _cell_family(kind)
 
 
 @family("nn.RNNBase")
