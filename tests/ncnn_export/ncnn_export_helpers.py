@@ -6,7 +6,6 @@ import functools
 import tempfile
 from pathlib import Path
 
-import ncnn
 import numpy as np
 import torch
 
@@ -48,52 +47,11 @@ def exported(name: str, source: str = "ours", fp16: bool = True) -> Path:
     return base
 
 
-NO_BATCH = 233  # ncnn's batch index for "dim 0 is data, not a batch"
-
-
-def run_ncnn(base: Path, inputs, n_out: int, mode: str = "fp32", batchless: bool = False) -> list[np.ndarray]:
-    """Run an exported model; mode: fp32 (low precision off), default (ncnn's options), vulkan
-    (ncnn's options on the GPU), vulkan-fp32 (the GPU with low precision off).
-    `batchless`: the graph carries every dim (its inputs do not lead with 1), so inputs are fed
-    and outputs read whole; otherwise dim 0 of a >= 2-d input is the batch of 1 and dropped."""
-    net = ncnn.Net()
-    if mode in ("fp32", "vulkan-fp32"):
-        for flag in ("use_fp16_packed", "use_fp16_storage", "use_fp16_arithmetic", "use_bf16_storage"):
-            setattr(net.opt, flag, False)
-    net.opt.use_vulkan_compute = mode.startswith("vulkan")
-    net.opt.num_threads = 1
-    assert net.load_param(f"{base}.ncnn.param") == 0
-    assert net.load_model(f"{base}.ncnn.bin") == 0
-    ex = net.create_extractor()
-    for i, t in enumerate(inputs):
-        if t.dtype == torch.bool:  # a bool blob is float 0/1, as the conformance backend feeds it
-            t = t.float()
-        elif not t.is_floating_point():  # integer indices are int32 words (Embed)
-            t = t.to(torch.int32)
-        batch_index = NO_BATCH if batchless or t.dim() < 2 else 0
-        ex.input(f"in{i}", ncnn.Mat(t.numpy(), batch_index=batch_index).clone())
-    outs = []
-    for i in range(n_out):
-        ret, mat = ex.extract(f"out{i}")
-        assert ret == 0, f"extract out{i} failed"
-        outs.append(np.array(mat.numpy(batch_index=NO_BATCH if batchless else 0)).copy())
-    del ex
-    net.clear()
-    return outs
-
-
 def torch_outputs(model, inputs) -> list[np.ndarray]:
     with torch.no_grad():
         out = model(*inputs)
     out = list(out) if isinstance(out, (tuple, list)) else [out]
     return [o.numpy() for o in out]
-
-
-def assert_outputs_match(got, expected, tol: dict, what: str) -> None:
-    assert len(got) == len(expected)
-    for i, (g, e) in enumerate(zip(got, expected)):
-        assert g.shape == e.shape, f"{what} out{i}: shape {g.shape} != {e.shape}"
-        np.testing.assert_allclose(g, e, err_msg=f"{what} out{i}", **tol)
 
 
 def param_layers(path) -> list[tuple[str, tuple[str, ...]]]:
