@@ -1,5 +1,6 @@
-"""Shared helpers for the ncnn export tests: a PNNX graph (from our capture, or the upstream
-pnnx graph stored in fixtures/) -> our ncnn lowering -> run in ncnn -> compare with torch."""
+"""Shared helpers for the ncnn export tests: a PNNX graph (our capture of a fixture model or
+an op case, or the upstream pnnx graph stored in fixtures/) -> our ncnn lowering. Running and
+comparing is the conformance harness's (conformance_runs)."""
 from __future__ import annotations
 
 import functools
@@ -9,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ncnn_export_cases import build
+from pnnx_op_cases.registry import get_case
+from upstream_fixture_cases import build
 from pnnx_reference.api import capture
 from pnnx_reference.emit.ncnn import write_ncnn
 from pnnx_reference.formats import pnnx_param
@@ -33,16 +35,21 @@ def upstream_cases() -> list[str]:
 
 
 def captured_graph(name: str):
+    """Our capture of a fixture model, or of an op case ("nn.Conv2d/k1_relu6")."""
+    if "/" in name:
+        case = get_case(name)
+        return capture(case.make_model(), tuple(case.make_inputs()))
     model, inputs = build(name)
     return capture(model, tuple(inputs))
 
 
 @functools.lru_cache(maxsize=None)
 def exported(name: str, source: str = "ours", fp16: bool = True) -> Path:
-    """Our ncnn files for a case (written once per test process), lowered from our captured
-    graph (`ours`) or from upstream pnnx's stored graph (`upstream`); returns the base path."""
+    """Our ncnn files for a fixture model or an op case (written once per test process), lowered
+    from our captured graph (`ours`) or from upstream pnnx's stored graph (`upstream`); returns
+    the base path."""
     graph = captured_graph(name) if source == "ours" else fixture_graph(name)
-    base = _OUT / f"{name}_{source}{'' if fp16 else '_fp32'}"
+    base = _OUT / f"{name.replace('/', '__')}_{source}{'' if fp16 else '_fp32'}"
     write_ncnn(graph, f"{base}.ncnn.param", f"{base}.ncnn.bin", f"{base}_ncnn.py", fp16=fp16)
     return base
 

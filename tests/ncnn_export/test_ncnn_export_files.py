@@ -11,7 +11,7 @@ import torch
 
 from conformance_runs import assert_close, run_ncnn, tolerance
 from fn_modules import Fn
-from ncnn_export_cases import build
+from upstream_fixture_cases import build
 from ncnn_export_helpers import LOW_PRECISION, captured_graph, exported
 from pnnx_conformance.backends.ncnn_backend import NO_BATCH, declared_batch_indices
 from pnnx_reference.emit.ncnn import write_ncnn
@@ -33,9 +33,9 @@ def test_activation_fused_into_convolution():
 
 
 def test_clip_and_sigmoid_fused_with_params():
-    relu6 = _layers("conv2d_relu6")[1]
+    relu6 = _layers("nn.Conv2d/k1_relu6")[1]
     assert relu6.params[9] == 3 and relu6.params[10] == [0.0, 6.0]
-    assert _layers("conv2d_sigmoid")[1].params[9] == 4
+    assert _layers("nn.Conv2d/k1_sigmoid")[1].params[9] == 4
 
 
 def test_zero_padding_folded_into_convolution():
@@ -187,13 +187,13 @@ def test_constant_becomes_memorydata(tmp_path):
 
 
 def test_view_transpose_view_becomes_shufflechannel():
-    layers = _layers("channel_shuffle_view")
+    layers = _layers("Tensor.view/channel_shuffle_pattern")
     assert [l.type for l in layers] == ["Input", "ShuffleChannel", "ReLU"]
     assert layers[1].params == {0: 2, 1: 0}
 
 
 def test_stacked_bidirectional_lstm_is_unrolled_per_layer():
-    layers = [l for l in _layers("lstm_bi_2layers") if l.type == "LSTM"]
+    layers = [l for l in _layers("nn.LSTM/layers2_bidirectional_bf_b1") if l.type == "LSTM"]
     assert len(layers) == 2 and all(l.params[2] == 2 for l in layers)
     assert layers[0].params[1] == 2 * 4 * 8 * 6 and layers[1].params[1] == 2 * 4 * 8 * 16
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..registry import family
-from .F_Tensor_torch_kit import f, table, unary
+from .F_Tensor_torch_kit import case, f, table, unary
 
 _RANDOM = "samples a random negative slope per element in training mode"
 
@@ -156,3 +156,10 @@ def _gumbel():
         ("hard_d0", "F.gumbel_softmax(x0, hard=True, dim=0)", [f(7, 3)]),
     ]
     return table("F.gumbel_softmax", rows, reasons={"random": why})
+
+
+@family("F.softmax")
+def _ncnn_batch1():
+    """Batch-1 forms the ncnn lowering treats on their own (it drops the batch axis; inputs
+    whose dim 0 is not 1 go the batchless way), moved from the hand-written ncnn export tests."""
+    yield case("F.softmax", "dneg1_b1", "F.softmax(x0, dim=-1)", [f(1, 5, 9, low=-4, high=4)])

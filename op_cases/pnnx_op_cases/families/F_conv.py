@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..registry import family
-from .F_Tensor_torch_kit import f, table
+from .F_Tensor_torch_kit import case, f, table
 
 
 def _conv_rows(fn: str, rank: int) -> list[tuple]:
@@ -139,3 +139,12 @@ def _fold():
         ("unbatched", "F.fold(x0, 4, 2, stride=2)", [f(12, 4)], {"tags": {"unbatched"}}),
     ]
     return table("F.fold", rows)
+
+
+@family("F.conv2d", "F.linear")
+def _ncnn_batch1():
+    """Batch-1 forms the ncnn lowering treats on their own (it drops the batch axis; inputs
+    whose dim 0 is not 1 go the batchless way), moved from the hand-written ncnn export tests."""
+    yield case("F.conv2d", "c8_k3_s2_p1_b1", "F.conv2d(x0, self.w, self.b, stride=2, padding=1)", [f(1, 8, 12, 12)],
+               params={"w": (4, 8, 3, 3), "b": (4,)})
+    yield case("F.linear", "r2_b1", "F.linear(x0, self.w, self.b)", [f(1, 10)], params={"w": (5, 10), "b": (5,)})

@@ -99,3 +99,10 @@ def glu():
     yield module_case(op, "dim0_r1", "nn.GLU(0)", [rand(24)])
     yield module_case(op, "dim_m2", "nn.GLU(-2)", [rand(2, 26, 3)])
     yield module_case(op, "dim2_r4", "nn.GLU(2)", [rand(1, 3, 8, 5)])
+
+
+@family("nn.Softmax")
+def ncnn_batch1():
+    """Batch-1 forms the ncnn lowering treats on their own (it drops the batch axis; inputs
+    whose dim 0 is not 1 go the batchless way), moved from the hand-written ncnn export tests."""
+    yield module_case("nn.Softmax", "dim1_r4_b1", "nn.Softmax(dim=1)", [rand(1, 6, 7, 9, low=-4, high=4)])

@@ -137,3 +137,12 @@ def local_response_norm():
     yield module_case(op, "s3_r3", "nn.LocalResponseNorm(3)", [rand(2, 8, 7)])
     yield module_case(op, "s3_r5", "nn.LocalResponseNorm(3)", [rand(1, 4, 3, 4, 5)])
     yield module_case(op, "s4_b2_c16", "nn.LocalResponseNorm(4, alpha=0.1)", [rand(2, 16, 3, 3)])
+
+
+@family("nn.BatchNorm1d", "nn.LayerNorm", "nn.InstanceNorm2d")
+def ncnn_batch1():
+    """Batch-1 forms the ncnn lowering treats on their own (it drops the batch axis; inputs
+    whose dim 0 is not 1 go the batchless way), moved from the hand-written ncnn export tests."""
+    yield module_case("nn.BatchNorm1d", "c8_r2_b1", "nn.BatchNorm1d(8)", [rand(1, 8)], init=STATS + AFFINE)
+    yield module_case("nn.LayerNorm", "noaffine_b1", "nn.LayerNorm(12, elementwise_affine=False)", [rand(1, 5, 12)])
+    yield module_case("nn.InstanceNorm2d", "c8_b1", "nn.InstanceNorm2d(8)", [rand(1, 8, 12, 12)])

@@ -102,3 +102,17 @@ def rnn_base():
         yield module_case(op, f"{mode.lower()}_layers2_bidirectional_bf",
                           f"nn.RNNBase({mode!r}, {I}, {H}, num_layers=2, bidirectional=True, "
                           "batch_first=True)", [SEQ_BF], call=call, ret=("y[0]", "y[1]"))
+
+
+@family("nn.RNN", "nn.LSTM", "nn.GRU")
+def batch_first_b1():
+    """Batch-1 forms the ncnn lowering treats on their own (it drops the batch axis; inputs
+    whose dim 0 is not 1 go the batchless way), moved from the hand-written ncnn export tests."""
+    x = [rand(1, 5, 6)]
+    yield module_case("nn.RNN", "batch_first_b1", "nn.RNN(6, 8, batch_first=True)", x, ret="y[0]")
+    yield module_case("nn.LSTM", "batch_first_b1", "nn.LSTM(6, 8, batch_first=True)", x, ret="y[0]")
+    yield module_case("nn.LSTM", "layers2_bidirectional_bf_b1",
+                      "nn.LSTM(6, 8, num_layers=2, batch_first=True, bidirectional=True)", x, ret="y[0]")
+    yield module_case("nn.GRU", "batch_first_b1", "nn.GRU(6, 8, batch_first=True)", x, ret="y[0]")
+    yield module_case("nn.GRU", "bidirectional_bf_b1", "nn.GRU(6, 8, batch_first=True, bidirectional=True)", x,
+                      ret="y[0]")

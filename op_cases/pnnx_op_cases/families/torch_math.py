@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..registry import family
-from .F_Tensor_torch_kit import b, binary, f, i, table, unary
+from .F_Tensor_torch_kit import b, binary, case, f, i, table, unary
 
 # op -> (low, high, accepts integer input): ranges keep each function inside its domain.
 _UNARY = {
@@ -189,3 +189,19 @@ def _softmax(op: str, fn: str):
 
 family("torch.softmax")(lambda: _softmax("torch.softmax", "torch.softmax"))
 family("torch.log_softmax")(lambda: _softmax("torch.log_softmax", "torch.log_softmax"))
+
+
+@family("torch.div", "torch.sub", "torch.add", "torch.mul", "torch.remainder", "torch.round")
+def _ncnn_batch1():
+    """Batch-1 expression chains, broadcasts and constant operands: the ncnn lowering turns
+    them into BinaryOp/UnaryOp layers on batch-dropped blobs; moved from the hand-written ncnn
+    export tests."""
+    yield case("torch.div", "scalar_chain_b1", "torch.div(x0 * 2 + 1, 4) - 0.5", [f(1, 8, 12, 12)])
+    yield case("torch.sub", "rsub_rdiv_b1", "torch.sub(1, x0) + 2 / (x0 + 1)", [f(1, 8, 12, 12, low=0.0, high=1.0)])
+    yield case("torch.add", "bcast_c_b1", "torch.add(x0, x1)", [f(1, 8, 6, 6), f(1, 8, 1, 1)])
+    yield case("torch.mul", "bcast_rank_b1", "torch.mul(x0, x1)", [f(1, 3, 4, 5), f(1, 5)])
+    yield case("torch.mul", "const_operands_b1", "torch.mul(x0, self.w) + self.b", [f(1, 8, 12, 12)],
+               params={"w": (8, 1, 1), "b": (12,)})
+    yield case("torch.remainder", "mixed_signs_b1", "torch.remainder(x0 * 4 - 2, x1 - 0.5)",
+               [f(1, 3, 4, low=0.0, high=1.0), f(1, 3, 4, low=0.0, high=1.0)])
+    yield case("torch.round", "decimals1_b1", "torch.round(x0 * 10, decimals=1)", [f(1, 3, 4, low=0.0, high=1.0)])
