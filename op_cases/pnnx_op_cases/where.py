@@ -134,7 +134,7 @@ def _cases(op: str):
     for fn in registry.families(op):
         cases = [c for c in _yielded(fn) if c.op == op]
         smoke = sum(c.tier == "smoke" for c in cases)
-        yield Piece("cases", where_defined(fn), f"{fn.__name__}(): {len(cases)} cases, {smoke} smoke")
+        yield Piece("cases", where_defined(fn), f"{fn.__name__}(): {_n(len(cases), 'case')}, {smoke} smoke")
 
 
 # --- frontends and passes -----------------------------------------------------------------------
@@ -147,28 +147,36 @@ def aten_name(op: str) -> str | None:
 
 
 def _frontends(op: str):
+    yield from _aten_rules(op)
+    if op.startswith("nn."):
+        yield from _stdmodules(op)
+    frontends = ROOT / "reference" / "pnnx_reference" / "frontends"
+    yield from _mentions(op, "frontends", frontends, skip=frontends / "aten")  # its rules come first
+
+
+def _aten_rules(op: str):
+    """Rules whose `produces` names `op`; rules without the trait match by the aten name."""
     _load_rules()
-    aten = REGISTRIES["aten"]
     by_fn: dict = {}
-    for rule in aten.rules():
+    for rule in REGISTRIES["aten"].rules():
         by_fn.setdefault(rule.fn, []).append(rule)
     name, matched = aten_name(op), False
-    for fn, rules in by_fn.items():
-        produces = rules[0].traits.get("produces")
+    for rules in by_fn.values():
         keys = [r.key for r in rules]
-        hit = op in produces if produces is not None else name is not None and name.rstrip("_") in \
-            {k.rstrip("_") for k in keys}
+        produces = rules[0].traits.get("produces")
+        if produces is not None:
+            hit = op in produces
+        else:  # the rule for `relu` also runs `relu_`
+            hit = name is not None and name.rstrip("_") in {k.rstrip("_") for k in keys}
         if hit:
             matched = True
             shown = ", ".join(keys[:3]) + (f" and {len(keys) - 3} more" if len(keys) > 3 else "")
             yield Piece("frontends", rules[0].where, f"aten rule {shown}")
     if not matched and name is not None:
-        from pnnx_reference.frontends import aten as aten_module
-        yield Piece("frontends", where_defined(aten_module._generic),
+        from pnnx_reference.frontends.aten import _generic
+
+        yield Piece("frontends", where_defined(_generic),
                     f"aten::{name} has no rule of its own: the generic mapping to the same-named callable")
-    if op.startswith("nn."):
-        yield from _stdmodules(op)
-    yield from _mentions(op, "frontends", ROOT / "reference" / "pnnx_reference" / "frontends")
 
 
 def _stdmodules(op: str):
@@ -189,10 +197,12 @@ def _stdmodules(op: str):
         yield Piece("frontends", f"{rel(path)}:{number}", f"TorchScript recovery: {text[number - 1].strip()[:90]}")
 
 
-def _mentions(op: str, group: str, folder: Path):
+def _mentions(op: str, group: str, folder: Path, skip: Path | None = None):
     """Lines quoting the operator's name ("nn.Conv2d") in the modules under `folder`."""
     quoted = re.compile(r"""["']%s["']""" % re.escape(op))
     for path in sorted(folder.rglob("*.py")):
+        if skip is not None and path.is_relative_to(skip):
+            continue
         for number, line in enumerate(_lines(path), 1):
             if quoted.search(line):
                 yield Piece(group, f"{rel(path)}:{number}", f"{path.stem}: {line.strip()[:90]}")
@@ -303,7 +313,7 @@ def _tolerances(op: str):
                 hints.setdefault(case.tolerance, []).append(case.id)
         for hint, ids in hints.items():
             yield Piece("tolerances", where_defined(fn),
-                        f"{len(ids)} cases carry atol={hint.atol:g} rtol={hint.rtol:g} ({hint.reason})")
+                        f"{_n(len(ids), 'case')} carry atol={hint.atol:g} rtol={hint.rtol:g} ({hint.reason})")
 
 
 def _waivers(op: str, path: Path | None = None):
@@ -336,6 +346,10 @@ def _known_differences(op: str, path: Path = KNOWN_DISAGREEMENTS):
 
 
 # --- output -------------------------------------------------------------------------------------
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def render(op: str, found: list[Piece]) -> str:
     width = max((len(p.where) for p in found), default=0)
     lines = [op]
