@@ -84,9 +84,6 @@ class Staging:
                 return final
         return None
 
-    def real_folder(self, staging_folder: Path) -> Path:
-        return next(f for f, s in self._folders.items() if s == staging_folder)
-
     def commit(self) -> list[Path]:
         """Move every staged file that was written into place; returns the final paths."""
         moved = []
