@@ -8,6 +8,7 @@ from pathlib import Path
 import torch
 import torch.nn as nn
 
+from .frontends import export as exported
 from .frontends.python import trace
 from .frontends.python.dynamic import merge_shapes
 from .emit.ncnn import write_ncnn
@@ -84,6 +85,8 @@ def capture(model: nn.Module, inputs=None, *, inputs2=None, input_shapes=None, i
     """The graph of `model(*inputs)` after the passes of `optlevel`; writes no files."""
     if optlevel not in (0, 1, 2):
         raise ConversionError(f"optlevel must be 0, 1 or 2, not {optlevel!r}")
+    if exported.is_program(model):
+        model, inputs, inputs2 = _from_program(model, inputs, inputs2, input_shapes, input_shapes2, input_types)
     load_custom_ops(customop)
     args = _resolve_inputs(inputs, input_shapes, input_types, device)
     training = isinstance(model, nn.Module) and model.training
@@ -99,6 +102,22 @@ def capture(model: nn.Module, inputs=None, *, inputs2=None, input_shapes=None, i
             model.train()
     _optimise_bodies(captured, optlevel)
     return run_passes(captured.graph, optlevel, PassContext(captured.values))
+
+
+def _from_program(program, inputs, inputs2, input_shapes, input_shapes2, input_types):
+    """(rebuilt module, inputs, inputs2) for an ExportedProgram: the example inputs it was
+    exported with unless others are given, and a second set at other sizes where it has
+    dynamic dimensions (`torch.export.Dim`)."""
+    if inputs is None and input_shapes is None:
+        inputs = exported.example_inputs(program)
+        if not inputs:
+            raise ConversionError("the exported program holds no example inputs: give inputshape")
+    args = _resolve_inputs(inputs, input_shapes, input_types, "cpu")
+    if inputs2 is None and input_shapes2 is not None:
+        inputs2 = make_inputs(input_shapes2, input_types)
+    elif inputs2 is None:
+        inputs2 = exported.second_inputs(program, args)
+    return exported.rebuild(program, args), args, inputs2
 
 
 def _optimise_bodies(captured, optlevel: int) -> None:
@@ -143,7 +162,12 @@ def export(model: nn.Module, inputs=None, out_dir=".", name: str = "model", *, i
            pnnxpy=None, pnnxonnx=None, ncnnparam=None, ncnnbin=None, ncnnpy=None) -> ExportResult:
     """Convert `model` and write NAME.pnnx.param, NAME.pnnx.bin, NAME_pnnx.py, NAME.pnnx.onnx,
     NAME.ncnn.param, NAME.ncnn.bin and NAME_ncnn.py into `out_dir` (each path overridable).
-    An emitter that cannot lower an operator is recorded in `.unsupported`; the others still write."""
+    An emitter that cannot lower an operator is recorded in `.unsupported`; the others still write.
+    `model` may be a torch.export ExportedProgram: its example inputs and dynamic dimensions
+    then stand in for `inputs` and `inputs2` unless given."""
+    if exported.is_program(model):
+        model, inputs, inputs2 = _from_program(model, inputs, inputs2, input_shapes, input_shapes2, input_types)
+        input_shapes = input_shapes2 = None
     args = _resolve_inputs(inputs, input_shapes, input_types, device)
     graph = capture(model, args, inputs2=inputs2, input_shapes2=input_shapes2, input_types=input_types,
                     optlevel=optlevel, moduleop=moduleop, customop=customop, device=device)

@@ -152,18 +152,25 @@ def _graph_dims(kinds: list[str]) -> dict:
     return out
 
 
-def _attention_dims(script) -> dict:
-    """nn.MultiheadAttention: sizes from the projections, num_heads from the 1/sqrt(head_dim)
-    scaling the forward applies, batch_first from a leading transpose of the query. A misread
-    is caught when the module is checked against the original (argorder)."""
-    state = dict(script.named_parameters(recurse=False))
+def attention_sizes(state: dict) -> dict:
+    """nn.MultiheadAttention's sizes and flags from its projection weights."""
     weight = state.get("in_proj_weight", state.get("q_proj_weight"))
     if weight is None:
         return {}
     embed_dim = weight.shape[1]
-    out = {"embed_dim": embed_dim, "bias": "in_proj_bias" in state, "add_bias_kv": "bias_k" in state,
-           "kdim": state["k_proj_weight"].shape[1] if "k_proj_weight" in state else embed_dim,
-           "vdim": state["v_proj_weight"].shape[1] if "v_proj_weight" in state else embed_dim}
+    return {"embed_dim": embed_dim, "bias": "in_proj_bias" in state, "add_bias_kv": "bias_k" in state,
+            "kdim": state["k_proj_weight"].shape[1] if "k_proj_weight" in state else embed_dim,
+            "vdim": state["v_proj_weight"].shape[1] if "v_proj_weight" in state else embed_dim}
+
+
+def _attention_dims(script) -> dict:
+    """nn.MultiheadAttention: sizes from the projections, num_heads from the 1/sqrt(head_dim)
+    scaling the forward applies, batch_first from a leading transpose of the query. A misread
+    is caught when the module is checked against the original (argorder)."""
+    out = attention_sizes(dict(script.named_parameters(recurse=False)))
+    if not out:
+        return {}
+    embed_dim = out["embed_dim"]
     graph = script._c._get_method("forward").graph
     for node in graph.nodes():
         if node.kind() in ("aten::mul", "aten::div") and node.inputsAt(1).node().kind() == "prim::Constant":
