@@ -114,21 +114,3 @@ def _max_unpool(name, kw):
     fn = F.max_unpool2d if name == "max_unpool2d" else F.max_unpool3d
     return fn(kw["self"], kw["indices"], kernel, output_size=list(kw["output_size"]))
 
-
-@rule("fill", produces=("torch.full_like",))
-def _fill(name, kw):
-    """The functional fill: `self`'s shape, every element `value`."""
-    value = kw["value"]
-    if isinstance(value, torch.Tensor):
-        return value.expand_as(kw["self"]).to(kw["self"].dtype).clone()
-    return torch.full_like(kw["self"], value)
-
-
-@rule("slice_scatter", produces=("Tensor.slice_copy",))
-def _slice_scatter(name, kw):
-    """`self` with `src` written into `self[start:end:step]` along `dim`."""
-    out = kw["self"].clone()
-    end = None if kw.get("end") in (None, 9223372036854775807) else kw["end"]
-    index = (slice(None),) * (kw["dim"] % out.dim()) + (slice(kw.get("start"), end, kw.get("step", 1)),)
-    out[index] = kw["src"]
-    return out

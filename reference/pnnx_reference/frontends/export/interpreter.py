@@ -25,12 +25,16 @@ def run_node(node, env: dict):
     name = fx.aten_name(node)
     if name in fx.CHECKS:
         return None
+    if name == "slice" and node.args[0] in env.get(_SLICES, {}):
+        return _chained_slice(node, env)
     if name is not None:
         kwargs = fx.named_args(node, value)
         if name.endswith("_with_indices") and any(u.target is operator.getitem and u.args[1] == 1
                                                   for u in node.users):
             kwargs["return_indices"] = True  # a max_unpool reads them
         result = aten.call(name, kwargs)
+        if name == "slice":  # the start of a chain
+            env.setdefault(_SLICES, {})[node] = (node.args[0], _slice_item(kwargs))
         return _unavailable_beyond(node, result)
     if isinstance(target, HigherOrderOperator):
         raise ConversionError(f"exported program node {node.name}: {target.name()} (control flow or a "
@@ -67,3 +71,29 @@ class Unavailable:
     def __getattr__(self, name):
         raise ConversionError(f"exported program: {self.where} is used, but PNNX's operator does not "
                               f"compute it")
+
+
+# A chain of slices (`m[:, a:b, c:d]` is slice(slice(m, 1, a, b), 2, c, d)) is read as one
+# index on its base, so that an in-place write through it is the Python route's
+# `m[:, a:b, c:d] = v` (Tensor.slice_copy) rather than a write into a view of a view.
+_SLICES = "slices"  # env key: slice node -> (base node, {dim: slice})
+
+
+def _slice_item(kwargs: dict) -> dict:
+    end = kwargs.get("end")
+    end = None if end is None or end >= 9223372036854775807 else end
+    return {kwargs["dim"]: slice(kwargs.get("start"), end, kwargs.get("step", 1))}
+
+
+def _chained_slice(node, env: dict):
+    base, items = env[_SLICES][node.args[0]]
+    kwargs = fx.named_args(node, env.__getitem__)
+    source = env[base]
+    dim = kwargs["dim"] % source.dim()
+    items = {d % source.dim(): s for d, s in items.items()}
+    if dim in items:  # the same dim sliced twice: an ordinary slice of the view
+        return aten.call("slice", {**kwargs, "self": env[node.args[0]]})
+    items = {**items, **_slice_item({**kwargs, "dim": dim})}
+    env[_SLICES][node] = (base, items)
+    index = tuple(items.get(d, slice(None)) for d in range(max(items) + 1))
+    return source[index]

@@ -48,17 +48,5 @@ def rebuild(program, inputs: tuple) -> nn.Module:
     """The program as an eval-mode module; standard modules are rebuilt and checked on `inputs`."""
     if not is_program(program):
         raise ConversionError(f"expected a torch.export ExportedProgram, not {type(program).__name__}")
-    return ProgramModule(_functional(program), tuple(inputs)).eval()
+    return ProgramModule(program, tuple(inputs)).eval()
 
-
-def _functional(program):
-    """A program writing into views in place (`mask[:, a:b, c:d] = n`) is functionalised by
-    torch (`run_decompositions({})`: slice_scatter and friends, nothing else decomposed),
-    since an in-place write through a chain of views has no Python-API operator."""
-    from torch._ops import OpOverload
-
-    if not any(isinstance(n.target, OpOverload) and n.target._schema.is_mutable
-               for n in program.graph_module.graph.nodes if n.op == "call_function"):
-        return program
-    with quiet():
-        return program.run_decompositions({})
