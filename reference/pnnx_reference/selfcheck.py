@@ -20,6 +20,7 @@ import numpy as np
 import torch
 
 from .errors import ConversionError
+from .files import no_bytecode
 from .ir import Graph, Operand, Operator
 from .tolerances import Tolerance, self_check_tolerance, within
 
@@ -81,7 +82,8 @@ def load_model(py_path: Path, device: torch.device):
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:
-        spec.loader.exec_module(module)
+        with no_bytecode():
+            spec.loader.exec_module(module)
         return module.Model().to(device).eval()
     finally:
         sys.modules.pop(name, None)
