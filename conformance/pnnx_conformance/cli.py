@@ -74,15 +74,14 @@ def cmd_plan(args) -> int:
         raise HarnessError(f"--shards {args.shards}: need at least 1")
     use_provider(args.cases)
     costs_path = Path(args.costs) if args.costs else COSTS_FILE
-    costs = read_costs(costs_path)
+    costs = {} if args.learn and not costs_path.exists() else read_costs(Path(args.costs) if args.costs else None)
     if args.learn:
         for p in map(Path, args.learn):
             if not p.exists():
                 print(f"error: {p}: no such results folder or file", file=sys.stderr)
                 return 2
         records = [r for p in args.learn for r in load_any(Path(p))]
-        costs = learn(costs, records, {c.id for c in all_cases()})
-        write_costs(costs_path, costs)
+        costs = read_costs(write_costs(costs_path, learn(costs, records, {c.id for c in all_cases()})))
         print(f"{costs_path}: costs of {len({(r.case, r.converter) for r in records})} case x converter "
               "pair(s) learnt", file=sys.stderr)
     ops, tables = _csv(args.op), _csv(args.table)

@@ -34,10 +34,11 @@ UNMEASURED_MS = 1000  # every case alike when nothing at all was measured
 
 # --- the cost file ---------------------------------------------------------------------
 def read_costs(path: Path | None = None) -> dict[str, dict[str, float]]:
-    """converter -> case id -> seconds; {} when the file does not exist."""
-    path = Path(path or COSTS_FILE)
-    if not path.is_file():
+    """converter -> case id -> seconds; {} when there is no default file (a file named
+    explicitly must exist)."""
+    if path is None and not COSTS_FILE.is_file():
         return {}
+    path = Path(path or COSTS_FILE)
     try:
         data = json.loads(path.read_text())
         converters, rows = data["converters"], data["cases"]

@@ -44,7 +44,8 @@ def test_costs_are_learnt_from_records_and_written_one_line_per_case(tmp_path):
     lines = path.read_text().splitlines()
     assert ' "nn.Op0/v0": [0.75, null],' in lines and json.loads(path.read_text())["converters"] == \
         ["reference", "upstream"]
-    assert read_costs(tmp_path / "absent.json") == {}
+    with pytest.raises(HarnessError, match="absent.json: unreadable case costs"):
+        read_costs(tmp_path / "absent.json")
     (tmp_path / "bad.json").write_text('{"format": 1, "converters": ["a"], "cases": {"x/1": [1, 2]}}')
     with pytest.raises(HarnessError, match="bad.json: unreadable case costs"):
         read_costs(tmp_path / "bad.json")
