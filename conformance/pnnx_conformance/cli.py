@@ -2,10 +2,11 @@
 
     pnnx-conformance run --tier smoke --out build/conformance [--op nn.Conv2d] [--backend ...]
     pnnx-conformance merge SHARD_DIR... --out DIR
+    pnnx-conformance plan --shards N [--tier full] [--converter ...] [--learn RESULTS]
     pnnx-conformance report --results DIR [--out DIR/report] [--readme README.md] [--html DIR] [--bench FILE] [--check]
     pnnx-conformance history [REPORTS] [--from-git]
     pnnx-conformance keygen --out KEY.pem
-    pnnx-conformance certify --backend NAME [--key KEY.pem] [--tier smoke] [--waivers FILE] [--out DIR]
+    pnnx-conformance certify --backend NAME [--key KEY.pem] [--tier smoke] [--waivers FILE | --results DIR] [--out DIR]
     pnnx-conformance verify-certificate FILE.json [--trust FINGERPRINT] [--pubkey KEY.pub.pem] [--rerun N [--seed S]]
     pnnx-conformance diff OLD NEW [--fail-on-new-failures]
     pnnx-conformance freeze --tier smoke --out corpus/
@@ -36,7 +37,7 @@ def cmd_run(args) -> int:
                       memory_mb=args.memory_mb, cases_provider=args.cases,
                       waivers=Path(args.waivers) if args.waivers else None,
                       keep_artefacts=args.keep_artefacts, progress=not args.quiet,
-                      max_cases=args.max_cases)
+                      max_cases=args.max_cases, costs=Path(args.costs) if args.costs else None)
     summary = run(opts)
     counts = ", ".join(f"{s} {n}" for s, n in sorted(summary.counts.items()))
     print(f"{summary.cases} cases, {len(summary.results)} records in {summary.wall_s:.1f} s: {counts}",
@@ -55,20 +56,43 @@ def _failures():
 
 
 def cmd_merge(args) -> int:
-    from .junit import write_junit
-    from .merge import merge_results, merge_run_info
-    from .results import write_results
-    from .runinfo import write_run_info
+    from .merge import merge_folder
 
-    inputs = [Path(p) for p in args.inputs]
-    results = merge_results(inputs)
-    out = Path(args.out)
-    write_results(out / "results.jsonl", results)
-    write_junit(out / "junit.xml", results)
-    info = merge_run_info(inputs)
-    if info is not None:
-        write_run_info(out, info)
-    print(f"merged {len(results)} records into {out / 'results.jsonl'}", file=sys.stderr)
+    results = merge_folder([Path(p) for p in args.inputs], Path(args.out))
+    print(f"merged {len(results)} records into {Path(args.out) / 'results.jsonl'}", file=sys.stderr)
+    return 0
+
+
+def cmd_plan(args) -> int:
+    from . import converters
+    from .cases import all_cases, select_cases, use_provider
+    from .report.committed import load_any
+    from .errors import HarnessError
+    from .shards import COSTS_FILE, CostModel, learn, plan_shards, plan_text, read_costs, write_costs
+    from .tiers import case_limit
+
+    if args.shards < 1:
+        raise HarnessError(f"--shards {args.shards}: need at least 1")
+    use_provider(args.cases)
+    costs_path = Path(args.costs) if args.costs else COSTS_FILE
+    costs = {} if args.learn and not costs_path.exists() else read_costs(Path(args.costs) if args.costs else None)
+    if args.learn:
+        for p in map(Path, args.learn):
+            if not p.exists():
+                print(f"error: {p}: no such results folder or file", file=sys.stderr)
+                return 2
+        records = [r for p in args.learn for r in load_any(Path(p))]
+        costs = read_costs(write_costs(costs_path, learn(costs, records, {c.id for c in all_cases()})))
+        print(f"{costs_path}: costs of {len({(r.case, r.converter) for r in records})} case x converter "
+              "pair(s) learnt", file=sys.stderr)
+    ops, tables = _csv(args.op), _csv(args.table)
+    limit = case_limit(args.tier, args.max_cases, bool(ops or tables or args.pattern))
+    cases = select_cases(args.tier, ops, tables, args.pattern, limit)
+    convs = _csv(args.converter) or list(converters.DEFAULT)
+    shards = plan_shards(cases, args.shards, convs, CostModel(costs, all_cases()))
+    print(f"{args.shards} shard(s) of {len(cases)} {args.tier}-tier case(s) through {', '.join(convs)}, "
+          f"by the costs in {costs_path}")
+    print(plan_text(shards, args.jobs))
     return 0
 
 
@@ -123,7 +147,8 @@ def cmd_certify(args) -> int:
     cert, js, page = certify(args.backend, Path(args.out), tier=args.tier, ops=_csv(args.op),
                              waivers=Path(args.waivers) if args.waivers else None, max_cases=args.max_cases,
                              jobs=args.jobs, cases_provider=args.cases, progress=not args.quiet,
-                             key=Path(args.key) if args.key else None)
+                             key=Path(args.key) if args.key else None,
+                             results=Path(args.results) if args.results else None)
     for table, rate in cert["pass_rates"].items():
         print(f"{table}: {rate['passed']}/{rate['total']} passed, {rate.get('waived', 0)} waived", file=sys.stderr)
     print(f"certificate: {js}\n             {page}\ndigest {cert['digest']}", file=sys.stderr)
@@ -234,7 +259,9 @@ def parser() -> argparse.ArgumentParser:
                    help="cap on cases (default: 60 for an unfiltered smoke run, else none; 0: no cap)")
     r.add_argument("--backend", action="append", help="backend name (default: the five built-ins)")
     r.add_argument("--converter", action="append", help="reference | upstream (default: both)")
-    r.add_argument("--shard", default="1/1", help="K/N: run the K-th of N deterministic shards")
+    r.add_argument("--shard", default="1/1", help="K/N: run the K-th of N shards balanced by measured cost "
+                   "(see plan); every machine computes the same plan")
+    r.add_argument("--costs", help="case cost file the shards are balanced by (default: reports/case_costs.json)")
     r.add_argument("--out", required=True)
     r.add_argument("--jobs", "-j", type=int, default=2, help="worker processes")
     r.add_argument("--timeout", type=float, default=120.0, help="seconds per check")
@@ -249,6 +276,20 @@ def parser() -> argparse.ArgumentParser:
     m.add_argument("inputs", nargs="+", help="results.jsonl files or folders holding them")
     m.add_argument("--out", required=True)
     m.set_defaults(fn=cmd_merge)
+    pl = sub.add_parser("plan", help="the shards `run --shard K/N` would run: cases and predicted time of each")
+    pl.add_argument("--shards", type=int, required=True, help="N")
+    pl.add_argument("--tier", default="smoke", choices=("smoke", "full"))
+    pl.add_argument("--op", action="append", help="operator (fnmatch pattern), as run's")
+    pl.add_argument("--table", action="append")
+    pl.add_argument("--pattern")
+    pl.add_argument("--max-cases", type=int, default=None)
+    pl.add_argument("--converter", action="append", help="as run's (default: reference, upstream)")
+    pl.add_argument("--costs", help="case cost file (default: reports/case_costs.json)")
+    pl.add_argument("--learn", action="append", metavar="RESULTS",
+                    help="first fold the measured times of these results (folders or .jsonl.gz) into the cost file")
+    pl.add_argument("--cases", help="case provider module:function")
+    pl.add_argument("--jobs", "-j", type=int, default=2, help="worker processes per shard, for the wall-time column")
+    pl.set_defaults(fn=cmd_plan)
     rep = sub.add_parser("report", help="build reports from results")
     rep.add_argument("--results", help="results folder (or results.jsonl.gz); default with --check: "
                      "OUT/results.jsonl.gz")
@@ -279,6 +320,7 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--cases", help="case provider module:function")
     c.add_argument("--jobs", "-j", type=int, default=2)
     c.add_argument("--quiet", "-q", action="store_true")
+    c.add_argument("--results", help="certify this run's results (e.g. merged shards) instead of running")
     c.set_defaults(fn=cmd_certify)
     vc = sub.add_parser("verify-certificate", help="check a certificate's signature, consistency and case set")
     vc.add_argument("certificate")

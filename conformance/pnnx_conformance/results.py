@@ -6,6 +6,7 @@ reports (which only read them). Add fields; never change the meaning of one.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
@@ -92,3 +93,15 @@ def read_results(path: Path) -> Iterator[Result]:
         for line in f:
             if line.strip():
                 yield Result.from_dict(json.loads(line))
+
+
+def check_totals(results: Iterable[Result]) -> dict:
+    """summary.json's "by_check": per converter/check[/backend/precision], the statuses and
+    the time the records took."""
+    totals: dict = {}
+    for r in sorted(results, key=lambda r: r.key):
+        key = f"{r.converter}/{r.check}" + (f"/{r.backend}/{r.precision}" if r.backend else "")
+        slot = totals.setdefault(key, {"time_s": 0.0, "statuses": Counter()})
+        slot["time_s"] = round(slot["time_s"] + r.time_s, 3)
+        slot["statuses"][r.status] += 1
+    return {k: {"time_s": v["time_s"], "statuses": dict(sorted(v["statuses"].items()))} for k, v in sorted(totals.items())}

@@ -6,7 +6,6 @@ import json
 import shutil
 import tempfile
 import time
-import zlib
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,8 +18,9 @@ from .errors import HarnessError
 from .junit import write_junit
 from .pool import run_units
 from .progress import Progress
-from .results import Result, write_results
+from .results import Result, check_totals, write_results
 from .runinfo import run_info, write_run_info
+from .shards import shard_of
 from .tiers import TIERS, case_limit, executed_cases, floor_for
 from .units import plan
 from .waivers import DEFAULT_FILE, apply_waivers, load_waivers
@@ -45,6 +45,7 @@ class RunOptions:
     backends: list[str] = field(default_factory=lambda: list(backend_registry.DEFAULT))
     converters: list[str] = field(default_factory=lambda: list(converter_registry.DEFAULT))
     shard: tuple[int, int] = (1, 1)
+    costs: Path | None = None      # the case costs shards are balanced by (None: shards.COSTS_FILE)
     jobs: int = 2
     timeout_s: float = 120.0
     memory_mb: int = 12288
@@ -85,12 +86,6 @@ def parse_shard(text: str) -> tuple[int, int]:
     return k, n
 
 
-def in_shard(case_id: str, shard: tuple[int, int]) -> bool:
-    """Stable under added cases: a case's shard depends only on its id."""
-    k, n = shard
-    return zlib.crc32(case_id.encode()) % n == k - 1
-
-
 def _fill(result: Result, cases: dict) -> Result:
     case = cases.get(result.case)
     if case is not None and not result.op:
@@ -108,7 +103,8 @@ def run(opts: RunOptions) -> RunSummary:
     waivers = load_waivers(opts.waivers or DEFAULT_FILE, [c.id for c in all_cases()]) \
         if (opts.waivers or DEFAULT_FILE.is_file()) else []
     selected = select_cases(opts.tier, opts.ops, opts.tables, opts.pattern, opts.limit, ids=opts.ids)
-    cases = [c for c in selected if in_shard(c.id, opts.shard)]
+    cases, planned = shard_of(selected, opts.shard, list(converters), opts.costs) if opts.shard[1] > 1 \
+        else (selected, {})
     reexport = {n for n, c in converters.items() if c.in_process or opts.tier == "full"}
     units = plan(cases, list(converters), backends, reexport)
     out = Path(opts.out)
@@ -137,7 +133,8 @@ def run(opts: RunOptions) -> RunSummary:
     summary = RunSummary(results, errors, wall, len(cases))
     _write(out, summary, opts, backends, converters)
     write_run_info(out, run_info("conformance", opts.tier, list(converters), summary.cases, opts.jobs,
-                                 time.monotonic() - began, shard="/".join(map(str, opts.shard))))
+                                 time.monotonic() - began, shard="/".join(map(str, opts.shard)),
+                                 worker_s=round(sum(r.time_s for r in results), 1), **planned))
     return summary
 
 
@@ -168,14 +165,8 @@ def _write(out: Path, summary: RunSummary, opts: RunOptions, backends, converter
     env = environment({k: b.describe() for k, b in backends.items()},
                       {k: c.describe() for k, c in converters.items()})
     (out / ENVIRONMENT).write_text(json.dumps(env, indent=1, sort_keys=True))
-    per_backend: dict = {}
-    for r in summary.results:
-        key = f"{r.converter}/{r.check}" + (f"/{r.backend}/{r.precision}" if r.backend else "")
-        slot = per_backend.setdefault(key, {"time_s": 0.0, "statuses": Counter()})
-        slot["time_s"] = round(slot["time_s"] + r.time_s, 3)
-        slot["statuses"][r.status] += 1
     data = {"tier": opts.tier, "shard": list(opts.shard), "cases": summary.cases, "case_limit": opts.limit,
             "records": len(summary.results), "wall_s": round(summary.wall_s, 2),
             "statuses": dict(sorted(summary.counts.items())), "errors": summary.errors,
-            "case_provider": provider(), "by_check": per_backend}
+            "case_provider": provider(), "by_check": check_totals(summary.results)}
     (out / SUMMARY).write_text(json.dumps(data, indent=1, sort_keys=True, default=dict))

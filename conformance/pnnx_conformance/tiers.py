@@ -22,7 +22,7 @@ def floor_for(tier: str, shards: int = 1, filtered: bool = False, limit: int = 0
         return 1
     if limit:
         return max(1, min(FLOORS[tier], limit) // (2 * shards if shards > 1 else 1))
-    # shards split by hash, so a shard can be well below the mean
+    # shards are balanced by cost, not count, so a shard of costly cases holds fewer than the mean
     return max(1, FLOORS[tier] // (2 * shards)) if shards > 1 else FLOORS[tier]
 
 

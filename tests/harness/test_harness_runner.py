@@ -1,4 +1,4 @@
-"""Sharding, merging, the floor, JUnit, the command line, freezing and determinism."""
+"""Merging, the floor, JUnit, the command line, freezing and determinism."""
 from __future__ import annotations
 
 import json
@@ -12,7 +12,7 @@ from pnnx_conformance.freeze import freeze, verify
 from pnnx_conformance.junit import write_junit
 from pnnx_conformance.merge import merge_results
 from pnnx_conformance.results import Result, write_results
-from pnnx_conformance.runner import RunOptions, _run_errors, in_shard, parse_shard, run
+from pnnx_conformance.runner import RunOptions, _run_errors, run
 
 PROVIDER = "harness_cases:cases"
 
@@ -20,14 +20,6 @@ PROVIDER = "harness_cases:cases"
 def _r(case, status, backend=None, check="parity"):
     return Result(case=case, op="F.relu", table="F", converter="reference", check=check,
                   status=status, backend=backend, precision="fp32" if backend else None)
-
-
-def test_shards_partition_the_cases():
-    ids = [f"op{i}/v{j}" for i in range(30) for j in range(3)]
-    shards = [[c for c in ids if in_shard(c, (k, 4))] for k in range(1, 5)]
-    assert sorted(sum(shards, [])) == sorted(ids) and all(shards)
-    with pytest.raises(HarnessError):
-        parse_shard("3/2")
 
 
 def test_merge_combines_shards_and_refuses_overlap(tmp_path):

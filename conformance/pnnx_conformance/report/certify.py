@@ -44,24 +44,65 @@ def load_key(path: Path | None):
 def certify(backend: str, out: Path, *, tier: str = "smoke", ops: list[str] | None = None,
             waivers: Path | None = None, max_cases: int | None = None, jobs: int = 2,
             cases_provider: str | None = None, progress: bool = False,
-            key: Path | None = None) -> tuple[dict, Path, Path]:
-    """Run, then write the certificate (signed with the Ed25519 key at `key` when given)."""
-    from ..runner import RunOptions, run
-
+            key: Path | None = None, results: Path | None = None) -> tuple[dict, Path, Path]:
+    """Run the selection and certify it, or with `results` certify an earlier run's records
+    (merged shards, say) of that selection instead of running it again; signed with the
+    Ed25519 key at `key` when given."""
     private_key = load_key(key)  # a bad key fails before the long run, not after
     out = Path(out)
+    selection = {"tier": tier, "ops": sorted(ops or []), "max_cases": max_cases, "cases_provider": cases_provider}
+    cases = selected_cases(selection)
+    if results is None:
+        records, env = _run(backend, out, tier, ops, waivers, max_cases, jobs, cases_provider, progress), None
+    elif waivers is not None:
+        raise HarnessError("certify --results takes the waivers its run applied; --waivers is for a new run")
+    else:
+        records, env = recorded(Path(results), backend, tier, cases), _recorded_environment(Path(results))
+    cert = make_certificate(backend, records, tier=tier, case_hash=case_set_hash(cases),
+                            environment=env or environment_fingerprint({backend: _describe(backend)}),
+                            selection=selection, key=private_key)
+    js, page = write_certificate(cert, out)
+    return cert, js, page
+
+
+def _run(backend, out, tier, ops, waivers, max_cases, jobs, cases_provider, progress) -> list:
+    from ..runner import RunOptions, run
+
     opts = RunOptions(out=out / "run", tier=tier, ops=list(ops or []), backends=[backend],
                       converters=[CONVERTER], jobs=jobs, waivers=waivers, max_cases=max_cases,
                       cases_provider=cases_provider, progress=progress)
     summary = run(opts)
     if summary.errors:
         raise HarnessError(f"certification run failed: {'; '.join(summary.errors)}")
-    selection = {"tier": tier, "ops": sorted(ops or []), "max_cases": max_cases, "cases_provider": cases_provider}
-    cert = make_certificate(backend, summary.results, tier=tier, case_hash=case_set_hash(selected_cases(selection)),
-                            environment=environment_fingerprint({backend: _describe(backend)}),
-                            selection=selection, key=private_key)
-    js, page = write_certificate(cert, out)
-    return cert, js, page
+    return summary.results
+
+
+def recorded(results: Path, backend: str, tier: str, cases: list) -> list:
+    """The backend's parity records through the reference converter in `results`, which must
+    be of `tier` and hold every case of the selection."""
+    from .committed import load_any
+
+    if not results.exists():
+        raise HarnessError(f"{results}: no such results folder or file")
+    mine = [r for r in load_any(results) if r.converter == CONVERTER and r.check == "parity"
+            and r.backend == backend and r.case in {c.id for c in cases}]
+    tiers = {r.tier for r in mine}
+    if tiers - {tier}:
+        raise HarnessError(f"{results}: records of the {', '.join(sorted(tiers))} tier, not {tier}")
+    missing = sorted({c.id for c in cases} - {r.case for r in mine})
+    if missing:
+        raise HarnessError(f"{results}: no {backend} parity record for {len(missing)} of the {len(cases)} "
+                           f"selected case(s), e.g. {', '.join(missing[:3])}")
+    return mine
+
+
+def _recorded_environment(results: Path) -> dict | None:
+    """The environment the results were made in (environment.json beside them), not this machine's."""
+    path = (results if results.is_dir() else results.parent) / "environment.json"
+    try:
+        return json.loads(path.read_text()) if path.is_file() else None
+    except ValueError as e:
+        raise HarnessError(f"{path}: unreadable ({e})") from None
 
 
 def _describe(backend: str):
