@@ -1,2 +1,14 @@
-"""Loaded before every test module: selects the Hypothesis profile (see tests/common/profiles.py)."""
+"""Loaded before every test module: selects the Hypothesis profile (see tests/common/profiles.py)
+and gives every test the default case provider (an in-process `pnnx-conformance run` with
+`--cases` switches the process-wide provider, which would leak into the next test)."""
 import profiles  # noqa: F401  (registers and loads the profile)
+import pytest
+
+from pnnx_conformance.cases import DEFAULT_PROVIDER, provider, use_provider
+
+
+@pytest.fixture(autouse=True)
+def _default_case_provider():
+    if provider() != DEFAULT_PROVIDER:  # switching back reloads the cases: only when needed
+        use_provider(None)
+    yield
