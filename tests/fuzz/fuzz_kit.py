@@ -7,6 +7,7 @@ Targets (`TARGETS`): what a user can point our commands at: the pnnx.param, pnnx
 and ncnn.bin readers, `pnnx-validate`, and `pnnxref regenerate`."""
 from __future__ import annotations
 
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -83,9 +84,13 @@ class Target:
     run: Callable[[Path, dict[str, Path]], object]  # (mutated file, the seeds) -> anything
 
 
-def _validate(path: Path, seeds) -> None:
-    for problem in validate(path):
+def _validate(path: Path, seeds) -> list:
+    weights = "pnnxbin" if path.name.endswith(".pnnx.param") else "ncnnbin"
+    shutil.copyfile(seeds[weights], path.with_name(f"fuzz{SUFFIXES[weights]}"))  # the param's own weights beside it
+    problems = validate(path)
+    for problem in problems:
         assert "\n" not in str(problem), str(problem)
+    return problems
 
 
 def _regenerate(path: Path, seeds) -> None:
@@ -105,14 +110,17 @@ TARGETS = {t.name: t for t in (
 SUFFIXES = {"pnnxparam": ".pnnx.param", "pnnxbin": ".pnnx.bin", "ncnnparam": ".ncnn.param", "ncnnbin": ".ncnn.bin"}
 
 
-def check(target: Target, data: bytes, workdir: Path, seeds: dict[str, Path]) -> None:
-    """Run `target` on `data`; raise AssertionError on a crash or a multi-line error."""
+def check(target: Target, data: bytes, workdir: Path, seeds: dict[str, Path]) -> str:
+    """Run `target` on `data`: "accepted" or "refused"; AssertionError on a crash or a multi-line error."""
     for stale in workdir.glob("fuzz*"):  # a file left by another target would change what is read
         stale.unlink()
     path = workdir / f"fuzz{SUFFIXES[target.seed]}"
     path.write_bytes(data)
     try:
-        target.run(path, seeds)
+        result = target.run(path, seeds)
     except PnnxError as err:
         text = str(err)
         assert text and "\n" not in text and "\r" not in text and len(text.splitlines()) == 1, repr(text)
+        return "refused"
+    problems = result if isinstance(result, list) else getattr(result, "problems", None)
+    return "refused" if problems else "accepted"  # a validator or walker lists problems instead of raising
