@@ -14,6 +14,7 @@ import torch
 import torch.nn as nn
 
 from . import selfcheck
+from .frontends import export as exported
 from .frontends.python import trace
 from .frontends.python.dynamic import merge_shapes
 from .frontends.python.tracer import iter_values
@@ -133,6 +134,8 @@ def _capture(model, inputs, inputs2, input_shapes, input_shapes2, input_types, o
              customop, device, allow_value_dependent) -> _Captured:
     if optlevel not in (0, 1, 2):
         raise ConversionError(f"optlevel must be 0, 1 or 2, not {optlevel!r}")
+    if exported.is_program(model):
+        model, inputs, inputs2 = _from_program(model, inputs, inputs2, input_shapes, input_shapes2, input_types)
     load_custom_ops(customop)
     args = _resolve_inputs(inputs, input_shapes, input_types, device)
     training = isinstance(model, nn.Module) and model.training
@@ -175,6 +178,22 @@ def capture(model: nn.Module, inputs=None, *, inputs2=None, input_shapes=None, i
     unless `allow_value_dependent` (then a ValueDependentWarning says where)."""
     return _capture(model, inputs, inputs2, input_shapes, input_shapes2, input_types, optlevel, moduleop,
                     customop, device, allow_value_dependent).graph
+
+
+def _from_program(program, inputs, inputs2, input_shapes, input_shapes2, input_types):
+    """(rebuilt module, inputs, inputs2) for an ExportedProgram: the example inputs it was
+    exported with unless others are given, and a second set at other sizes where it has
+    dynamic dimensions (`torch.export.Dim`)."""
+    if inputs is None and input_shapes is None:
+        inputs = exported.example_inputs(program)
+        if not inputs:
+            raise ConversionError("the exported program holds no example inputs: give inputshape")
+    args = _resolve_inputs(inputs, input_shapes, input_types, "cpu")
+    if inputs2 is None and input_shapes2 is not None:
+        inputs2 = make_inputs(input_shapes2, input_types)
+    elif inputs2 is None:
+        inputs2 = exported.second_inputs(program, args)
+    return exported.rebuild(program, args), args, inputs2
 
 
 def _optimise_bodies(captured, optlevel: int) -> None:
@@ -252,9 +271,15 @@ def export(model: nn.Module, inputs=None, out_dir=".", name: str = "model", *, i
     are written and the self-check passed; on any error no file is left. `self_check` runs the
     regenerated `_pnnx.py` on the example inputs (and `inputs2`) against the original model
     (selfcheck.py); a mismatch is a ConversionError naming the first differing operator.
-    `allow_value_dependent`: see `capture`."""
+    `allow_value_dependent`: see `capture`.
+
+    `model` may be a torch.export ExportedProgram: its example inputs and dynamic dimensions
+    then stand in for `inputs` and `inputs2` unless given."""
     if not isinstance(name, str) or not name:
         raise ConversionError(f"name must be a non-empty file name stem, not {name!r}")
+    if exported.is_program(model):
+        model, inputs, inputs2 = _from_program(model, inputs, inputs2, input_shapes, input_shapes2, input_types)
+        input_shapes = input_shapes2 = None
     args = _resolve_inputs(inputs, input_shapes, input_types, device)
     captured = _capture(model, args, inputs2, input_shapes, input_shapes2, input_types, optlevel, moduleop,
                         customop, device, allow_value_dependent)

@@ -2,7 +2,8 @@
 
 MODEL is `package.module:factory` (a callable returning an nn.Module), or a `.py` file that
 defines a `Model` class or a `model()` / `get_model()` factory. A `.pt` TorchScript file is
-handed to `pnnx_reference.frontends.torchscript` when that frontend is installed."""
+handed to `pnnx_reference.frontends.torchscript`, a `.pt2` file written by `torch.export.save`
+to `pnnx_reference.frontends.export`."""
 from __future__ import annotations
 
 import importlib
@@ -14,10 +15,12 @@ import warnings
 from pathlib import Path
 
 from .errors import PnnxError, UsageError, ValueDependentWarning, one_line
+from .files import no_bytecode
 
 USAGE = """Usage: pnnxref MODEL [(key=value)...]
        pnnxref regenerate FILE.pnnx.param [pnnxbin=FILE.pnnx.bin] [pnnxpy=FILE_pnnx.py]
   MODEL: package.module:factory | model.py (defines Model, model() or get_model()) | model.pt
+         | model.pt2 (torch.export.save; inputshape optional: the file holds example inputs)
   pnnxparam=model.pnnx.param  pnnxbin=model.pnnx.bin  pnnxpy=model_pnnx.py
   pnnxonnx=model.pnnx.onnx  ncnnparam=model.ncnn.param  ncnnbin=model.ncnn.bin
   ncnnpy=model_ncnn.py  fp16=1  optlevel=2  device=cpu/gpu
@@ -106,6 +109,10 @@ def parse_args(argv: list[str]) -> tuple[str, dict]:
 
 def load_model(spec: str):
     """The nn.Module that MODEL names, and the base path the outputs go beside."""
+    if spec.endswith(".pt2"):  # torch.export.save: an ExportedProgram, inputs inside
+        from .frontends import export
+
+        return export.load(spec), Path(spec).with_suffix("")
     if spec.endswith(".pt"):
         base = Path(spec).with_suffix("")
         return _load_torchscript(spec), base.with_name(base.name.replace("-", "_"))  # as upstream
@@ -139,7 +146,8 @@ def _load_python_file(spec: str):
     module = importlib.util.module_from_spec(module_spec)
     sys.path.insert(0, str(path.parent.resolve()))
     try:
-        module_spec.loader.exec_module(module)
+        with no_bytecode():
+            module_spec.loader.exec_module(module)
     except Exception as err:  # the user's file failed to import
         raise UsageError(f"{spec}: cannot load: {type(err).__name__}: {err}") from None
     finally:
@@ -166,10 +174,10 @@ def run(argv: list[str]) -> int:
     from .api import export
 
     spec, options = parse_args(argv)
-    if "inputshape" not in options:
+    if "inputshape" not in options and not spec.endswith(".pt2"):  # a .pt2 holds example inputs
         raise UsageError("inputshape=... is required for Python models (e.g. inputshape=[1,3,224,224])")
     model, base = load_model(spec)
-    shapes, types = options["inputshape"]
+    shapes, types = options.get("inputshape", (None, None))
     shapes2 = options["inputshape2"][0] if "inputshape2" in options else None
     if shapes2 is not None and len(shapes2) != len(shapes):
         raise UsageError("inputshape2 must list as many shapes as inputshape")

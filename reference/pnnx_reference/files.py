@@ -3,14 +3,27 @@ beside its target, and all of them are moved into place only once every one is c
 A failure anywhere leaves no new file behind (and no folder this run created)."""
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
 from .errors import ConversionError
 
 STAGING_PREFIX = ".pnnxref-"
+
+
+@contextlib.contextmanager
+def no_bytecode():
+    """Import a user's or a generated .py without leaving __pycache__ beside it."""
+    before = sys.dont_write_bytecode
+    sys.dont_write_bytecode = True
+    try:
+        yield
+    finally:
+        sys.dont_write_bytecode = before
 
 
 def new_file_mode() -> int:

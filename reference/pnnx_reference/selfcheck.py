@@ -21,6 +21,7 @@ import numpy as np
 import torch
 
 from .errors import ConversionError
+from .files import no_bytecode
 from .ir import Graph, Operand, Operator
 from .tolerances import Tolerance, self_check_tolerance, within
 
@@ -91,7 +92,8 @@ def load_model(py_path: Path, device: torch.device, graph: Graph | None = None):
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:
-        spec.loader.exec_module(module)
+        with no_bytecode():
+            spec.loader.exec_module(module)
         if graph is None or writes_in_place(graph):
             return module.Model().to(device).eval()
         given: set[int] = set()

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Callable
 
 from .. import expression
-from ..errors import FormatError
+from ..errors import FormatError, one_line
 from ..ir import Graph
 from . import ncnn_bin, ncnn_param, pnnx_bin, pnnx_param
 from .textfile import read_text_lines
@@ -33,7 +33,7 @@ class Problem:
 
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line is not None else self.path
-        return f"{where}: {self.message}"
+        return one_line(f"{where}: {self.message}")  # names quoted from a hostile file stay on one line
 
     @classmethod
     def of(cls, err: FormatError) -> "Problem":
