@@ -82,7 +82,7 @@ def load_model(py_path: Path, device: torch.device, graph: Graph | None = None):
     With `graph` (the graph the file was generated from), the model holds no second copy of
     the weights: each weight the file's own loader reads from pnnx.bin is compared bit for
     bit with the graph's, and the graph's tensor (the memory of the model being converted)
-    is used instead; the modules are built without initialising their weights (the memory
+    is used instead (a large one is compared with pnnx.bin a chunk at a time, not read); the modules are built without initialising their weights (the memory
     they allocate is never touched, and freed when the loaded weight replaces it). A weight
     that differs is the one read from the file; a graph whose generated forward writes into
     tensors in place, or a model left holding a tensor that pnnx.bin did not give it, is
@@ -135,12 +135,36 @@ def _serve_weights(module, weights: dict[str, torch.Tensor], given: set[int]) ->
 
 def _serving(read, weights: dict[str, torch.Tensor], given: set[int]):
     def load(self, archive, key, shape, dtype):
-        loaded = read(self, archive, key, shape, dtype)
         mine = weights.get(key)
-        tensor = mine if mine is not None and _same_bits(loaded, mine) else loaded
+        if mine is not None and mine.nbytes >= COMPARED_IN_PLACE and _file_holds(archive, key, mine, shape, dtype):
+            tensor = mine  # a large weight is never read whole: pnnx.bin is compared with it
+        else:
+            loaded = read(self, archive, key, shape, dtype)
+            tensor = mine if mine is not None and _same_bits(loaded, mine) else loaded
         given.add(tensor.untyped_storage().data_ptr())
         return tensor
     return load
+
+
+COMPARED_IN_PLACE = 16 << 20  # bytes: a weight this large is checked against pnnx.bin a chunk at a time
+
+
+def _file_holds(archive, key: str, tensor: torch.Tensor, shape, dtype: str) -> bool:
+    """Whether pnnx.bin's entry `key` holds exactly `tensor`'s bytes, as the shape and dtype
+    the generated file asks for; read a few MB at a time (the zip reader checks the CRC)."""
+    if tuple(tensor.shape) != tuple(shape) or str(tensor.dtype) != f"torch.{dtype}" or tensor.device.type != "cpu":
+        return False
+    raw = tensor.contiguous().reshape(-1).view(torch.uint8).numpy()
+    if archive.getinfo(key).file_size != raw.size:
+        return False
+    done = 0
+    with archive.open(key) as f:
+        while done < raw.size:
+            chunk = f.read(min(COMPARED_IN_PLACE, raw.size - done))
+            if not chunk or not np.array_equal(raw[done:done + len(chunk)], np.frombuffer(chunk, np.uint8)):
+                return False
+            done += len(chunk)
+    return True
 
 
 def _same_bits(a: torch.Tensor, b: torch.Tensor) -> bool:

@@ -37,8 +37,21 @@ def fp16_round_half_away(array) -> np.ndarray:
     bits = np.ascontiguousarray(array, dtype=np.float32).reshape(-1).view(np.uint32)
     out = np.empty(bits.shape, np.uint16)
     for start in range(0, bits.size, CHUNK_ELEMENTS):
-        out[start:start + CHUNK_ELEMENTS] = _half_bits(bits[start:start + CHUNK_ELEMENTS])
+        out[start:start + CHUNK_ELEMENTS] = _half_bits_fast(bits[start:start + CHUNK_ELEMENTS])
     return out.reshape(np.shape(array))
+
+
+def _half_bits_fast(bits: np.ndarray) -> np.ndarray:
+    """numpy's IEEE conversion (round half to even, subnormals), which gives upstream's bits
+    for every float32 whose fp16 exponent is in the normal range and whose dropped 13 bits
+    are not exactly half an ulp; the others (ties, tiny, huge, inf, NaN: rare in weights)
+    go through the exact rule. Several times faster than the rule on every element."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = bits.view(np.float32).astype(np.float16).view(np.uint16)
+    outside = ((bits >> 23) & 0xFF) - np.uint32(113) > np.uint32(142 - 113)  # fp16 exponent not 1..30
+    rare = np.flatnonzero(outside | ((bits & 0x1FFF) == 0x1000))
+    out[rare] = _half_bits(bits[rare])
+    return out
 
 
 def _half_bits(bits: np.ndarray) -> np.ndarray:
