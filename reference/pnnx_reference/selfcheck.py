@@ -147,6 +147,7 @@ def _serving(read, weights: dict[str, torch.Tensor], given: set[int]):
 
 
 COMPARED_IN_PLACE = 16 << 20  # bytes: a weight this large is checked against pnnx.bin a chunk at a time
+_COMPARE_CHUNK = 4 << 20
 
 
 def _file_holds(archive, key: str, tensor: torch.Tensor, shape, dtype: str) -> bool:
@@ -160,7 +161,7 @@ def _file_holds(archive, key: str, tensor: torch.Tensor, shape, dtype: str) -> b
     done = 0
     with archive.open(key) as f:
         while done < raw.size:
-            chunk = f.read(min(COMPARED_IN_PLACE, raw.size - done))
+            chunk = f.read(min(_COMPARE_CHUNK, raw.size - done))
             if not chunk or not np.array_equal(raw[done:done + len(chunk)], np.frombuffer(chunk, np.uint8)):
                 return False
             done += len(chunk)
