@@ -90,11 +90,11 @@ def weight_chunks(array, tagged: bool, fp16: bool, dtype=None):
     elif not fp16:
         yield struct.pack("<I", FP32_TAG)
         for chunk in chunks:
-            yield chunk.astype("<f4").tobytes()
+            yield memoryview(np.ascontiguousarray(chunk, "<f4")).cast("B")
     else:
         yield struct.pack("<I", FP16_TAG)
         for chunk in chunks:
-            yield fp16_round_half_away(chunk).astype("<u2").tobytes()
+            yield memoryview(fp16_round_half_away(chunk).astype("<u2", copy=False)).cast("B")
         if flat.size % 2:
             yield struct.pack("<H", FP16_PAD)
 
