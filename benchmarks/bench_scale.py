@@ -91,8 +91,10 @@ def _rss_mb() -> tuple[float, float]:
     return int(status["VmRSS"].split()[0]) / 1024, int(status["VmHWM"].split()[0]) / 1024
 
 
-def child_api(width: int, layers: int, out: Path) -> dict:
-    """Build the model and export it through the Python API; per-phase time and peak."""
+def child_api(width: int, layers: int, out: Path, fp16: bool = True) -> dict:
+    """Build the model and export it through the Python API; per-phase time and peak. The
+    input and torch's output are left beside the files for the onnxruntime check."""
+    import numpy as np
     import torch
 
     from pnnx_reference import api
@@ -125,8 +127,11 @@ def child_api(width: int, layers: int, out: Path) -> dict:
     wrap(pnnx_param, "save")
     base, _ = _rss_mb()
     start = time.perf_counter()
-    result = api.export(model, (x,), out, "m")
+    result = api.export(model, (x,), out, "m", fp16=fp16)
     total = time.perf_counter() - start
+    with torch.no_grad():
+        np.save(out / "x.npy", x.numpy())
+        np.save(out / "y.npy", model(x).numpy())
     for phase, suffix in WEIGHT_FILE.items():
         path = out / f"m{suffix}"
         if phase in phases and path.exists():
@@ -138,6 +143,18 @@ def child_api(width: int, layers: int, out: Path) -> dict:
     return {"s": total, "rss_with_model_mb": base, "peak_mb": peak, "extra_mb": peak - base, "phases": phases,
             "self_check": result.self_check, "onnx_external": "pnnxonnxdata" in result.paths,
             "files": {p.name: p.stat().st_size for p in sorted(out.iterdir())}}
+
+
+def child_ort(out: Path) -> dict:
+    """Run NAME.pnnx.onnx in onnxruntime on the saved input; the largest difference from torch."""
+    import numpy as np
+    import onnxruntime as ort
+
+    session = ort.InferenceSession(str(out / "m.pnnx.onnx"), providers=["CPUExecutionProvider"])
+    (got,) = session.run(None, {session.get_inputs()[0].name: np.load(out / "x.npy")})
+    want = np.load(out / "y.npy")
+    return {"max_abs_diff": float(np.abs(got - want).max()), "max_abs": float(np.abs(want).max()),
+            "external_data": (out / "m.pnnx.onnx.data").exists()}
 
 
 def child_trace(width: int, layers: int, pt: Path) -> dict:
@@ -217,13 +234,19 @@ def one_size(width: int, layers: int, routes: list[str], limit_mb: float, timeou
     with tempfile.TemporaryDirectory(prefix="bench-scale-", dir=os.environ.get("BENCH_TMP")) as tmp:
         tmp = Path(tmp)
         me = [sys.executable, os.path.abspath(__file__)]
-        if "api" in routes:
-            (tmp / "api").mkdir()
-            run = measured(me + ["--child", "api", str(width), str(layers), str(tmp / "api")], tmp, limit_mb, timeout_s)
+        for route in ("api", "api_fp32"):
+            if route not in routes:
+                continue
+            (tmp / route).mkdir()
+            run = measured(me + ["--child", route, str(width), str(layers), str(tmp / route)], tmp, limit_mb, timeout_s)
             if "error" not in run:
                 run.update(json.loads(run.pop("last")))
-            row["ours_api"] = run
-            shutil.rmtree(tmp / "api")
+                ort = measured(me + ["--child", "ort", "0", "0", str(tmp / route)], tmp, limit_mb, timeout_s)
+                if "error" not in ort:
+                    ort.update(json.loads(ort.pop("last")))
+                run["onnxruntime"] = ort
+            row["ours_" + route] = run
+            shutil.rmtree(tmp / route)
         pt = tmp / "m.pt"
         if {"pt", "upstream"} & set(routes):
             traced = measured(me + ["--child", "trace", str(width), str(layers), str(pt)], tmp, limit_mb, timeout_s)
@@ -277,6 +300,23 @@ def table(report: dict) -> str:
         lines.append(f"| {weights:,.0f} | {cell(api, 's')} | {cell(api, 'peak_mb')} | {cell(api, 'extra_mb')} | "
                      f"{ratio} | {cell(pt, 's')} | {cell(pt, 'peak_mb')} | {cell(up, 's')} | {cell(up, 'peak_mb')} | "
                      f"{phase('pnnx')} | {phase('onnx')} | {phase('ncnn')} | {phase('selfcheck')} |")
+    lines += ["", "ONNX written by ours (Python API) run in onnxruntime on the example input, against torch "
+              "(fp16 weights unless fp32; fp32 past 2 GiB keeps its weights in `m.pnnx.onnx.data`):", "",
+              "| weights MB | weights in ONNX | seconds | peak MB | extra MB | ONNX files | onnxruntime |", "|---|---|---|---|---|---|---|"]
+    for row in report["rows"]:
+        for key, kind in (("ours_api", "fp16"), ("ours_api_fp32", "fp32")):
+            run = row.get(key)
+            if not run:
+                continue
+            if "error" in run:
+                lines.append(f"| {row['weights_bytes'] / 1e6:,.0f} | {kind} | error: {run['error']} | | | | |")
+                continue
+            ort = run.get("onnxruntime", {})
+            ran = f"error: {ort['error']}" if "error" in ort else \
+                f"runs, max abs diff {ort['max_abs_diff']:.2g} (outputs up to {ort['max_abs']:.2g}), peak {ort['peak_mb']:,.0f} MB"
+            files = " + ".join(f"{name} {size / 1e6:,.0f} MB" for name, size in run["files"].items() if ".pnnx.onnx" in name)
+            lines.append(f"| {row['weights_bytes'] / 1e6:,.0f} | {kind} | {run['s']:.1f} | {run['peak_mb']:,.0f} | "
+                         f"{run['extra_mb']:,.0f} | {files} | {ran} |")
     return "\n".join(lines) + "\n"
 
 
@@ -327,15 +367,19 @@ def svg(report: dict) -> str:
 def main(argv=None) -> int:
     if argv is None and len(sys.argv) > 1 and sys.argv[1] == "--child":
         kind, width, layers, where = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), Path(sys.argv[5])
-        result = child_api(width, layers, where) if kind == "api" else child_trace(width, layers, where)
+        result = child_api(width, layers, where, fp16=kind == "api") if kind.startswith("api") else \
+            child_ort(where) if kind == "ort" else child_trace(width, layers, where)
         print(json.dumps(result))
         return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--upto-gb", type=float, default=0.7, help="largest model, GB of weights (3.3 for all)")
-    parser.add_argument("--routes", default="api,pt,upstream")
+    parser.add_argument("--routes", default="api,pt,upstream",
+                        help="api, api_fp32 (fp16=0: an ONNX past 2 GiB has external data), pt, upstream")
+    parser.add_argument("--widths", default="", help="only these widths (comma-separated)")
     parser.add_argument("--limit-gb", type=float, default=10.0, help="kill a run past this resident memory")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per process")
     parser.add_argument("--out", type=Path, default=Path("reports/scale"))
+    parser.add_argument("--merge", action="store_true", help="add this run's routes to OUT/scale.json")
     args = parser.parse_args(argv)
     routes = args.routes.split(",")
     if "upstream" in routes and shutil.which("pnnx", path=str(BIN)) is None:
@@ -345,14 +389,23 @@ def main(argv=None) -> int:
     report = {"machine": {"cpus": os.cpu_count(), "loadavg_before": [round(v, 2) for v in os.getloadavg()],
                           "python": platform.python_version()},
               "time_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "seq": SEQ, "rows": []}
+    previous = json.loads((args.out / "scale.json").read_text()) if args.merge and (args.out / "scale.json").exists() else None
     report["disk_mb_s"] = disk_mb_s(Path(os.environ.get("BENCH_TMP") or tempfile.gettempdir()))
     for width, layers in SIZES:
-        if weight_bytes(width, layers) > args.upto_gb * 1e9:
+        if weight_bytes(width, layers) > args.upto_gb * 1e9 or (args.widths and str(width) not in args.widths.split(",")):
             continue
         row = one_size(width, layers, routes, args.limit_gb * 1024, args.timeout)
         report["rows"].append(row)
         print(json.dumps({k: v for k, v in row.items()}, default=str)[:2000], flush=True)
     report["machine"]["loadavg_after"] = [round(v, 2) for v in os.getloadavg()]
+    if previous:  # this run's routes replace or join the earlier run's, size by size
+        rows = {(r["width"], r["layers"]): r for r in previous["rows"]}
+        for row in report["rows"]:
+            rows.setdefault((row["width"], row["layers"]), {}).update(row)
+        previous["rows"] = sorted(rows.values(), key=lambda r: r["weights_bytes"])
+        previous.setdefault("later_runs", []).append({k: report[k] for k in ("machine", "time_utc", "disk_mb_s")} |
+                                                     {"routes": routes})
+        report = previous
     (args.out / "scale.json").write_text(json.dumps(report, indent=1) + "\n")
     (args.out / "scale.md").write_text(table(report))
     (args.out / "scale.svg").write_text(svg(report))
