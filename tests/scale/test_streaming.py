@@ -151,3 +151,30 @@ def test_weight_written_in_place_after_capture_keeps_its_value():
     with pytest.raises(Exception, match="changed in place"):
         attr.data
     assert before != model.weight.detach().numpy().tobytes()
+
+
+class _UserBlock(nn.Module):
+    """A user module (replayed from its graph) around standard ones (rebuilt whole)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+        self.norm = nn.LayerNorm(8)
+        self.scale = nn.Parameter(torch.rand(8))
+        self.register_buffer("shift", torch.rand(8))
+
+    def forward(self, x):
+        return self.norm(self.fc(x)) * self.scale + self.shift
+
+
+def test_pt_rebuild_shares_the_scripts_weights(tmp_path):
+    """A `.pt` is never held twice: the rebuilt module's parameters and buffers are the
+    TorchScript module's own tensors, not copies."""
+    from pnnx_reference.frontends.torchscript.loader import rebuild
+
+    torch.manual_seed(0)
+    script = torch.jit.trace(nn.Sequential(_UserBlock(), nn.Linear(8, 4)).eval(), torch.rand(1, 8))
+    rebuilt = rebuild(script)
+    theirs = {t.data_ptr() for t in [*script.parameters(), *script.buffers()]}
+    mine = [t.data_ptr() for t in [*rebuilt.parameters(), *rebuilt.buffers()]]
+    assert len(mine) == len(theirs) == 8 and set(mine) == theirs
