@@ -20,6 +20,7 @@ from .frontends.python.dynamic import merge_shapes
 from .frontends.python.tracer import iter_values
 from .emit.ncnn import write_ncnn
 from .emit.onnx import write_onnx
+from .emit.onnx.writer import data_path as onnx_data_path
 from .emit.python.pnnx_py import write_python
 from .errors import ConversionError, PnnxError, UnsupportedOperator
 from .files import Staging
@@ -290,6 +291,7 @@ def export(model: nn.Module, inputs=None, out_dir=".", name: str = "model", *, i
     result = ExportResult(graph, value_dependent=captured.value_dependent)
     with Staging() as stage:
         staged = {key: stage.path(path) for key, path in paths.items()}
+        onnx_data = stage.path(onnx_data_path(paths["pnnxonnx"]))  # written past 2 GiB only
         for emitter, artefacts, write in _emitters(graph, staged, paths, fp16, shapes):
             try:
                 write()
@@ -304,6 +306,8 @@ def export(model: nn.Module, inputs=None, out_dir=".", name: str = "model", *, i
                     raise
                 raise ConversionError(f"pnnx.param cannot hold {err}") from None
             result.paths.update({a: paths[a] for a in artefacts if staged[a].exists()})
+        if onnx_data.exists():
+            result.paths["pnnxonnxdata"] = onnx_data_path(paths["pnnxonnx"])
         if self_check:
             result.self_check = _self_check(graph, staged, captured, device, result.unsupported)
         stage.commit()

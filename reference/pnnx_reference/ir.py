@@ -12,11 +12,13 @@ Parameter kinds map to Python values:
 from __future__ import annotations
 
 import copy
+import weakref
 from dataclasses import dataclass, field
 from typing import Iterable, Union
 
 import numpy as np
 
+from .errors import ConversionError
 from .formats.pnnx_param_writer import NULL_DTYPE, UNKNOWN_DIM, dumps  # noqa: F401  (UNKNOWN_DIM re-exported)
 
 ParamValue = Union[None, bool, int, float, str, complex, list]
@@ -76,13 +78,83 @@ def annotation_suffix_of(torch_dtype) -> str:
     return QUANTIZED_STORAGE.get(str(torch_dtype)) or dtype_suffix_of(torch_dtype)
 
 
-@dataclass
-class Attribute:
-    """A weight: raw little-endian bytes in C order, with its shape and dtype suffix."""
+class StaleWeight(ConversionError):
+    """A weight's source tensor was changed in place after the Attribute was made from it."""
 
-    shape: tuple[int, ...]
-    dtype: str
-    data: bytes = b""
+
+# storage address -> the Attributes viewing that storage (see own_views_of)
+_VIEWS: dict[int, weakref.WeakValueDictionary] = {}  # (by id: an Attribute is unhashable)
+
+
+def _storage_key(tensor) -> int:
+    return tensor.untyped_storage().data_ptr()
+
+
+def _register_view(attr: "Attribute", tensor) -> None:
+    if len(_VIEWS) > 4096:  # forget storages whose views are all gone
+        for key in [k for k, views in _VIEWS.items() if not views]:
+            del _VIEWS[key]
+    _VIEWS.setdefault(_storage_key(tensor), weakref.WeakValueDictionary())[id(attr)] = attr
+
+
+def own_views_of(tensor) -> None:
+    """`tensor` is about to be written in place: every Attribute viewing its memory takes a
+    private copy first, so it keeps the value it was made with."""
+    for attr in list(_VIEWS.pop(_storage_key(tensor), {}).values()):
+        attr.own()
+
+
+class Attribute:
+    """A weight: raw little-endian bytes in C order, with its shape and dtype suffix.
+
+    `data` is `bytes`, or (made by `from_torch`) a read-only `memoryview` of the tensor's own
+    memory: a graph holds no copy of a model's weights, and writers stream each one from
+    where it lives. Such a view reads what the tensor holds when it is read, so whoever
+    writes into the tensor in place first calls `own()` (the capture does, see
+    `frontends/python/tracer.py`); a write nobody announced moves the tensor's version
+    counter and reading `data` then raises StaleWeight rather than return other values."""
+
+    def __init__(self, shape: tuple[int, ...], dtype: str, data=b"") -> None:
+        self.shape = shape
+        self.dtype = dtype
+        self.data = data
+
+    @property
+    def data(self):
+        if self._source is not None and self._source._version != self._version:
+            raise StaleWeight(f"a {self.dtype}{list(self.shape)} weight was changed in place after it was "
+                              "captured; capture the model again")
+        return self._data
+
+    @data.setter
+    def data(self, value) -> None:
+        self._data, self._source, self._version = value, None, None
+
+    @property
+    def source(self):
+        """The tensor whose memory `data` views (None when `data` is its own bytes)."""
+        return self._source
+
+    def own(self) -> None:
+        """Take a private copy of the data (before the source tensor is written in place)."""
+        if self._source is not None:
+            self.data = bytes(self.data)
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Attribute):
+            return NotImplemented
+        return (self.shape, self.dtype) == (other.shape, other.dtype) and self.data == other.data
+
+    __hash__ = None  # mutable, like the dataclass it was
+
+    def __repr__(self) -> str:
+        return f"Attribute(shape={self.shape!r}, dtype={self.dtype!r}, {len(self._data)} bytes)"
+
+    def __getstate__(self) -> dict:  # pickled and deep-copied as bytes: a view cannot be
+        return {"shape": self.shape, "dtype": self.dtype, "data": bytes(self.data)}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__init__(state["shape"], state["dtype"], state["data"])
 
     @property
     def nbytes_expected(self) -> int:
@@ -101,21 +173,28 @@ class Attribute:
 
     @classmethod
     def from_torch(cls, tensor) -> "Attribute":
+        """A view of `tensor`'s memory (copied only when it is not a contiguous CPU tensor)."""
         suffix = dtype_suffix_of(tensor.dtype)
         t = tensor.detach().cpu().contiguous()
         if suffix in ("bf16", "c32"):  # numpy has no such dtype: take the raw bits
             import torch
 
-            raw = t.view(torch.int16 if suffix == "bf16" else torch.int32).numpy().tobytes()
-            return cls(tuple(t.shape), suffix, raw)
-        return cls(tuple(t.shape), suffix, t.numpy().tobytes())
+            bits = t.view(torch.int16 if suffix == "bf16" else torch.int32)
+        else:
+            bits = t.resolve_conj().resolve_neg()
+        attr = cls(tuple(t.shape), suffix, memoryview(bits.numpy().reshape(-1)).toreadonly().cast("B"))
+        attr._source, attr._version = t, t._version
+        _register_view(attr, t)
+        return attr
 
     def to_numpy(self) -> np.ndarray:
+        """A read-only array over `data` (no copy)."""
         if self.dtype in ("bf16", "c32"):
             raise ValueError(f"{self.dtype} has no numpy dtype; use to_torch()")
         return np.frombuffer(self.data, dtype=np.dtype(DTYPES[self.dtype].numpy).newbyteorder("<")).reshape(self.shape)
 
     def to_torch(self):
+        """A tensor of its own (a copy)."""
         import torch
 
         if self.dtype == "bf16":

@@ -11,6 +11,7 @@ Outputs that depend on a random operator in the traced graph (`torch.rand_like`,
 `F.dropout(training=True)`, ...) are not compared, nor are operands downstream of one."""
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import sys
 from dataclasses import dataclass
@@ -75,8 +76,17 @@ def random_operands(graph: Graph) -> set[Operand]:
     return random
 
 
-def load_model(py_path: Path, device: torch.device):
-    """Import a generated `_pnnx.py` under a private module name and build its Model()."""
+def load_model(py_path: Path, device: torch.device, graph: Graph | None = None):
+    """Import a generated `_pnnx.py` under a private module name and build its Model().
+
+    With `graph` (the graph the file was generated from), the model holds no second copy of
+    the weights: each weight the file's own loader reads from pnnx.bin is compared bit for
+    bit with the graph's, and the graph's tensor (the memory of the model being converted)
+    is used instead (a large one is compared with pnnx.bin a chunk at a time, not read); the modules are built without initialising their weights (the memory
+    they allocate is never touched, and freed when the loaded weight replaces it). A weight
+    that differs is the one read from the file; a graph whose generated forward writes into
+    tensors in place, or a model left holding a tensor that pnnx.bin did not give it, is
+    built plainly."""
     name = f"pnnxref_selfcheck_{abs(hash(str(py_path)))}"
     spec = importlib.util.spec_from_file_location(name, py_path)
     module = importlib.util.module_from_spec(spec)
@@ -84,9 +94,112 @@ def load_model(py_path: Path, device: torch.device):
     try:
         with no_bytecode():
             spec.loader.exec_module(module)
-        return module.Model().to(device).eval()
+        if graph is None or writes_in_place(graph):
+            return module.Model().to(device).eval()
+        given: set[int] = set()
+        _serve_weights(module, _weights_by_entry(graph), given)
+        with _uninitialised():
+            model = module.Model()
+        if not _all_given(model, given):
+            model = module.Model()
+        return model.to(device).eval()
     finally:
         sys.modules.pop(name, None)
+
+
+def writes_in_place(graph: Graph) -> bool:
+    """Whether the generated forward writes into a tensor (`v[...] = x`, `x.copy_(y)`), which
+    could be a weight: Tensor.slice_copy, or a type read from a file that ends with `_`."""
+    for op in graph.ops:
+        leaf = op.type.rsplit(".", 1)[-1]
+        if op.type == "Tensor.slice_copy" or (leaf.endswith("_") and not leaf.startswith("_")):
+            return True
+        if op.subgraph is not None and writes_in_place(op.subgraph):
+            return True
+    return False
+
+
+def _weights_by_entry(graph: Graph) -> dict[str, torch.Tensor]:
+    """pnnx.bin entry name -> the graph's tensor, for the weights that view one."""
+    return {f"{op.name}.{key}": attr.source for op in graph.ops for key, attr in op.attrs.items()
+            if attr.source is not None}
+
+
+def _serve_weights(module, weights: dict[str, torch.Tensor], given: set[int]) -> None:
+    """Wrap `load_pnnx_bin_as_tensor` of every generated class: the file's tensor, replaced by
+    the graph's when they are the same bits; `given` collects the storages handed out."""
+    for cls in vars(module).values():
+        if isinstance(cls, type) and "load_pnnx_bin_as_tensor" in vars(cls):
+            cls.load_pnnx_bin_as_tensor = _serving(cls.load_pnnx_bin_as_tensor, weights, given)
+
+
+def _serving(read, weights: dict[str, torch.Tensor], given: set[int]):
+    def load(self, archive, key, shape, dtype):
+        mine = weights.get(key)
+        if mine is not None and mine.nbytes >= COMPARED_IN_PLACE and _file_holds(archive, key, mine, shape, dtype):
+            tensor = mine  # a large weight is never read whole: pnnx.bin is compared with it
+        else:
+            loaded = read(self, archive, key, shape, dtype)
+            tensor = mine if mine is not None and _same_bits(loaded, mine) else loaded
+        given.add(tensor.untyped_storage().data_ptr())
+        return tensor
+    return load
+
+
+COMPARED_IN_PLACE = 16 << 20  # bytes: a weight this large is checked against pnnx.bin a chunk at a time
+_COMPARE_CHUNK = 4 << 20
+
+
+def _file_holds(archive, key: str, tensor: torch.Tensor, shape, dtype: str) -> bool:
+    """Whether pnnx.bin's entry `key` holds exactly `tensor`'s bytes, as the shape and dtype
+    the generated file asks for; read a few MB at a time (the zip reader checks the CRC)."""
+    if tuple(tensor.shape) != tuple(shape) or str(tensor.dtype) != f"torch.{dtype}" or tensor.device.type != "cpu":
+        return False
+    raw = tensor.contiguous().reshape(-1).view(torch.uint8).numpy()
+    if archive.getinfo(key).file_size != raw.size:
+        return False
+    done = 0
+    with archive.open(key) as f:
+        while done < raw.size:
+            chunk = f.read(min(_COMPARE_CHUNK, raw.size - done))
+            if not chunk or not np.array_equal(raw[done:done + len(chunk)], np.frombuffer(chunk, np.uint8)):
+                return False
+            done += len(chunk)
+    return True
+
+
+def _same_bits(a: torch.Tensor, b: torch.Tensor) -> bool:
+    if a.shape != b.shape or a.dtype != b.dtype or a.device != b.device:
+        return False
+    return torch.equal(a.contiguous().reshape(-1).view(torch.uint8), b.contiguous().reshape(-1).view(torch.uint8))
+
+
+@contextlib.contextmanager
+def _uninitialised():
+    """torch.nn.init's in-place initialisers do nothing (modules keep torch.empty memory)."""
+    saved = {name: fn for name, fn in vars(torch.nn.init).items()
+             if callable(fn) and name.endswith("_") and not name.startswith("_")}
+    try:
+        for name in saved:
+            setattr(torch.nn.init, name, _keep)
+        yield
+    finally:
+        for name, fn in saved.items():
+            setattr(torch.nn.init, name, fn)
+
+
+def _keep(tensor, *args, **kwargs):
+    return tensor
+
+
+def _all_given(model, given: set[int]) -> bool:
+    """Every parameter and buffer came from pnnx.bin (BatchNorm's num_batches_tracked, never in
+    pnnx.bin and unused in eval mode, is given its initial value)."""
+    for name, buffer in list(model.named_buffers()):
+        if name.rsplit(".", 1)[-1] == "num_batches_tracked" and buffer.untyped_storage().data_ptr() not in given:
+            buffer.zero_()
+            given.add(buffer.untyped_storage().data_ptr())
+    return all(t.untyped_storage().data_ptr() in given for t in [*model.parameters(), *model.buffers()])
 
 
 def _as_tensor(value) -> torch.Tensor | None:
@@ -183,7 +296,7 @@ def check(graph: Graph, py_path: Path, runs: list[Run], device: torch.device, ra
     if not compared:
         return "not run: every output depends on a random operator"
     try:
-        model = load_model(py_path, device)
+        model = load_model(py_path, device, graph)
     except Exception as err:  # the generated code does not even build: that is the finding
         raise ConversionError(f"self-check: the regenerated {py_path.name} cannot build its model: "
                               f"{type(err).__name__}: {_first_line(err)}") from err

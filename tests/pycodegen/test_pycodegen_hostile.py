@@ -7,6 +7,7 @@ import pytest
 import torch
 
 from pnnx_reference.emit import CodegenError, generate_python, main_regenerate
+from pnnx_reference.emit.python.pnnx_py import _HELPERS
 from pnnx_reference.errors import PnnxError
 from pnnx_reference.expression import ExpressionError
 from pycodegen_helpers import Builder, assert_bitwise, generate, run_generated
@@ -41,7 +42,8 @@ def test_hostile_operator_and_operand_names_stay_inert(tmp_path, monkeypatch, na
     monkeypatch.chdir(tmp_path)
     py = generate(graph, tmp_path / "out", save_param=False)
     source = py.read_text()
-    assert not {"system", "__import__", "open", "__class__"} & _identifiers(source)
+    assert _HELPERS in source  # the fixed weight loader (it calls archive.open) is no name's doing
+    assert not {"system", "__import__", "open", "__class__"} & _identifiers(source.replace(_HELPERS, ""))
     assert_bitwise(run_generated(py, x), (torch.relu(x),))
     assert not (tmp_path / "PWNED").exists()
 

@@ -37,13 +37,14 @@ def _zip64_extra(size: int, offset: int) -> bytes:
 
 
 def write_bin(path, entries: Iterable[tuple[str, bytes]]) -> None:
-    """Write entries (name, raw bytes) in upstream's zip64 store-only layout."""
+    """Write entries (name, raw bytes or any bytes-like view of them) in upstream's zip64
+    store-only layout, one entry at a time from where its data lives (nothing is copied)."""
     central = []
     with open(path, "wb") as f:
         for name, data in entries:
             offset = f.tell()
             name_bytes = name.encode("utf-8")
-            data = bytes(data)
+            data = memoryview(data).cast("B")
             crc = zlib.crc32(data)
             f.write(_LOCAL.pack(LOCAL_SIG, 0, 0, 0, 0, 0, crc, _U32_MAX, _U32_MAX, len(name_bytes), 32))
             f.write(name_bytes + _zip64_extra(len(data), 0))

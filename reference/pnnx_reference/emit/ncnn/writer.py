@@ -1,4 +1,5 @@
-"""Write the three artefacts atomically (temp name, then rename)."""
+"""Write the three artefacts atomically (temp name, then rename); ncnn.bin one weight at a
+time, each converted a chunk at a time (formats/ncnn_bin.weight_chunks)."""
 from __future__ import annotations
 
 import os
@@ -9,7 +10,7 @@ import numpy as np
 from . import ncnn_py
 from .layers import Layer
 
-from ...formats.ncnn_bin import pack_weight
+from ...formats.ncnn_bin import weight_chunks
 from ...formats.ncnn_param import NcnnLayer, NcnnModel, dumps
 
 
@@ -17,22 +18,31 @@ def param_text(layers: list[Layer]) -> str:
     return dumps(NcnnModel([NcnnLayer(l.type, l.name, l.inputs, l.outputs, l.params) for l in layers]))
 
 
+def bin_chunks(layers: list[Layer], fp16: bool):
+    """ncnn.bin's bytes, a piece at a time."""
+    for layer in layers:
+        for w in layer.weights:
+            yield from weight_chunks(w.data, w.tagged, fp16, np.float32)
+
+
 def bin_bytes(layers: list[Layer], fp16: bool) -> bytes:
-    return b"".join(pack_weight(np.asarray(w.data, np.float32), w.tagged, fp16)
-                    for layer in layers for w in layer.weights)
+    return b"".join(bin_chunks(layers, fp16))
 
 
-def _atomic(path, data: bytes) -> None:
+def _atomic(path, write) -> None:
     path = Path(path)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as f:
+            write(f)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def write_files(layers, param_path, bin_path, py_path, fp16, inputs, output_ranks, batchless=False) -> None:
     param = param_text(layers).encode()
-    weights = bin_bytes(layers, fp16)
     code = ncnn_py.render(param_path, bin_path, py_path, inputs, output_ranks, batchless).encode()
-    _atomic(param_path, param)
-    _atomic(bin_path, weights)
-    _atomic(py_path, code)
+    _atomic(param_path, lambda f: f.write(param))
+    _atomic(bin_path, lambda f: f.writelines(bin_chunks(layers, fp16)))
+    _atomic(py_path, lambda f: f.write(code))

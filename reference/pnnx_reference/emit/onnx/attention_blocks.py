@@ -10,14 +10,14 @@ def in_projection(b, op, names: list[str], prefix: str, e: int) -> list[str]:
     bias_key = f"{prefix}in_proj_bias"
     bias = b.attr(op, bias_key) if bias_key in op.attrs else None
     if names[0] == names[1] == names[2]:  # self-attention: one packed projection, then Split
-        packed = b.node("MatMul", [names[0], b.weight(weight.T.copy(), f"{op.name}.{prefix}in_proj_weight")])
+        packed = b.node("MatMul", [names[0], b.weight(weight.T, f"{op.name}.{prefix}in_proj_weight")])
         if bias is not None:
             packed = b.node("Add", [packed, b.weight(bias, f"{op.name}.{bias_key}")])
         return b.node("Split", [packed], 3, axis=2, num_outputs=3)
     out = []
     for i, name in enumerate(names):
         rows = slice(i * e, (i + 1) * e)
-        p = b.node("MatMul", [name, b.weight(weight[rows].T.copy(), f"{op.name}.{prefix}w{'qkv'[i]}")])
+        p = b.node("MatMul", [name, b.weight(weight[rows].T, f"{op.name}.{prefix}w{'qkv'[i]}")])
         if bias is not None:
             p = b.node("Add", [p, b.weight(bias[rows], f"{op.name}.{prefix}b{'qkv'[i]}")])
         out.append(p)
@@ -26,7 +26,7 @@ def in_projection(b, op, names: list[str], prefix: str, e: int) -> list[str]:
 
 def projection(b, op, x: str, prefix: str, out=1) -> str:
     """x @ W^T + b for the `<prefix>weight` / `<prefix>bias` of a sub-module."""
-    weight = b.weight(b.attr(op, f"{prefix}weight").T.copy(), f"{op.name}.{prefix}weight")
+    weight = b.weight(b.attr(op, f"{prefix}weight").T, f"{op.name}.{prefix}weight")
     has_bias = f"{prefix}bias" in op.attrs
     y = b.node("MatMul", [x, weight], 1 if has_bias else out)
     if has_bias:

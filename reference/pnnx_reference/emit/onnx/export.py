@@ -2,14 +2,15 @@
 from __future__ import annotations
 
 import os
-import tempfile
+from dataclasses import dataclass
 
 import onnx
 from onnx import helper
 
 from ...errors import ConversionError, UnsupportedOperator
 from ...ir import Graph
-from .builder import OnnxBuilder
+from . import writer
+from .builder import OnnxBuilder, Payload
 from .lower import lower_graph
 
 # onnxruntime 1.31 loads opsets up to 26; 23 has every operator lowered here
@@ -35,8 +36,17 @@ class UnsupportedOperators(UnsupportedOperator):
         return self.args[0]
 
 
-def build_model(graph: Graph, fp16: bool = True, opset: int | None = None) -> onnx.ModelProto:
-    """The ONNX model for `graph` (not written, not checked). `graph` is not modified."""
+@dataclass
+class Lowered:
+    """A lowered graph: the ModelProto without the data of its large weights (a skeleton) and
+    that data, by initializer name (builder.Payload)."""
+    model: onnx.ModelProto
+    payloads: dict[str, Payload]
+
+
+def lower_model(graph: Graph, fp16: bool = True, opset: int | None = None) -> Lowered:
+    """The ONNX model for `graph`, its large weights left out (views of the graph's weights:
+    nothing is copied). `graph` is not modified."""
     opset = DEFAULT_OPSET if opset is None else int(opset)
     if not MIN_OPSET <= opset <= onnx.defs.onnx_opset_version():
         raise ConversionError(f"ONNX opset {opset} is not supported; choose {MIN_OPSET}.."
@@ -45,7 +55,16 @@ def build_model(graph: Graph, fp16: bool = True, opset: int | None = None) -> on
     problems = lower_graph(b, graph)
     if problems:
         raise UnsupportedOperators(problems)
-    return _model(b, graph, opset)
+    return Lowered(_model(b, graph, opset), b.payloads)
+
+
+def build_model(graph: Graph, fp16: bool = True, opset: int | None = None) -> onnx.ModelProto:
+    """The whole ONNX model for `graph`, every weight inside (not written, not checked)."""
+    lowered = lower_model(graph, fp16, opset)
+    for tensor in lowered.model.graph.initializer:
+        if tensor.name in lowered.payloads:
+            tensor.raw_data = lowered.payloads[tensor.name].tobytes()
+    return lowered.model
 
 
 def _model(b: OnnxBuilder, graph: Graph, opset: int) -> onnx.ModelProto:
@@ -72,37 +91,41 @@ def _mark_complex(model: onnx.ModelProto, b: OnnxBuilder) -> None:
                                            key: ",".join(positions)})
 
 
-def write_onnx(graph: Graph, path, fp16: bool = True, opset: int | None = None) -> None:
-    """Write `graph` as a checked ONNX model to `path` (atomically; nothing on failure).
+def write_onnx(graph: Graph, path, fp16: bool = True, opset: int | None = None,
+               external_over: int = writer.PROTOBUF_LIMIT) -> writer.Written:
+    """Write `graph` as a checked ONNX model to `path` (atomically; nothing on failure), one
+    weight at a time. A model of more than `external_over` bytes (by default protobuf's
+    2 GiB limit, past which one file cannot be read) keeps its large weights in
+    `writer.data_path(path)` beside it (ONNX external data). Returns the files written.
 
     fp16=True stores float weights as float16 initializers followed by a Cast back to the
     compute dtype: the file is about half the size, inputs and outputs stay float32.
     Raises UnsupportedOperators (an UnsupportedOperator) naming every operator that has no
-    ONNX form, and ConversionError if the result does not pass the ONNX checker."""
-    model = build_model(graph, fp16=fp16, opset=opset)
+    ONNX form, and ConversionError if the result does not pass the ONNX checker (path-based,
+    full check): before anything is written, the model with its large weights as external
+    data in a sparse placeholder file (the checker reads no weight's values, only the small
+    tensors inline, which shape inference may use); with external data, the written files
+    again."""
+    lowered = lower_model(graph, fp16=fp16, opset=opset)
+    with writer.placeholder(lowered.model, lowered.payloads) as skeleton:
+        _check(skeleton, path)
+    try:
+        written = writer.write(lowered.model, lowered.payloads, path, external_over)
+    except OSError as err:
+        raise ConversionError(f"{path}: cannot write: {err.strerror or err}") from None
+    if written.data is not None:
+        try:
+            _check(os.fspath(written.model), path)
+        except ConversionError:
+            for file in (written.model, written.data):
+                file.unlink(missing_ok=True)
+            raise
+    return written
+
+
+def _check(model, path) -> None:
     try:
         onnx.checker.check_model(model, full_check=True)
     except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as err:
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise ConversionError(f"{path}: lowered ONNX model fails the checker: {first}") from err
-    path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".onnx", dir=directory)
-    except OSError as err:
-        raise ConversionError(f"{path}: cannot write: {err.strerror}") from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(model.SerializeToString())
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it private; give it normal rights
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask

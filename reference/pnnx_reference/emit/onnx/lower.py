@@ -7,7 +7,7 @@ function inputs fed from main-graph initializers named like the pnnx.bin entries
 (`focus.conv.0.weight`); the body's small constants (shapes, axes) become Constant nodes."""
 from __future__ import annotations
 
-from onnx import FunctionProto, helper, numpy_helper
+from onnx import FunctionProto, helper
 
 from ...errors import Unsupported
 from ...ir import Graph, Operator
@@ -59,7 +59,7 @@ def lower_moduleop(b: OnnxBuilder, op: Operator) -> None:
     b.domains.update(body.domains)
     b.domains[domain] = 1
     paths = _weight_paths(op.subgraph)
-    fed = [b.weight(numpy_helper.to_array(w), f"{op.name}.{paths.get(w.name, w.name)}") for w in weights]
+    fed = [b.weight(body.initializer_array(w), f"{op.name}.{paths.get(w.name, w.name)}") for w in weights]
     b.node(function.name, [o.name for o in op.inputs] + fed, [o.name for o in op.outputs],
            domain=domain)
 

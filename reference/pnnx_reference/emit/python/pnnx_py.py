@@ -55,13 +55,22 @@ _HELPERS = """    def load_pnnx_bin_as_parameter(self, archive, key, shape, dtyp
         return nn.Parameter(self.load_pnnx_bin_as_tensor(archive, key, shape, dtype), requires_grad)
 
     def load_pnnx_bin_as_tensor(self, archive, key, shape, dtype):
-        data = archive.read(key)
+        # read into the tensor's own memory a few MB at a time: no second copy of a large weight
+        data = bytearray(archive.getinfo(key).file_size)
+        with archive.open(key) as f:
+            view, done = memoryview(data), 0
+            while done < len(data):
+                chunk = f.read(min(16 << 20, len(data) - done))
+                if not chunk:
+                    raise EOFError(f'{key}: truncated in pnnx.bin')
+                view[done:done + len(chunk)] = chunk
+                done += len(chunk)
         torch_only = {'bfloat16': torch.bfloat16, 'complex32': torch.complex32}
         if dtype in torch_only:
             if not data:
                 return torch.empty(shape, dtype=torch_only[dtype])
-            return torch.frombuffer(bytearray(data), dtype=torch_only[dtype]).reshape(shape)
-        return torch.from_numpy(np.frombuffer(data, dtype=dtype).reshape(shape).copy())
+            return torch.frombuffer(data, dtype=torch_only[dtype]).reshape(shape)
+        return torch.from_numpy(np.frombuffer(data, dtype=dtype).reshape(shape))
 """
 
 

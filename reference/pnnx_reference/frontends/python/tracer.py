@@ -15,7 +15,7 @@ import torch.nn as nn
 from torch.overrides import TorchFunctionMode
 
 from ...errors import ConversionError, PnnxError
-from ...ir import UNKNOWN_DIM, Attribute, Graph, Operand, Operator, annotation_suffix_of
+from ...ir import UNKNOWN_DIM, Attribute, Graph, Operand, Operator, annotation_suffix_of, own_views_of
 from . import expressions, indexing, modules, naming, valuedep
 from .params import NotAParam, to_param, without_whitespace
 from .shapes import ARMED, SymInt, has_symint, operands_of, render
@@ -219,6 +219,7 @@ class Tracer(TorchFunctionMode):
     @_disarmed
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
+        _announce_writes(func, args, kwargs)
         if self._leaf_depth:
             return func(*args, **kwargs)
         self._check_conversion(func, args)
@@ -523,3 +524,15 @@ def iter_values(value):
     elif isinstance(value, dict):
         for v in value.values():
             yield from iter_values(v)
+
+
+def _announce_writes(func, args, kwargs) -> None:
+    """A call about to write a tensor in place (`x.add_(1)`, `x[i] = y`, `out=`, `inplace=True`):
+    the weights captured as views of that tensor keep their values (ir.own_views_of)."""
+    targets = [kwargs.get("out")]
+    if args and (naming.is_inplace(func) or kwargs.get("inplace") is True
+                 or getattr(func, "__name__", "") == "__setitem__"):
+        targets.append(args[0])
+    for target in iter_values(targets):
+        if isinstance(target, torch.Tensor):
+            own_views_of(target)

@@ -13,17 +13,18 @@ from .interpreter import run_graph
 
 
 class Replay(nn.Module):
-    """A user module: same children, parameters and buffers, forward replayed from the graph."""
+    """A user module: same children, parameters and buffers (the script's own tensors, shared),
+    forward replayed from the graph."""
 
     def __init__(self, script: torch.jit.ScriptModule):
         super().__init__()
         object.__setattr__(self, "_script", script)  # not registered: it is not a child
         for name, child in script.named_children():
             self.add_module(name, build_module(child))
-        for name, param in script.named_parameters(recurse=False):
-            self.register_parameter(name, nn.Parameter(param.detach().clone(), requires_grad=False))
+        for name, param in script.named_parameters(recurse=False):  # the script's tensors: no copy
+            self.register_parameter(name, nn.Parameter(param.detach(), requires_grad=False))
         for name, buffer in script.named_buffers(recurse=False):
-            self.register_buffer(name, buffer.detach().clone())
+            self.register_buffer(name, buffer.detach())
 
     def attribute(self, name: str):
         """`prim::GetAttr`: a child, parameter or buffer of ours, else the script's constant."""

@@ -215,12 +215,34 @@ def recover(script) -> nn.Module | None:
     if cls is None:
         return None
     try:
-        module = cls(**constructor_args(cls, script))
-        _load_state(module, script)
+        kwargs = constructor_args(cls, script)
+        module = _sharing(cls, kwargs, script)
+        if module is None:
+            module = cls(**kwargs)
+            _load_state(module, script)
         argorder.remember(module, script)
     except Exception:  # unrecoverable arguments: the caller replays the graph instead
         return None
     return module.eval()
+
+
+def _sharing(cls, kwargs: dict, script) -> nn.Module | None:
+    """The module built on the meta device (nothing allocated or initialised) holding the
+    script's own tensors: no copy of the weights. None when its state does not match the
+    script's name for name, shape and dtype (then it is built and loaded by copying)."""
+    state = {k: v.detach() for k, v in script.state_dict().items()}
+    try:
+        with torch.device("meta"):
+            module = cls(**kwargs)
+    except Exception:
+        return None
+    mine = {k: v for k, v in module.state_dict().items() if v is not None}
+    if set(mine) != set(state) or any((v.shape, v.dtype) != (state[k].shape, state[k].dtype) for k, v in mine.items()):
+        return None
+    module.load_state_dict(state, assign=True)
+    if any(t.is_meta for t in [*module.parameters(), *module.buffers()]):
+        return None
+    return module
 
 
 def _load_state(module: nn.Module, script) -> None:

@@ -24,12 +24,12 @@ from ..registry import LOWERINGS
 def _projections(op, embed: int):
     """q, k, v weights (out rows first) and biases, from the packed or the separate form."""
     if "in_proj_weight" in op.attrs:
-        w = op.attrs["in_proj_weight"].to_numpy().astype(np.float32)
+        w = op.attrs["in_proj_weight"].to_numpy().astype(np.float32, copy=False)
         weights = [w[:embed], w[embed:2 * embed], w[2 * embed:]]
     else:
-        weights = [op.attrs[f"{k}_proj_weight"].to_numpy().astype(np.float32) for k in "qkv"]
+        weights = [op.attrs[f"{k}_proj_weight"].to_numpy().astype(np.float32, copy=False) for k in "qkv"]
     if "in_proj_bias" in op.attrs:
-        b = op.attrs["in_proj_bias"].to_numpy().astype(np.float32)
+        b = op.attrs["in_proj_bias"].to_numpy().astype(np.float32, copy=False)
         biases = [b[:embed], b[embed:2 * embed], b[2 * embed:]]
     else:
         biases = [np.zeros(embed, np.float32)] * 3
@@ -54,8 +54,8 @@ def multihead_attention(ctx: Context, op) -> None:
     _check_multihead(ctx, op)
     embed, heads = int(param(op, "embed_dim")), int(param(op, "num_heads"))
     weights, biases = _projections(op, embed)
-    out_w = op.attrs["out_proj.weight"].to_numpy().astype(np.float32)
-    out_b = op.attrs["out_proj.bias"].to_numpy().astype(np.float32) if "out_proj.bias" in op.attrs \
+    out_w = op.attrs["out_proj.weight"].to_numpy().astype(np.float32, copy=False)
+    out_b = op.attrs["out_proj.bias"].to_numpy().astype(np.float32, copy=False) if "out_proj.bias" in op.attrs \
         else np.zeros(embed, np.float32)
     blobs = []
     for w, b in zip(weights + [out_w], biases + [out_b]):

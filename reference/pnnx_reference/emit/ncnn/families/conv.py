@@ -24,7 +24,7 @@ def _spatial(value, n: int) -> list[int]:
 def _weights(ctx: Context, op, name: str, position: int):
     """A conv weight/bias: the module attr, or a constant F.conv* input."""
     if name in op.attrs:
-        return op.attrs[name].to_numpy().astype(np.float32)
+        return op.attrs[name].to_numpy().astype(np.float32, copy=False)
     if op.type.startswith("nn."):
         return None
     return ctx.constant_input(op, name, position)

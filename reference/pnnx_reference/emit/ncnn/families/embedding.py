@@ -41,7 +41,7 @@ def embedding(ctx: Context, op) -> None:
     target = out.name if len(shape) == 2 else ctx.temp(out.name)
     ctx.emit("Embed", "embed", [index], [target],
              {0: int(dim), 1: int(num), 2: 0, 3: int(weight.size)},
-             [Weight(weight.astype(np.float32).reshape(-1), tagged=True)])
+             [Weight(weight.astype(np.float32, copy=False).reshape(-1), tagged=True)])
     if target != out.name:
         ctx.emit("Reshape", "reshape", [target], [out.name], dims_params(shape))
 

@@ -14,13 +14,13 @@ from ..registry import LOWERINGS
 @LOWERINGS.register("nn.Linear", "F.linear", batchless=True)
 def linear(ctx: Context, op) -> None:
     if "weight" in op.attrs:
-        weight = op.attrs["weight"].to_numpy().astype(np.float32)
+        weight = op.attrs["weight"].to_numpy().astype(np.float32, copy=False)
     else:
         weight = ctx.constant_input(op, "weight", 1)
     if weight is None:
         raise Unsupported("linear without weight")
     if "bias" in op.attrs:
-        bias = op.attrs["bias"].to_numpy().astype(np.float32)
+        bias = op.attrs["bias"].to_numpy().astype(np.float32, copy=False)
     else:
         bias = None if op.type.startswith("nn.") else ctx.constant_input(op, "bias", 2)
     inner_product(ctx, op, op.inputs[0], weight, bias)

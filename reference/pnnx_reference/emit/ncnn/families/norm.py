@@ -17,7 +17,7 @@ from ..registry import LOWERINGS
 def _array(ctx: Context, op, name: str, position: int):
     """A module attr, or a constant F.* input (by keyword, else by position); None if absent."""
     if name in op.attrs:
-        return op.attrs[name].to_numpy().astype(np.float32).reshape(-1)
+        return op.attrs[name].to_numpy().astype(np.float32, copy=False).reshape(-1)
     if op.type.startswith("nn."):
         return None
     value = ctx.constant_input(op, name, position)

@@ -15,7 +15,7 @@ def linear_module(b, op):
         b.node("Gemm", [b.x(op), w] + ([bias] if bias else []), b.y(op), transB=1)
         return
     # MatMul wants (in, out): store the weight pre-transposed instead of adding a Transpose
-    w = b.attr_weight(op, "weight", weight.T.copy())
+    w = b.attr_weight(op, "weight", weight.T)
     if bias is None:
         b.node("MatMul", [b.x(op), w], b.y(op))
     else:
