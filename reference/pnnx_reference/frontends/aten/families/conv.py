@@ -1,0 +1,17 @@
+"""Convolutions: aten's one `_convolution` back to F.convNd / F.conv_transposeNd."""
+from __future__ import annotations
+
+import torch.nn.functional as F
+
+from ..registry import rule
+
+
+@rule("_convolution", "convolution")
+def _convolution(name, kw):
+    spatial = kw["weight"].dim() - 2
+    common = dict(input=kw["input"], weight=kw["weight"], bias=kw["bias"], stride=kw["stride"],
+                  padding=kw["padding"], dilation=kw["dilation"], groups=kw["groups"])
+    if kw["transposed"]:
+        fn = getattr(F, f"conv_transpose{spatial}d")
+        return fn(output_padding=kw["output_padding"], **common)
+    return getattr(F, f"conv{spatial}d")(**common)

@@ -1,0 +1,18 @@
+"""Calls that pass their input through in eval mode (dropout, copies)."""
+from __future__ import annotations
+
+import torch.nn.functional as F
+
+from ..registry import rule
+
+
+@rule("dropout", "feature_dropout", "alpha_dropout", "feature_alpha_dropout")
+def _dropout(name, kw):
+    fn = {"dropout": F.dropout, "feature_dropout": F.dropout2d, "alpha_dropout": F.alpha_dropout,
+          "feature_alpha_dropout": F.feature_alpha_dropout}[name]
+    return fn(kw["input"], kw["p"], kw["train"])
+
+
+@rule("contiguous", "detach", "clone")
+def _identity_method(name, kw):
+    return getattr(kw["self"], name)()
