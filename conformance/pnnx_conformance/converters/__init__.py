@@ -6,10 +6,11 @@ import importlib
 from ..errors import HarnessError
 from .base import Converter
 from .reference import ReferenceConverter
+from .reference_pt import ReferencePtConverter
 from .upstream import UpstreamConverter
 
-BUILTIN = {"reference": ReferenceConverter, "upstream": UpstreamConverter}
-DEFAULT = ("reference", "upstream")
+BUILTIN = {"reference": ReferenceConverter, "reference-pt": ReferencePtConverter, "upstream": UpstreamConverter}
+DEFAULT = ("reference", "reference-pt", "upstream")
 
 
 def load_converter(spec: str) -> Converter:

@@ -17,19 +17,39 @@ from .scalars import SCALAR_OPS
 __all__ = ["RULES", "call", "_generic"]
 
 
-def call(name: str, kwargs: dict):
+def call(name: str, kwargs: dict, used: tuple[bool, ...] | None = None):
     """Run aten operator `name` (`conv2d`, `add_`, ...) with its arguments named by its schema,
-    through the Python API."""
+    through the Python API. `used` says which of the operator's results the graph reads (None:
+    all); a rule registered with `outputs=True` gets it (`adaptive_max_pool2d` whose indices
+    nobody reads is F.adaptive_max_pool2d without return_indices)."""
     if not any(isinstance(v, torch.Tensor) for v in _flat(kwargs.values())) and name in SCALAR_OPS:
         return SCALAR_OPS[name](*kwargs.values())
-    found = RULES.lookup(name)
-    if found is not None:
-        return found.fn(name, kwargs)
-    base = name.rstrip("_") if not name.startswith("_") else name
-    found = RULES.lookup(base)
-    if found is not None:
-        return found.fn(base, kwargs)
+    if _writes_into_a_view(name, kwargs):
+        return _inplace_method(name, kwargs)
+    for key in (name, name.rstrip("_") if not name.startswith("_") else name):
+        found = RULES.lookup(key)
+        if found is not None:
+            if found.traits.get("outputs"):
+                return found.fn(key, kwargs, used)
+            return found.fn(key, kwargs)
     return _generic(name, kwargs)
+
+
+def _writes_into_a_view(name: str, kwargs: dict) -> bool:
+    """`x[:, 1:3].mul_(2)`: an in-place call on a slice changes the tensor it was cut from, so
+    it must stay in place (the capture records the write back as Tensor.slice_copy)."""
+    target = next(iter(kwargs.values()), None)
+    return (name.endswith("_") and not name.startswith("_") and isinstance(target, torch.Tensor)
+            and target._is_view() and RULES.lookup(name) is None)
+
+
+def _inplace_method(name: str, kwargs: dict):
+    target, *rest = [v for k, v in kwargs.items() if k not in _NOT_PASSED]
+    alpha = {"alpha": kwargs["alpha"]} if kwargs.get("alpha", 1) != 1 else {}
+    return getattr(target, name)(*rest, **alpha)
+
+
+_NOT_PASSED = {"memory_format", "layout", "device", "pin_memory", "non_blocking", "alpha"}
 
 
 def _flat(values):

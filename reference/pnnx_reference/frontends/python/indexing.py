@@ -39,6 +39,14 @@ def slice_params(tensor: torch.Tensor, index) -> tuple[str, dict]:
     return "Tensor.slice", params
 
 
+def select_index(arguments: dict) -> tuple:
+    """`x.select(dim, i)` as the index `x[:, ..., i]` it equals."""
+    dim, item = int(arguments["dim"]), int(arguments["index"])
+    if dim < 0:
+        return (Ellipsis, item) + (slice(None),) * (-dim - 1)
+    return (slice(None),) * dim + (item,)
+
+
 def has_tensor_index(index) -> bool:
     items = list(index) if isinstance(index, tuple) else [index]
     return any(isinstance(i, torch.Tensor) for i in items)

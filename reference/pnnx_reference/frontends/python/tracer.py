@@ -336,7 +336,10 @@ class Tracer(TorchFunctionMode):
             return
         if op_type in _CONSTANT_FACTORIES and args and _is_plain_nested(args[0]):
             return  # `torch.tensor([[5], [3]])`: a constant; it becomes a pnnx.Attribute where used
-        self._record_call(op_type, bind(func, op_type, args, kwargs), result)
+        pairs = bind(func, op_type, args, kwargs)
+        self._record_call(op_type, pairs, result)
+        if op_type == "Tensor.select":  # `x.select(1, 0)` is the view `x[:, 0]`: it can be written to
+            self._views[id(result)] = (result, args[0], indexing.select_index(dict(pairs)))
 
     def _record_call(self, op_type, pairs, result) -> None:
         inputs, inputnames, params = [], [], {}

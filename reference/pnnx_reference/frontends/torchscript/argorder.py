@@ -20,11 +20,28 @@ def remember(module, script) -> None:
 _PACKED_STATE = {torch.nn.LSTM: 1, torch.nn.LSTMCell: 1}
 
 
+# Modules whose trailing list argument tracing passes as separate numbers: its position
+# (`deconv(x, output_size=[h, w])` is traced as forward(x, h, w)).
+_PACKED_SIZES = {torch.nn.ConvTranspose1d: 1, torch.nn.ConvTranspose2d: 1, torch.nn.ConvTranspose3d: 1}
+
+
 def _pack(module, args: tuple) -> tuple:
+    at = _PACKED_SIZES.get(type(module))
+    if at is not None and len(args) > at and all(_is_number(a) for a in args[at:]):
+        return (*args[:at], list(args[at:]))
     at = _PACKED_STATE.get(type(module))
     if at is None or len(args) <= at + 1:
         return args
     return (*args[:at], tuple(args[at:]))
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _as_script_args(args: tuple) -> tuple:
+    """The script took traced numbers as tensors (prim::NumToTensor)."""
+    return tuple(torch.tensor(int(a)) if _is_number(a) else a for a in args)
 
 
 # Tracing passes a tensor given for several parameters once (`mha(x, x, x)` -> forward(x)).
@@ -43,29 +60,37 @@ def script_of(module):
     return getattr(module, _SCRIPT, None)
 
 
-def python_args(module, args: tuple) -> tuple | None:
-    """The arguments in the order (and nesting) the module's Python forward takes them."""
+# Keyword arguments a traced call may have passed (the graph only keeps their effect).
+_CALL_KEYWORDS = {torch.nn.MultiheadAttention: ({}, {"need_weights": False})}
+
+
+def python_args(module, args: tuple) -> tuple[tuple, dict] | None:
+    """The arguments in the order (and nesting) the module's Python forward takes them, and
+    the keyword arguments the traced call passed."""
     script = script_of(module)
     if script is None:
-        return _pack(module, args)
-    orders = itertools.chain(itertools.permutations(args) if len(args) <= 4 else [args],
-                             _with_repeats(module, args))
+        return _pack(module, args), {}
+    orders = list(itertools.chain(itertools.permutations(args) if len(args) <= 4 else [args],
+                                  _with_repeats(module, args)))
     with torch._C.DisableTorchFunction(), torch.no_grad():  # unseen by the tracer
-        expected = flat(script(*args))
-        for order in orders:
-            try:
-                got = flat(type(module).forward(module, *_pack(module, order)))  # no hooks: unrecorded
-            except Exception:  # a wrong order usually fails on shapes
-                continue
-            if _same(got, expected):
-                return _pack(module, tuple(order))
+        expected = flat(script(*_as_script_args(args)))
+        for keywords in _CALL_KEYWORDS.get(type(module), ({},)):
+            for order in orders:
+                try:  # no hooks: unrecorded
+                    got = flat(type(module).forward(module, *_pack(module, order), **keywords))
+                except Exception:  # a wrong order usually fails on shapes
+                    continue
+                if _same(got, expected):
+                    return _pack(module, tuple(order)), keywords
     return None
 
 
 def flat(value) -> list:
+    """The values of nested tuples and lists; None dropped (`mha(..., need_weights=False)`
+    returns (out, None), which tracing records as out alone)."""
     if isinstance(value, (tuple, list)):
         return [t for v in value for t in flat(v)]
-    return [value]
+    return [] if value is None else [value]
 
 
 def _same(a: list, b: list) -> bool:

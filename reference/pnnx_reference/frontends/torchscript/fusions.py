@@ -3,8 +3,10 @@ node and replayed as the one Python-API call users wrote (`F.normalize`, `F.soft
 A fusion returns (the nodes it replaces, the result of the last one) or None to run nodes one by one."""
 from __future__ import annotations
 
+import torch
 import torch.nn.functional as F
 
+from . import schema
 from .schema import constant_value
 
 FUSIONS = {}
@@ -85,3 +87,28 @@ def _softmin(node, env):
     if values is None:
         return None
     return nodes, F.softmin(env[node.inputsAt(0)], dim=values[0], dtype=values[1])
+
+
+@fusion("aten::view")
+def _stft_center(node, env):
+    """torch.stft(x, center=True, pad_mode=m): view to 3-d, F.pad(n_fft // 2 each side, m),
+    view back, aten::stft."""
+    nodes = chain(node, ["aten::pad", "aten::view", "aten::stft"])
+    if nodes is None:
+        return None
+    pad, stft = nodes[1], nodes[3]
+    amounts, mode = constants(pad, 1, 2) or (None, None)
+    names = schema.argument_names(stft)
+    values = dict(zip(names, (env.get(v) if v in env else _constant_or_none(v) for v in stft.inputs())))
+    n_fft = values.get("n_fft")
+    if not isinstance(n_fft, int) or amounts != [n_fft // 2, n_fft // 2] or "center" in values:
+        return None
+    kwargs = {k: v for k, v in values.items() if k != "self"}
+    return nodes, torch.stft(env[node.inputsAt(0)], center=True, pad_mode=mode, **kwargs)
+
+
+def _constant_or_none(value):
+    try:
+        return constant_value(value)
+    except KeyError:
+        return None

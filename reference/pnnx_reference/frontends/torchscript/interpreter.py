@@ -2,6 +2,8 @@
 (`prim::` structure here, `aten::` calls through the `aten` registry)."""
 from __future__ import annotations
 
+import torch
+
 from ...errors import ConversionError
 from .. import aten
 from . import fusions, prims, schema
@@ -39,16 +41,30 @@ def run_node(node, env: dict) -> None:
     if prim is not None:
         results = prim.fn(node, args, env)
     elif kind.startswith("aten::"):
-        results = _single(node, aten.call(kind[len("aten::"):], schema.named_args(node, args)))
+        used = tuple(bool(v.uses()) for v in node.outputs())
+        results = _single(node, aten.call(kind[len("aten::"):], schema.named_args(node, args), used))
     else:
-        raise ConversionError(f"TorchScript operator {kind} is not supported")
+        results = _single(node, _library_op(kind)(*args))
     for value, result in zip(node.outputs(), results):
         env[value] = result
+
+
+def _library_op(kind: str):
+    """`torchvision::roi_align` and other libraries' registered operators: called as
+    `torch.ops.torchvision.roi_align`, which the tracer records as a custom operator."""
+    namespace, _, name = kind.partition("::")
+    try:
+        return getattr(getattr(torch.ops, namespace), name)
+    except (AttributeError, RuntimeError):
+        raise ConversionError(f"TorchScript operator {kind} is not supported") from None
 
 
 def _single(node, result) -> list:
     if node.outputsSize() == 1:
         return [result]
+    if not isinstance(result, (tuple, list)) or len(result) != node.outputsSize():
+        raise ConversionError(f"TorchScript operator {node.kind()}: its rule gave "
+                              f"{type(result).__name__}, not the {node.outputsSize()} results the graph reads")
     return list(result)
 
 

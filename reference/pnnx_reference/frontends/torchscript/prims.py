@@ -48,13 +48,15 @@ def _call_method(node, args, env):
         return _results(node, owner.call_method(name, tuple(args[1:])))
     if re.fullmatch(r"forward\d*", name):
         # tracing names the second call of a shared module forward1, forward2, ...
-        ordered = argorder.python_args(owner, tuple(args[1:]))
-        if ordered is None:  # the recovered module does not reproduce the original: replay it
+        call = argorder.python_args(owner, tuple(args[1:]))
+        if call is None:  # the recovered module does not reproduce the original: replay it
             graph = argorder.script_of(owner)._c._get_method("forward").graph
             return _results(node, _run_graph(graph, (owner, *args[1:])))
-        result = owner(*ordered)
+        result = owner(*call[0], **call[1])
         if node.outputsSize() == 1 and node.output().type().kind() == "TupleType":
             result = tuple(argorder.flat(result))  # tracing flattens (out, (h, c)) to (out, h, c)
+        elif node.outputsSize() == 1 and isinstance(result, tuple):
+            (result,) = argorder.flat(result)  # (out, None) traced as out
         return _results(node, result)
     return _results(node, getattr(owner, name)(*args[1:]))
 

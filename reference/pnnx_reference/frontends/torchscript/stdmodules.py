@@ -15,7 +15,8 @@ from . import argorder, schema
 _MANGLE = re.compile(r"___torch_mangle_\d+\.")
 _CONTAINERS = (nn.Sequential, nn.ModuleList, nn.ModuleDict)
 # Constructor arguments whose aten argument has another name (tried after the same name).
-_ALIASES = {"scale_factor": "scale_factors", "padding": "pad", "unflattened_size": "sizes"}
+_ALIASES = {"scale_factor": "scale_factors", "padding": "pad", "unflattened_size": "sizes",
+            "size": "output_size"}
 # aten values that mean "not given" for one constructor argument.
 _UNSET = {"padding_idx": -1}
 _MODES = {"upsample_nearest": "nearest", "upsample_linear1d": "linear", "upsample_bilinear2d": "bilinear",
@@ -104,7 +105,8 @@ def _attribute(script, name: str):
 def constructor_args(cls, script) -> dict:
     constants = schema.graph_constants(script._c._get_method("forward").graph)
     dims = {**_conv_channels(_weight_dims(cls, script), constants), **_graph_dims(script),
-            **_rnn_dims(script), **(_attention_dims(script) if cls is nn.MultiheadAttention else {})}
+            **_rnn_dims(script), **(_attention_dims(script) if cls is nn.MultiheadAttention else {}),
+            **(_transformer_dims(cls, script) if issubclass(cls, _TRANSFORMERS) else {})}
     kwargs = {}
     for name, parameter in _signature(cls).items():
         if name in ("self", "device", "dtype") or parameter.kind in (parameter.VAR_POSITIONAL,
@@ -115,6 +117,8 @@ def constructor_args(cls, script) -> dict:
             if value is not None and _UNSET.get(name, object()) != value:
                 kwargs[name] = _plain(value)
                 break
+    if "scale_factor" in kwargs:  # nn.Upsample(scale_factor=2): the traced output size is derived
+        kwargs.pop("size", None)
     return kwargs
 
 
@@ -153,6 +157,10 @@ def _attention_dims(script) -> dict:
            "kdim": state["k_proj_weight"].shape[1] if "k_proj_weight" in state else embed_dim,
            "vdim": state["v_proj_weight"].shape[1] if "v_proj_weight" in state else embed_dim}
     graph = script._c._get_method("forward").graph
+    native = next((n for n in graph.nodes() if n.kind() == "aten::_native_multi_head_attention"), None)
+    if native is not None:  # the fused fast path (traced under no_grad) names its head count
+        heads = schema.named_constants(native).get("num_head")
+        return {**out, "batch_first": True, **({"num_heads": heads} if isinstance(heads, int) else {})}
     for node in graph.nodes():
         if node.kind() in ("aten::mul", "aten::div") and node.inputsAt(1).node().kind() == "prim::Constant":
             scale = schema.constant_value(node.inputsAt(1))
@@ -162,10 +170,84 @@ def _attention_dims(script) -> dict:
                 if head_dim and embed_dim % head_dim == 0:
                     out["num_heads"] = embed_dim // head_dim
                 break
+    if "num_heads" not in out:  # scaled_dot_product_attention scales by itself
+        heads = _heads(graph, embed_dim)
+        if heads:
+            out["num_heads"] = heads
     query = list(graph.inputs())[1]
     first = query.uses()[0].user if query.uses() else None
     out["batch_first"] = first is not None and first.kind() == "aten::transpose"
     return out
+
+
+_TRANSFORMERS = (nn.TransformerEncoderLayer, nn.TransformerDecoderLayer, nn.Transformer)
+
+
+def _heads(graph, embed_dim: int) -> int | None:
+    """The query's split into heads, `q.view(tgt_len, bsz * num_heads, head_dim)`: the first
+    3-d view; its middle size multiplies the batch by the constant head count, its last is the
+    head size (a constant unless computed from the input's size)."""
+    for node in graph.nodes():
+        if node.kind() != "aten::view" or node.inputsAt(1).node().kind() != "prim::ListConstruct":
+            continue
+        sizes = list(node.inputsAt(1).node().inputs())
+        if len(sizes) != 3:
+            continue
+        product = sizes[1].node()
+        if product.kind() == "aten::Int":
+            product = product.inputsAt(0).node()
+        if product.kind() == "aten::mul" and product.inputsAt(1).node().kind() == "prim::Constant":
+            heads = schema.constant_value(product.inputsAt(1))
+            heads = int(heads.item() if isinstance(heads, torch.Tensor) else heads)
+            return heads if heads > 0 and embed_dim % heads == 0 else None
+        if sizes[-1].node().kind() == "prim::Constant":
+            head_dim = sizes[-1].toIValue()
+            return embed_dim // head_dim if isinstance(head_dim, int) and head_dim > 0 else None
+        return None
+    return None
+
+
+def _transformer_dims(cls, script) -> dict:
+    """nn.Transformer*Layer (and nn.Transformer, from its first encoder layer): sizes from the
+    attention and feed-forward children, activation, norm order and eps from the layer's graph
+    (or from the fused fast-path call a trace under no_grad records)."""
+    out = {}
+    if issubclass(cls, nn.Transformer):
+        out["num_encoder_layers"] = len(list(script.encoder.layers.children()))
+        out["num_decoder_layers"] = len(list(script.decoder.layers.children()))
+        script = getattr(script.encoder.layers, "0")
+    linear1 = script.linear1
+    out.update(dim_feedforward=linear1.weight.shape[0], bias=isinstance(getattr(linear1, "bias", None), torch.Tensor),
+               dropout=_forward_constants(script.dropout).get("p"))
+    graph = script._c._get_method("forward").graph
+    fused = next((n for n in graph.nodes() if n.kind() == "aten::_transformer_encoder_layer_fwd"), None)
+    if fused is not None:
+        given = schema.named_constants(fused)
+        return {**out, "d_model": given.get("embed_dim"), "nhead": given.get("num_heads"), "batch_first": True,
+                "activation": "gelu" if given.get("use_gelu") else "relu", "norm_first": given.get("norm_first"),
+                "layer_norm_eps": given.get("eps")}
+    attention = _attention_dims(script.self_attn)
+    kinds = [n.kind() for n in graph.nodes()]
+    calls = [_owner_name(n) for n in graph.nodes() if n.kind() == "prim::CallMethod"]
+    out.update(d_model=attention.get("embed_dim"), nhead=attention.get("num_heads"),
+               batch_first=attention.get("batch_first"),
+               activation="gelu" if "aten::gelu" in kinds else "relu",
+               norm_first="norm1" in calls and "self_attn" in calls and calls.index("norm1") < calls.index("self_attn"),
+               layer_norm_eps=_forward_constants(script.norm1).get("eps"))
+    return out
+
+
+def _forward_constants(script) -> dict:
+    """The constant aten arguments of a child's forward ({} when tracing never called it)."""
+    try:
+        return schema.graph_constants(script._c._get_method("forward").graph)
+    except RuntimeError:
+        return {}
+
+
+def _owner_name(call) -> str | None:
+    owner = call.inputsAt(0).node()
+    return owner.s("name") if owner.kind() == "prim::GetAttr" else None
 
 
 def _rnn_dims(script) -> dict:

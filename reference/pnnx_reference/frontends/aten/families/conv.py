@@ -15,3 +15,10 @@ def _convolution(name, kw):
         fn = getattr(F, f"conv_transpose{spatial}d")
         return fn(output_padding=kw["output_padding"], **common)
     return getattr(F, f"conv{spatial}d")(**common)
+
+
+@rule("_convolution_mode")
+def _convolution_mode(name, kw):
+    """F.convNd with padding='same' or 'valid'."""
+    fn = getattr(F, f"conv{kw['weight'].dim() - 2}d")
+    return fn(kw["input"], kw["weight"], kw["bias"], kw["stride"], kw["padding"], kw["dilation"], kw["groups"])

@@ -20,7 +20,8 @@ def _rsub(name, kw):
 
 _BINARY = {"mul": operator.mul, "pow": operator.pow, "remainder": operator.mod,
            "floor_divide": operator.floordiv, "matmul": operator.matmul, "__and__": operator.and_,
-           "__or__": operator.or_, "__xor__": operator.xor}
+           "__or__": operator.or_, "__xor__": operator.xor, "__lshift__": operator.lshift,
+           "__rshift__": operator.rshift}
 
 
 @rule(*_BINARY)

@@ -16,3 +16,10 @@ def _dropout(name, kw):
 @rule("contiguous", "detach", "clone")
 def _identity_method(name, kw):
     return getattr(kw["self"], name)()
+
+
+@rule("copy_")
+def _copy_into(name, kw):
+    """`y.copy_(x)`, and `y[:, 1:3] = x` (a slice, then copy_ into it): Tensor.copy on the
+    target, which the capture turns into Tensor.slice_copy when the target is a slice."""
+    return kw["self"].copy_(kw["src"])
