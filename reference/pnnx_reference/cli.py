@@ -159,6 +159,7 @@ def _call_factory(spec: str, factory):
 def run(argv: list[str]) -> int:
     from .api import export
     from .example_inputs import resolve
+    from .stat import model_stat
 
     spec, options = parse_args(argv)
     model, base = load_model(spec)
@@ -171,6 +172,7 @@ def run(argv: list[str]) -> int:
                     **{k: options.get(k) for k in PATH_KEYS})
     for artefact, path in result.paths.items():
         print(f"{artefact}: {path}")
+    print("\n".join(model_stat(result.graph).lines()))  # as upstream prints them
     for emitter, message in result.unsupported.items():
         print(f"warning: {emitter}: {message}", file=sys.stderr)
     return 0

@@ -112,3 +112,54 @@ def _constant_or_none(value):
         return constant_value(value)
     except KeyError:
         return None
+
+
+_INT64_MAX = 9223372036854775807
+
+
+def _index_chain(node) -> list:
+    """`x[a:b][:, c]` as tracing writes it: consecutive aten::slice / aten::select nodes, each
+    the only user of the previous one's result."""
+    nodes = [node]
+    while True:
+        uses = nodes[-1].output().uses()
+        if len(uses) != 1 or uses[0].user.kind() not in ("aten::slice", "aten::select") \
+                or uses[0].offset != 0:
+            return nodes
+        nodes.append(uses[0].user)
+
+
+@fusion("aten::slice")
+@fusion("aten::select")
+def _merged_index(node, env):
+    """A chain of slices and selects is one index `x[a:b, c]` (one Tensor.slice, as the
+    Python-API capture records the same indexing), so that a write into it (`x[a:b, c:d] = 0`)
+    is a write into a slice of x, not into a slice of a slice."""
+    nodes = _index_chain(node)
+    x = env.get(node.inputsAt(0))
+    if len(nodes) < 2 or not hasattr(x, "dim"):
+        return None
+    items = _combined_index(nodes, x.dim())
+    if items is None:
+        return None
+    return nodes, x[tuple(items)]
+
+
+def _combined_index(nodes, rank: int) -> list | None:
+    items, alive = [slice(None)] * rank, list(range(rank))
+    for node in nodes:
+        values = constants(node, *range(1, node.inputsSize()))
+        if values is None:
+            return None
+        dim = values[0] % len(alive)
+        original = alive[dim]
+        if items[original] != slice(None):
+            return None  # the same dim indexed twice
+        if node.kind() == "aten::select":
+            items[original] = values[1]
+            alive.pop(dim)
+        else:
+            start, end, step = values[1:4]
+            items[original] = slice(None if start in (None, 0) else start,
+                                    None if end in (None, _INT64_MAX) else end, step)
+    return items

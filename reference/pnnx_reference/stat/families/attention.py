@@ -1,0 +1,46 @@
+"""Attention: the two products, the softmax (5 per score) and the mask, per head; the score
+matrix is written once."""
+from __future__ import annotations
+
+import math
+
+from ..registry import Count, moved, numel, outputs, rule, weights
+
+
+@rule("F.scaled_dot_product_attention")
+def _sdpa(op) -> Count:
+    query, key, value = (o.shape for o in op.inputs[:3])
+    heads = math.prod(query[:-2])
+    length, source, depth, value_depth = query[-2], key[-2], query[-1], value[-1]
+    scores = length * source
+    masked = op.params.get("is_causal") is True or len(op.inputs) > 3
+    flops = heads * (2 * scores * depth + 5 * scores + 2 * scores * value_depth + masked * scores)
+    return Count(flops, moved(op) + heads * scores)
+
+
+def _qkv(op):
+    """query, key, value operands; self-attention passes one tensor for all three."""
+    tensors = [o for o, name in zip(op.inputs, op.inputnames or [""] * len(op.inputs))
+               if name not in ("attn_mask", "key_padding_mask")]
+    query = tensors[0]
+    key = tensors[1] if len(tensors) > 1 else query
+    return query, key, tensors[2] if len(tensors) > 2 else key
+
+
+@rule("nn.MultiheadAttention")
+def _multihead_attention(op) -> Count:
+    """The four projections, then per head the two products and the softmax; query, key and
+    value are each read, the score matrix written."""
+    query, key, value = _qkv(op)
+    embed, heads = int(op.params["embed_dim"]), int(op.params["num_heads"])
+    batch_first = op.params.get("batch_first") is True
+    q, k = query.shape, key.shape
+    length, source = (q[-2], k[-2]) if batch_first or len(q) == 2 else (q[0], k[0])
+    batch = 1 if len(q) == 2 else (q[0] if batch_first else q[1])
+    projection = 2 * embed + (op.params.get("bias") is not False)
+    linear = batch * embed * projection * (2 * length + 2 * source)  # query and output; key and value
+    scores = batch * heads * length * source
+    masked = "attn_mask" in op.inputnames
+    attention = scores * (4 * (embed // heads) + 5 + masked)
+    read = numel(query) + numel(key) + numel(value)
+    return Count(linear + attention, read + outputs(op) + weights(op) + scores)
