@@ -80,7 +80,7 @@ def python_args(module, args: tuple) -> tuple[tuple, dict] | None:
                     got = flat(type(module).forward(module, *_pack(module, order), **keywords))
                 except Exception:  # a wrong order usually fails on shapes
                     continue
-                if _same(got, expected):
+                if _same(got[:len(expected)], expected):  # tracing drops results nobody reads
                     return _pack(module, tuple(order)), keywords
     return None
 

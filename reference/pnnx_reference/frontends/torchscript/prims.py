@@ -55,8 +55,9 @@ def _call_method(node, args, env):
         result = owner(*call[0], **call[1])
         if node.outputsSize() == 1 and node.output().type().kind() == "TupleType":
             result = tuple(argorder.flat(result))  # tracing flattens (out, (h, c)) to (out, h, c)
-        elif node.outputsSize() == 1 and isinstance(result, tuple):
-            (result,) = argorder.flat(result)  # (out, None) traced as out
+        elif isinstance(result, tuple):  # (out, None), or (out, h) of which the graph reads out only
+            result = tuple(argorder.flat(result))[:node.outputsSize()]
+            result = result[0] if node.outputsSize() == 1 else result
         return _results(node, result)
     return _results(node, getattr(owner, name)(*args[1:]))
 

@@ -29,18 +29,22 @@ def _qkv(op):
 
 @rule("nn.MultiheadAttention")
 def _multihead_attention(op) -> Count:
-    """The four projections, then per head the two products and the softmax; query, key and
-    value are each read, the score matrix written."""
+    """The four projections, then per head the two products and the softmax (and a mask
+    add); query, key and value are each read, the score matrix written. add_bias_kv and
+    add_zero_attn attend to one more position."""
     query, key, value = _qkv(op)
     embed, heads = int(op.params["embed_dim"]), int(op.params["num_heads"])
+    kdim, vdim = int(op.params.get("kdim", embed)), int(op.params.get("vdim", embed))
     batch_first = op.params.get("batch_first") is True
     q, k = query.shape, key.shape
     length, source = (q[-2], k[-2]) if batch_first or len(q) == 2 else (q[0], k[0])
     batch = 1 if len(q) == 2 else (q[0] if batch_first else q[1])
-    projection = 2 * embed + (op.params.get("bias") is not False)
-    linear = batch * embed * projection * (2 * length + 2 * source)  # query and output; key and value
-    scores = batch * heads * length * source
+    bias = op.params.get("bias") is not False
+    linear = batch * embed * (length * (2 * embed + bias) * 2 + source * (2 * kdim + bias) + source * (2 * vdim + bias))
+    extra = (op.params.get("add_bias_kv") is True) + (op.params.get("add_zero_attn") is True)
+    scores = batch * heads * length * (source + extra)
     masked = "attn_mask" in op.inputnames
     attention = scores * (4 * (embed // heads) + 5 + masked)
-    read = numel(query) + numel(key) + numel(value)
+    masks = sum(numel(o) for o in op.inputs if o not in (query, key, value))
+    read = numel(query) + numel(key) + numel(value) + masks
     return Count(linear + attention, read + outputs(op) + weights(op) + scores)

@@ -29,7 +29,13 @@ def _rms_norm(op) -> Count:
     return Count(output(op) * (5 + _affine(op)), moved(op))
 
 
-@rule("nn.LocalResponseNorm", "F.local_response_norm")
+@rule("nn.LocalResponseNorm")
+def _local_response_norm_module(op) -> Count:
+    """Upstream counts no arithmetic for the module form."""
+    return Count(0, moved(op))
+
+
+@rule("F.local_response_norm")
 def _local_response_norm(op) -> Count:
     """Squares, a window sum of `size`, scale, power, divide; three intermediates written."""
     return Count(output(op) * (int(op.params["size"]) + 7), 5 * output(op))

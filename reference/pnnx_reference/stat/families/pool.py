@@ -53,7 +53,13 @@ def _adaptive_max_pool(op) -> Count:
     return Count(_adaptive_window_sum(op, 1), moved(op))
 
 
-@rule("nn.LPPool1d", "nn.LPPool2d", "F.lp_pool1d", "F.lp_pool2d")
+@rule("nn.LPPool1d", "nn.LPPool2d")
+def _lp_pool_module(op) -> Count:
+    """Upstream counts no arithmetic for the module form."""
+    return Count(0, moved(op))
+
+
+@rule("F.lp_pool1d", "F.lp_pool2d")
 def _lp_pool(op) -> Count:
     """x^p (4 per input), a window sum, a scale, the p-th root (8 per output); the powers
     and the pooled sum are written out between steps."""
