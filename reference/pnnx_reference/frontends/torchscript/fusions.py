@@ -89,11 +89,26 @@ def _softmin(node, env):
     return nodes, F.softmin(env[node.inputsAt(0)], dim=values[0], dtype=values[1])
 
 
+def _shape_chain(node, kinds: list[str]) -> list | None:
+    """Like chain(), but a result may also be read by aten::size (the shape the next view
+    takes): those reads die with the chain."""
+    nodes = [node]
+    for kind in kinds:
+        if nodes[-1].outputsSize() != 1:
+            return None
+        users = [u.user for u in nodes[-1].output().uses()]
+        following = [u for u in users if u.kind() == kind]
+        if len(following) != 1 or any(u.kind() not in (kind, "aten::size") for u in users):
+            return None
+        nodes.append(following[0])
+    return nodes
+
+
 @fusion("aten::view")
 def _stft_center(node, env):
     """torch.stft(x, center=True, pad_mode=m): view to 3-d, F.pad(n_fft // 2 each side, m),
     view back, aten::stft."""
-    nodes = chain(node, ["aten::pad", "aten::view", "aten::stft"])
+    nodes = _shape_chain(node, ["aten::pad", "aten::view", "aten::stft"])
     if nodes is None:
         return None
     pad, stft = nodes[1], nodes[3]
@@ -161,5 +176,5 @@ def _combined_index(nodes, rank: int) -> list | None:
         else:
             start, end, step = values[1:4]
             items[original] = slice(None if start in (None, 0) else start,
-                                    None if end in (None, _INT64_MAX) else end, step)
+                                    None if end in (None, _INT64_MAX) else end, None if step == 1 else step)
     return items

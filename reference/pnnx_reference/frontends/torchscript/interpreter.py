@@ -24,10 +24,30 @@ def run_block(block, env: dict) -> list:
         if fused is not None:
             nodes, result = fused
             replayed.update(_key(n) for n in nodes)
+            replayed.update(_key(n) for n in _dead_feeders(block, replayed))
             env[nodes[-1].output()] = result
             continue
         run_node(node, env)
     return [env[v] for v in block.outputs()]
+
+
+_SHAPE_KINDS = {"aten::size", "prim::NumToTensor", "aten::Int", "prim::ListConstruct", "prim::Constant"}
+
+
+def _dead_feeders(block, replayed: set) -> list:
+    """Shape arithmetic (x.size(1), lists of sizes) read only by nodes a fusion replaced."""
+    dead, changed = [], True
+    while changed:
+        changed = False
+        for node in block.nodes():
+            if node.kind() not in _SHAPE_KINDS or _key(node) in replayed or not node.outputsSize():
+                continue
+            users = [u.user for v in node.outputs() for u in v.uses()]
+            if users and all(_key(u) in replayed for u in users):
+                replayed.add(_key(node))
+                dead.append(node)
+                changed = True
+    return dead
 
 
 def _key(node) -> tuple:

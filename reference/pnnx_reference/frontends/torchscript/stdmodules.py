@@ -16,7 +16,7 @@ _MANGLE = re.compile(r"___torch_mangle_\d+\.")
 _CONTAINERS = (nn.Sequential, nn.ModuleList, nn.ModuleDict)
 # Constructor arguments whose aten argument has another name (tried after the same name).
 _ALIASES = {"scale_factor": "scale_factors", "padding": "pad", "unflattened_size": "sizes",
-            "size": "output_size"}
+            "size": "output_size", "norm_type": "exponent"}
 # aten values that mean "not given" for one constructor argument.
 _UNSET = {"padding_idx": -1}
 _MODES = {"upsample_nearest": "nearest", "upsample_linear1d": "linear", "upsample_bilinear2d": "bilinear",
@@ -106,20 +106,28 @@ def constructor_args(cls, script) -> dict:
     constants = schema.graph_constants(script._c._get_method("forward").graph)
     dims = {**_conv_channels(_weight_dims(cls, script), constants), **_graph_dims(script),
             **_rnn_dims(script), **(_attention_dims(script) if cls is nn.MultiheadAttention else {}),
-            **(_transformer_dims(cls, script) if issubclass(cls, _TRANSFORMERS) else {})}
+            **(_transformer_dims(cls, script) if issubclass(cls, _TRANSFORMERS) else {}),
+            **_EXTRACTORS.get(cls, lambda script: {})(script)}
     kwargs = {}
     for name, parameter in _signature(cls).items():
         if name in ("self", "device", "dtype") or parameter.kind in (parameter.VAR_POSITIONAL,
                                                                      parameter.VAR_KEYWORD):
             continue
-        for value in (dims.get(name), _attribute(script, name), constants.get(name),
+        for value in (dims.get(name), _attribute(script, name), _buffer(script, name), constants.get(name),
                       constants.get(_ALIASES.get(name, ""))):
             if value is not None and _UNSET.get(name, object()) != value:
-                kwargs[name] = _plain(value)
+                kwargs[name] = _plain(value, one_dim=cls.__name__.endswith("1d"))
                 break
+    if kwargs.get("stride") == ():  # aten's `stride=[]`: the default, the kernel size
+        kwargs["stride"] = None
     if "scale_factor" in kwargs:  # nn.Upsample(scale_factor=2): the traced output size is derived
         kwargs.pop("size", None)
     return kwargs
+
+
+def _buffer(script, name: str):
+    """A tensor constructor argument the module keeps as a buffer (`_random_samples`)."""
+    return dict(script.named_buffers(recurse=False)).get(name) if name.startswith("_") else None
 
 
 def _signature(cls) -> dict:
@@ -250,6 +258,41 @@ def _owner_name(call) -> str | None:
     return owner.s("name") if owner.kind() == "prim::GetAttr" else None
 
 
+def _local_response_norm_dims(script) -> dict:
+    """size from the window average, alpha its scale, k the offset, beta the power."""
+    out = {}
+    for node in script._c._get_method("forward").graph.nodes():
+        given = schema.named_constants(node)
+        kind = node.kind()
+        if kind.startswith("aten::avg_pool") and "kernel_size" in given:
+            out["size"] = given["kernel_size"][0]
+        elif kind == "aten::mul" and isinstance(given.get("other"), (int, float, torch.Tensor)):
+            out["alpha"] = _number(given["other"])
+        elif kind == "aten::add" and isinstance(given.get("other"), (int, float, torch.Tensor)):
+            out["k"] = _number(given["other"])
+        elif kind == "aten::pow" and "exponent" in given:
+            out["beta"] = _number(given["exponent"])
+    return out
+
+
+def _number(value):
+    return value.item() if isinstance(value, torch.Tensor) else value
+
+
+_BAG_MODES = ("sum", "mean", "max")
+
+
+def _embedding_bag_dims(script) -> dict:
+    for node in script._c._get_method("forward").graph.nodes():
+        if node.kind() in ("aten::embedding_bag", "aten::_embedding_bag"):
+            mode = schema.named_constants(node).get("mode")
+            return {"mode": _BAG_MODES[mode]} if isinstance(mode, int) and 0 <= mode < 3 else {}
+    return {}
+
+
+_EXTRACTORS = {nn.LocalResponseNorm: _local_response_norm_dims, nn.EmbeddingBag: _embedding_bag_dims}
+
+
 def _rnn_dims(script) -> dict:
     """RNN/LSTM/GRU (and cells): sizes and layers from the weight names and shapes."""
     state = dict(script.named_parameters())
@@ -267,9 +310,11 @@ def _rnn_dims(script) -> dict:
     return out
 
 
-def _plain(value):
+def _plain(value, one_dim: bool = False):
+    """aten's int lists as the tuples modules take; a 1-d module's one size as the int users
+    write (LPPool1d multiplies by its kernel_size)."""
     if isinstance(value, list):
-        return tuple(value)
+        return value[0] if one_dim and len(value) == 1 else tuple(value)
     return value
 
 
