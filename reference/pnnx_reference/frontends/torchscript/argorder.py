@@ -64,12 +64,14 @@ def script_of(module):
 _CALL_KEYWORDS = {torch.nn.MultiheadAttention: ({}, {"need_weights": False})}
 
 
-def python_args(module, args: tuple) -> tuple[tuple, dict] | None:
-    """The arguments in the order (and nesting) the module's Python forward takes them, and
-    the keyword arguments the traced call passed."""
+def python_args(module, args: tuple) -> tuple[tuple, dict, list[int] | None] | None:
+    """The arguments in the order (and nesting) the module's Python forward takes them, the
+    keyword arguments the traced call passed, and where each of the traced results is among
+    the Python call's flattened results (None: in order; tracing may drop results nobody
+    reads and reorder a tuple's, as an LSTM with proj_size returns (h, c, out))."""
     script = script_of(module)
     if script is None:
-        return _pack(module, args), {}
+        return _pack(module, args), {}, None
     orders = list(itertools.chain(itertools.permutations(args) if len(args) <= 4 else [args],
                                   _with_repeats(module, args)))
     with torch._C.DisableTorchFunction(), torch.no_grad():  # unseen by the tracer
@@ -80,8 +82,9 @@ def python_args(module, args: tuple) -> tuple[tuple, dict] | None:
                     got = flat(type(module).forward(module, *_pack(module, order), **keywords))
                 except Exception:  # a wrong order usually fails on shapes
                     continue
-                if _same(got[:len(expected)], expected):  # tracing drops results nobody reads
-                    return _pack(module, tuple(order)), keywords
+                where = _positions(got, expected)
+                if where is not None:
+                    return _pack(module, tuple(order)), keywords, None if where == list(range(len(where))) else where
     return None
 
 
@@ -93,8 +96,16 @@ def flat(value) -> list:
     return [] if value is None else [value]
 
 
-def _same(a: list, b: list) -> bool:
-    return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b))
+def _positions(got: list, expected: list) -> list[int] | None:
+    """For each expected result, the first unused equal one among `got`."""
+    where, used = [], set()
+    for value in expected:
+        found = next((i for i, g in enumerate(got) if i not in used and _equal(g, value)), None)
+        if found is None:
+            return None
+        used.add(found)
+        where.append(found)
+    return where
 
 
 def _equal(x, y) -> bool:

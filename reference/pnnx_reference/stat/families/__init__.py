@@ -2,4 +2,4 @@
 this package registers every counting rule."""
 from . import (activation, attention, cast, concat, conv, creation, distance, embedding, expression,  # noqa: F401
                flip, fold, identity, indexing, linear, logic, norm, pad, pool, reduce, repeat, resize, rnn, shape,
-               shuffle, slice)
+               shuffle, slice, transformer)

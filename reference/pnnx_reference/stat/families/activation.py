@@ -39,6 +39,9 @@ for _name, _cost in _COSTS.items():
     rule(*_keys(_name))(_counter(_cost))
 
 
+rule("nn.Softmax2d")(_counter(5))
+
+
 @rule("torch.clamp", "Tensor.clamp", "torch.clip", "Tensor.clip")
 def _clamp(op) -> Count:
     return Count(output(op), moved(op))

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 
-from ..registry import Count, moved, numel, outputs, rule, weights
+from .. import blocks
+from ..registry import Count, moved, numel, outputs, rule
 
 
 @rule("F.scaled_dot_product_attention")
@@ -29,22 +30,24 @@ def _qkv(op):
 
 @rule("nn.MultiheadAttention")
 def _multihead_attention(op) -> Count:
-    """The four projections, then per head the two products and the softmax (and a mask
-    add); query, key and value are each read, the score matrix written. add_bias_kv and
+    """The projections, products, softmax and mask (blocks.attention); query, key and value
+    are each read (even when one tensor), masks read, outputs written. add_bias_kv and
     add_zero_attn attend to one more position."""
     query, key, value = _qkv(op)
     embed, heads = int(op.params["embed_dim"]), int(op.params["num_heads"])
-    kdim, vdim = int(op.params.get("kdim", embed)), int(op.params.get("vdim", embed))
     batch_first = op.params.get("batch_first") is True
     q, k = query.shape, key.shape
     length, source = (q[-2], k[-2]) if batch_first or len(q) == 2 else (q[0], k[0])
     batch = 1 if len(q) == 2 else (q[0] if batch_first else q[1])
-    bias = op.params.get("bias") is not False
-    linear = batch * embed * (length * (2 * embed + bias) * 2 + source * (2 * kdim + bias) + source * (2 * vdim + bias))
     extra = (op.params.get("add_bias_kv") is True) + (op.params.get("add_zero_attn") is True)
-    scores = batch * heads * length * (source + extra)
-    masked = "attn_mask" in op.inputnames
-    attention = scores * (4 * (embed // heads) + 5 + masked)
+    inner = blocks.attention(batch, length, source, embed, heads, int(op.params.get("kdim", embed)),
+                             int(op.params.get("vdim", embed)), op.params.get("bias") is not False, extra,
+                             "attn_mask" in op.inputnames)
     masks = sum(numel(o) for o in op.inputs if o not in (query, key, value))
     read = numel(query) + numel(key) + numel(value) + masks
-    return Count(linear + attention, read + outputs(op) + weights(op) + scores)
+    bias_kv = sum(numel_of(a) for name, a in op.attrs.items() if name in ("bias_k", "bias_v"))
+    return Count(inner.flops, inner.memory + read + outputs(op) + bias_kv)
+
+
+def numel_of(attribute) -> int:
+    return math.prod(attribute.shape)
