@@ -14,6 +14,7 @@ from pathlib import Path
 
 from pnnx_conformance.artefacts import Artefacts, kind_name
 from pnnx_conformance.converters.reference import ReferenceConverter
+from pnnx_conformance.converters.reference_export import ReferenceExportConverter
 from pnnx_conformance.converters.reference_pt import ReferencePtConverter
 from pnnx_conformance.converters.upstream import UpstreamConverter, inputshape_arg
 from pnnx_conformance.errors import ConvertFailed, NotSupported
@@ -34,7 +35,8 @@ class ZooReference(ReferenceConverter):
         inputs = case.make_inputs() if inputs is None else inputs
         workdir.mkdir(parents=True, exist_ok=True)
         try:
-            res = api.export(model, inputs, workdir, "case", fp16=fp16, **case_options(case))
+            res = api.export(model, inputs, workdir, "case", fp16=fp16, self_check=False,  # as ReferenceConverter
+                             **case_options(case))
         except UnsupportedOperator as e:
             raise NotSupported(str(e)) from None
         except PnnxError as e:
@@ -94,3 +96,10 @@ class ZooReferencePt(ReferencePtConverter):
         options = [f"{k}={','.join(map(str, v)) if isinstance(v, (list, tuple)) else v}"
                    for k, v in case_options(case).items()]
         return ["case.pt", f"fp16={int(fp16)}", *options]
+
+
+class ZooReferenceExport(ReferenceExportConverter):
+    """torch.export to case.pt2, then `pnnxref case.pt2 fp16=...`. A .pt2 keeps no user classes,
+    so `moduleop` cannot apply: such a block converts operator by operator."""
+
+    timeout_s = 600  # whole networks on a loaded 2-core machine

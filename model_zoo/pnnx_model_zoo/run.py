@@ -33,6 +33,7 @@ RESULTS = "results.jsonl"
 # short name (as the reports show it) -> the spec the harness loads
 CONVERTERS = {"reference": "pnnx_model_zoo.converters:ZooReference",
               "reference-pt": "pnnx_model_zoo.converters:ZooReferencePt",
+              "reference-export": "pnnx_model_zoo.converters:ZooReferenceExport",
               "upstream": "pnnx_model_zoo.converters:ZooUpstream"}
 # (backend entry-point name, precision) per parity check: fp32 everywhere, and ncnn also in its
 # default options and Vulkan fp16, compared at network level (see tolerances.OP_OVERRIDES)
@@ -74,11 +75,9 @@ def plan(cases, upstream: bool = True) -> list[Unit]:
     """Per case and converter: the conversion, then parity on every backend."""
     units = []
     for case in cases:
-        ref, pt = CONVERTERS["reference"], CONVERTERS["reference-pt"]
-        units.append(Unit(case.id, ref, "convert"))
-        units += [Unit(case.id, ref, "parity", b, p) for b, p in MODES]
-        units.append(Unit(case.id, pt, "convert"))
-        units += [Unit(case.id, pt, "parity", b, p) for b, p in PT_MODES]
+        for name, modes in (("reference", MODES), ("reference-pt", PT_MODES), ("reference-export", MODES)):
+            units.append(Unit(case.id, CONVERTERS[name], "convert"))
+            units += [Unit(case.id, CONVERTERS[name], "parity", b, p) for b, p in modes]
         if upstream:
             up = CONVERTERS["upstream"]
             units.append(Unit(case.id, up, "convert"))
@@ -117,13 +116,14 @@ def run_zoo(cases, out: Path, *, upstream: bool = True, jobs: int = 1, timeout_s
         if not keep_artefacts:
             shutil.rmtree(workroot, ignore_errors=True)
     write_results(out / RESULTS, results)
-    converters = ["reference", "reference-pt", "upstream"] if upstream else ["reference", "reference-pt"]
+    converters = ["reference", "reference-pt", "reference-export"] + (["upstream"] if upstream else [])
     write_run_info(out, run_info("model_zoo", tier_of(cases), converters, len(cases), jobs, time.monotonic() - began))
     return results
 
 
 COLUMNS = [("reference", "convert", None, None)] + [("reference", "parity", *m) for m in MODES] + \
           [("reference-pt", "convert", None, None)] + [("reference-pt", "parity", *m) for m in PT_MODES] + \
+          [("reference-export", "convert", None, None)] + [("reference-export", "parity", *m) for m in MODES] + \
           [("upstream", "convert", None, None)] + [("upstream", "parity", *m) for m in UPSTREAM_MODES]
 
 
@@ -149,6 +149,7 @@ def table(results: list[Result]) -> str:
     by_key = {(r.case, r.converter, r.check, r.backend, r.precision): r for r in results}
     heads = ["convert"] + [_mode_name(m) for m in MODES] + \
         [".pt convert"] + [f".pt {_mode_name(m)}" for m in PT_MODES] + \
+        [".pt2 convert"] + [f".pt2 {_mode_name(m)}" for m in MODES] + \
         ["upstream convert"] + [f"upstream {_mode_name(m)}" for m in UPSTREAM_MODES]
     cases = sorted({r.case for r in results})
     width = max([len(c) for c in cases] + [5])

@@ -11,7 +11,10 @@ from .errors import UsageError
 
 def resolve(spec: str, options: dict, traced=None) -> tuple[tuple, tuple | None]:
     """(first inputs, second inputs or None) for MODEL `spec`; `traced` is the
-    frontends.torchscript TracedFile of a `.pt` (None for Python models)."""
+    frontends.torchscript TracedFile of a `.pt` (None for Python models). A `.pt2` holds its
+    own example inputs: None unless the options give others."""
+    if spec.endswith(".pt2") and "input" not in options and "inputshape" not in options:
+        return None, _second_set(options, ())
     first = _first_set(spec, options, traced)
     _check_count(spec, traced, first, "input" if "input" in options else "inputshape")
     second = _second_set(options, first)

@@ -99,7 +99,8 @@ def test_both_converters_keep_focus_whole(tmp_path):
 def test_run_writes_records_for_one_model(tmp_path, capsys):
     assert run.main(["--models", "gru_seq", "--no-upstream", "--out", str(tmp_path), "--strict"]) == 0
     records = list(read_results(tmp_path / run.RESULTS))
-    for converter, modes in (("reference", run.MODES), ("reference-pt", run.PT_MODES)):
+    for converter, modes in (("reference", run.MODES), ("reference-pt", run.PT_MODES),
+                             ("reference-export", run.MODES)):
         mine = [r for r in records if r.converter == converter]
         assert {(r.check, r.backend, r.precision) for r in mine} == \
             {("convert", None, None)} | {("parity", *mode) for mode in modes}

@@ -6,11 +6,13 @@ import importlib
 from ..errors import HarnessError
 from .base import Converter
 from .reference import ReferenceConverter
+from .reference_export import ReferenceExportConverter
 from .reference_pt import ReferencePtConverter
 from .upstream import UpstreamConverter
 
-BUILTIN = {"reference": ReferenceConverter, "reference-pt": ReferencePtConverter, "upstream": UpstreamConverter}
-DEFAULT = ("reference", "reference-pt", "upstream")
+BUILTIN = {"reference": ReferenceConverter, "reference-pt": ReferencePtConverter,
+           "reference-export": ReferenceExportConverter, "upstream": UpstreamConverter}
+DEFAULT = ("reference", "reference-pt", "reference-export", "upstream")
 
 
 def load_converter(spec: str) -> Converter:

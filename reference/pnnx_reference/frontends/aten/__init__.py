@@ -4,7 +4,11 @@ operator, used by every frontend that reads aten graphs (TorchScript `.pt`, torc
 `call(name, kwargs)` under the Python-API tracer, which records what the rule calls.
 Operators without a rule go to the same-named `F.*`, `torch.*` or `Tensor.*` callable
 (tensors positional, the rest by keyword: `generic.py`). The rules live in `families/`, one
-module per operator family named as in the emitters."""
+module per operator family named as in the emitters.
+
+A rule whose Python call is named differently from its aten operator says what it calls in
+`produces=(...)` (`pnnx-cases where F.conv2d` finds `_convolution` by it); a rule without
+the trait calls the same-named operator (aten `einsum` -> `torch.einsum`)."""
 from __future__ import annotations
 
 import torch

@@ -72,20 +72,27 @@ def python_args(module, args: tuple) -> tuple[tuple, dict, list[int] | None] | N
     script = script_of(module)
     if script is None:
         return _pack(module, args), {}, None
-    orders = list(itertools.chain(itertools.permutations(args) if len(args) <= 4 else [args],
-                                  _with_repeats(module, args)))
     with torch._C.DisableTorchFunction(), torch.no_grad():  # unseen by the tracer
         expected = flat(script(*_as_script_args(args)))
         for keywords in _CALL_KEYWORDS.get(type(module), ({},)):
-            for order in orders:
+            for packed in orders(module, args):
                 try:  # no hooks: unrecorded
-                    got = flat(type(module).forward(module, *_pack(module, order), **keywords))
+                    got = flat(type(module).forward(module, *packed, **keywords))
                 except Exception:  # a wrong order usually fails on shapes
                     continue
                 where = _positions(got, expected)
                 if where is not None:
-                    return _pack(module, tuple(order)), keywords, None if where == list(range(len(where))) else where
+                    return packed, keywords, None if where == list(range(len(where))) else where
     return None
+
+
+def orders(module, args: tuple):
+    """The argument tuples the module's forward may have been called with: each order of
+    `args` (and, for modules taking one tensor several times, repeats), packed."""
+    candidates = itertools.chain(itertools.permutations(args) if len(args) <= 4 else [args],
+                                 _with_repeats(module, args))
+    for order in candidates:
+        yield _pack(module, tuple(order))
 
 
 def flat(value) -> list:
@@ -100,7 +107,7 @@ def _positions(got: list, expected: list) -> list[int] | None:
     """For each expected result, the first unused equal one among `got`."""
     where, used = [], set()
     for value in expected:
-        found = next((i for i, g in enumerate(got) if i not in used and _equal(g, value)), None)
+        found = next((i for i, g in enumerate(got) if i not in used and equal(g, value)), None)
         if found is None:
             return None
         used.add(found)
@@ -108,7 +115,7 @@ def _positions(got: list, expected: list) -> list[int] | None:
     return where
 
 
-def _equal(x, y) -> bool:
+def equal(x, y) -> bool:
     if isinstance(x, torch.Tensor) and isinstance(y, torch.Tensor):
         return x.shape == y.shape and torch.allclose(x, y, rtol=1e-4, atol=1e-5, equal_nan=True)
     return not isinstance(x, torch.Tensor) and not isinstance(y, torch.Tensor) and x == y

@@ -14,6 +14,17 @@ def _to(name, kw):
     return kw["self"].to(dtype) if dtype is not None else kw["self"]
 
 
-@rule("Int", "Float")
+@rule("Int", "Float", produces=())  # Python scalars, no operator
 def _cast_scalar(name, kw):
     return int(kw["a"]) if name == "Int" else float(kw["a"])
+
+
+@rule("_to_copy", produces=("Tensor.to",))
+def _to_copy(name, kw):
+    dtype = kw.get("dtype")
+    return kw["self"].to(dtype) if dtype is not None and dtype != kw["self"].dtype else kw["self"]
+
+
+@rule("scalar_tensor", produces=("torch.tensor",))
+def _scalar_tensor(name, kw):
+    return torch.tensor(kw["s"], dtype=kw.get("dtype") or torch.float32)

@@ -6,7 +6,8 @@ import torch.nn.functional as F
 from ..registry import rule
 
 
-@rule("_convolution", "convolution")
+@rule("_convolution", "convolution", produces=(
+    "F.conv1d", "F.conv2d", "F.conv3d", "F.conv_transpose1d", "F.conv_transpose2d", "F.conv_transpose3d"))
 def _convolution(name, kw):
     spatial = kw["weight"].dim() - 2
     common = dict(input=kw["input"], weight=kw["weight"], bias=kw["bias"], stride=kw["stride"],
@@ -17,7 +18,7 @@ def _convolution(name, kw):
     return getattr(F, f"conv{spatial}d")(**common)
 
 
-@rule("_convolution_mode")
+@rule("_convolution_mode", produces=("F.conv1d", "F.conv2d", "F.conv3d"))
 def _convolution_mode(name, kw):
     """F.convNd with padding='same' or 'valid'."""
     fn = getattr(F, f"conv{kw['weight'].dim() - 2}d")

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import operator
 
+import torch
+
 from ..registry import rule
 
 

@@ -6,12 +6,12 @@ import torch.nn.functional as F
 from ..registry import rule
 
 
-@rule("im2col")
+@rule("im2col", produces=("F.unfold",))
 def _im2col(name, kw):
     return F.unfold(kw["self"], kw["kernel_size"], kw["dilation"], kw["padding"], kw["stride"])
 
 
-@rule("col2im")
+@rule("col2im", produces=("F.fold",))
 def _col2im(name, kw):
     return F.fold(kw["self"], kw["output_size"], kw["kernel_size"], kw["dilation"], kw["padding"],
                   kw["stride"])

@@ -9,7 +9,7 @@ def _index(indices: list) -> tuple:
     return tuple(slice(None) if i is None else i for i in indices)
 
 
-@rule("index")
+@rule("index", produces=("Tensor.index",))
 def _index_tensor(name, kw):
     return kw["self"][_index(kw["indices"])]
 

@@ -26,3 +26,21 @@ def _layer_norm(name, kw):
 @rule("group_norm")
 def _group_norm(name, kw):
     return F.group_norm(kw["input"], kw["num_groups"], kw["weight"], kw["bias"], kw["eps"])
+
+
+# The core-ATen forms a decomposed (.pt2) graph keeps; their saved statistics are results the
+# Python call does not give (the export frontend marks them unavailable).
+@rule("native_layer_norm", produces=("F.layer_norm",))
+def _native_layer_norm(name, kw):
+    return F.layer_norm(kw["input"], kw["normalized_shape"], kw["weight"], kw["bias"], kw["eps"])
+
+
+@rule("_native_batch_norm_legit_no_training", produces=("F.batch_norm",))
+def _batch_norm_inference(name, kw):
+    return F.batch_norm(kw["input"], kw["running_mean"], kw["running_var"], kw["weight"], kw["bias"],
+                        False, kw["momentum"], kw["eps"])
+
+
+@rule("native_group_norm", produces=("F.group_norm",))
+def _native_group_norm(name, kw):
+    return F.group_norm(kw["input"], kw["group"], kw["weight"], kw["bias"], kw["eps"])

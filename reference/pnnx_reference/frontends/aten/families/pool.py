@@ -24,11 +24,13 @@ def _adaptive_max_pool(name, kw, used):
     return _pair(fn(kw["self"], kw["output_size"], return_indices=_indices_read(used)), used)
 
 
-@rule("max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices")
-def _max_pool_with_indices(name, kw):
+@rule("max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices", outputs=True,
+      produces=("F.max_pool1d", "F.max_pool2d", "F.max_pool3d"))
+def _max_pool_with_indices(name, kw, used):
+    """F.max_poolNd(return_indices=...), with the indices only when the graph reads them."""
     fn = getattr(F, name[:-len("_with_indices")])
-    return fn(kw["self"], kw["kernel_size"], kw["stride"] or None, kw["padding"], kw["dilation"],
-              ceil_mode=kw["ceil_mode"], return_indices=True)
+    return _pair(fn(kw["self"], kw["kernel_size"], kw["stride"] or None, kw["padding"], kw["dilation"],
+                    ceil_mode=kw["ceil_mode"], return_indices=_indices_read(used)), used)
 
 
 @rule("fractional_max_pool2d", "fractional_max_pool3d", outputs=True)
@@ -49,3 +51,9 @@ def _max_unpool(name, kw):
     padding = kw.get("padding") or [0] * len(size)
     return getattr(F, name)(x, kw["indices"], kernel_size=tuple(stride), stride=tuple(stride),
                             padding=tuple(padding), output_size=size)
+
+
+@rule("_adaptive_avg_pool1d", "_adaptive_avg_pool2d", "_adaptive_avg_pool3d",
+      produces=("F.adaptive_avg_pool1d", "F.adaptive_avg_pool2d", "F.adaptive_avg_pool3d"))
+def _adaptive_avg_pool(name, kw):
+    return getattr(F, name[1:])(kw["self"], kw["output_size"])

@@ -16,7 +16,7 @@ _UPSAMPLE = {"upsample_nearest1d": "nearest", "upsample_nearest2d": "nearest",
              "_upsample_bilinear2d_aa": "bilinear", "_upsample_bicubic2d_aa": "bicubic"}
 
 
-@rule(*_UPSAMPLE)
+@rule(*_UPSAMPLE, produces=("F.interpolate",))
 def _upsample(name, kw):
     """F.interpolate in its size or scale_factor form: the `.vec` overloads take `input` and
     either list, the others `self`, the output size and one scale per dim."""
@@ -44,7 +44,7 @@ def _scale_gives(x, scale, size) -> bool:
     return all(math.floor(int(i) * float(s)) == int(o) for i, s, o in zip(x.shape[2:], scale, size))
 
 
-@rule("grid_sampler")
+@rule("grid_sampler", produces=("F.grid_sample",))
 def _grid_sampler(name, kw):
     mode = ("bilinear", "nearest", "bicubic")[kw["interpolation_mode"]]
     padding = ("zeros", "border", "reflection")[kw["padding_mode"]]
@@ -52,6 +52,6 @@ def _grid_sampler(name, kw):
                          align_corners=kw["align_corners"])
 
 
-@rule("affine_grid_generator")
+@rule("affine_grid_generator", produces=("F.affine_grid",))
 def _affine_grid(name, kw):
     return F.affine_grid(kw["theta"], kw["size"], align_corners=kw["align_corners"])
