@@ -178,3 +178,39 @@ def _combined_index(nodes, rank: int) -> list | None:
             items[original] = slice(None if start in (None, 0) else start,
                                     None if end in (None, _INT64_MAX) else end, None if step == 1 else step)
     return items
+
+
+def _only_user(node, kind: str):
+    """The one node reading `node`'s single output, when it is of `kind`."""
+    uses = node.output().uses() if node.outputsSize() == 1 else []
+    return uses[0].user if len(uses) == 1 and uses[0].user.kind() == kind else None
+
+
+_LP_POOLS = {"aten::avg_pool1d": F.lp_pool1d, "aten::avg_pool2d": F.lp_pool2d, "aten::avg_pool3d": F.lp_pool3d}
+
+
+@fusion("aten::pow")
+def _lp_pool(node, env):
+    """F.lp_poolNd: y = avg_poolNd(x ** p), then (sign(y) * relu(abs(y))) * kernel volume, ** (1 / p)."""
+    uses = node.output().uses() if node.outputsSize() == 1 else []
+    pool = uses[0].user if len(uses) == 1 else None
+    if pool is None or pool.kind() not in _LP_POOLS:
+        return None
+    readers = {u.user.kind(): u.user for u in pool.output().uses()}
+    if len(pool.output().uses()) != 2 or set(readers) != {"aten::sign", "aten::abs"}:
+        return None
+    sign, absolute = readers["aten::sign"], readers["aten::abs"]
+    relu = _only_user(absolute, "aten::relu")
+    product = relu and _only_user(relu, "aten::mul")
+    scale = product and _only_user(product, "aten::mul")
+    root = scale and _only_user(scale, "aten::pow")
+    values = constants(node, 1)
+    arguments = constants(pool, 1, 2, 4)
+    if root is None or _only_user(sign, "aten::mul") is not product or values is None or arguments is None:
+        return None
+    kernel, stride, ceil_mode = arguments
+    if isinstance(kernel, list) and len(kernel) == 1:
+        kernel, stride = kernel[0], stride[0] if stride else stride
+    fn = _LP_POOLS[pool.kind()]
+    result = fn(env[node.inputsAt(0)], values[0], kernel, stride or None, ceil_mode)
+    return [node, pool, sign, absolute, relu, product, scale, root], result
