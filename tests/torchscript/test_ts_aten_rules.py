@@ -11,7 +11,8 @@ import torch
 
 from pnnx_reference.api import export
 from pnnx_reference.frontends.torchscript import rebuild
-from ts_models import MODELS, NO_GRAD
+from pnnx_reference.formats import pnnx_param
+from ts_models import FOLDED, MODELS, NO_GRAD
 
 
 def flat(value) -> list:
@@ -65,3 +66,13 @@ def test_python_route_matches_too(tmp_path, name):
         expected = flat(model(*[t.clone() for t in inputs]))
     export(model, inputs, tmp_path, "m")
     assert_same(generated_outputs(tmp_path, inputs), expected)
+
+
+@pytest.mark.parametrize("name", sorted(FOLDED))
+def test_lowered_calls_fold_back_to_one_operator(tmp_path, name):
+    """Upstream writes F.local_response_norm and F.lp_poolNd whole; so does the .pt route."""
+    make, make_inputs = MODELS[name]
+    model, inputs = make().eval(), make_inputs()
+    export(rebuild(traced(name, model, inputs)), inputs, tmp_path, "m")
+    types = [op.type for op in pnnx_param.load_text(tmp_path / "m.pnnx.param").ops]
+    assert types == ["pnnx.Input", FOLDED[name], "pnnx.Output"], types

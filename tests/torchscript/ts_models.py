@@ -168,6 +168,22 @@ class ClassToken(nn.Module):
 
 # traced under torch.no_grad(), as users often do: nn.MultiheadAttention and the transformer
 # layers then take their fused fast paths (aten::_native_multi_head_attention, ...)
+class Lowered(nn.Module):
+    """A functional call TorchScript lowers into several aten nodes."""
+
+    def __init__(self, fn, **kwargs):
+        super().__init__()
+        self.fn, self.kwargs = fn, kwargs
+
+    def forward(self, x):
+        return self.fn(x, **self.kwargs)
+
+
+# Python-side names of the lowered calls the .pt route folds back whole (test_ts_aten_rules.py)
+FOLDED = {"lrn_3d": "F.local_response_norm", "lrn_4d": "F.local_response_norm",
+          "lp_pool1d": "F.lp_pool1d", "lp_pool2d_stride": "F.lp_pool2d"}
+
+
 NO_GRAD = {"mha_native", "mha_native_weights", "transformer_layer_native", "transformer_native"}
 
 
@@ -233,4 +249,8 @@ MODELS = {
     "stft_two_sided": (lambda: Stft(True, onesided=False), _x4(1, 64)),
     "relative_bias": (RelativeBias, _x4(1, 2, 4, 4)),
     "class_token": (ClassToken, _x4(2, 5, 8)),
+    "lrn_3d": (lambda: Lowered(F.local_response_norm, size=4, alpha=0.1, beta=0.5, k=2.0), _x4(2, 8, 6)),
+    "lrn_4d": (lambda: Lowered(F.local_response_norm, size=3), _x4(1, 8, 5, 6)),
+    "lp_pool1d": (lambda: Lowered(F.lp_pool1d, norm_type=3, kernel_size=2), _x4(1, 4, 9)),
+    "lp_pool2d_stride": (lambda: Lowered(F.lp_pool2d, norm_type=2, kernel_size=3, stride=1), _x4(1, 4, 7, 8)),
 }

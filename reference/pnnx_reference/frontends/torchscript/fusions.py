@@ -214,3 +214,34 @@ def _lp_pool(node, env):
     fn = _LP_POOLS[pool.kind()]
     result = fn(env[node.inputsAt(0)], values[0], kernel, stride or None, ceil_mode)
     return [node, pool, sign, absolute, relu, product, scale, root], result
+
+
+# F.local_response_norm lowered: x * x, a window average across channels (avg_pool3d over a
+# 5-d view, or avg_pool2d over an unsqueezed 3-d input), then x / (k + alpha * avg) ** beta.
+_LRN_CHAINS = (["aten::view", "aten::pad", "aten::avg_pool3d", "aten::squeeze", "aten::view",
+                "aten::mul", "aten::add", "aten::pow", "aten::div"],
+               ["aten::unsqueeze", "aten::pad", "aten::avg_pool2d", "aten::squeeze",
+                "aten::mul", "aten::add", "aten::pow", "aten::div"])
+
+
+@fusion("aten::mul")
+def _local_response_norm(node, env):
+    x = node.inputsAt(0)
+    if node.inputsAt(1) != x:
+        return None
+    for kinds in _LRN_CHAINS:
+        nodes = _shape_chain(node, kinds)
+        if nodes is not None:
+            break
+    else:
+        return None
+    pool, (scale, offset, power, div) = nodes[3], nodes[-4:]
+    window, alpha, k, beta = constants(pool, 1), constants(scale, 1), constants(offset, 1), constants(power, 1)
+    if div.inputsAt(0) != x or None in (window, alpha, k, beta) or constants(offset, 2) != [1]:
+        return None
+    return nodes, F.local_response_norm(env[x], window[0][0], alpha=_number(alpha[0]), beta=_number(beta[0]),
+                                        k=_number(k[0]))
+
+
+def _number(value):
+    return value.item() if isinstance(value, torch.Tensor) else value
