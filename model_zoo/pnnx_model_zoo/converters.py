@@ -2,7 +2,9 @@
 
 The harness's own converters convert a case with default options; a zoo case may need
 options (YOLOv5's Focus block is kept whole with `moduleop`), so these subclasses pass
-`case.options` on: as keyword arguments to `export`, and as key=value arguments to `pnnx`.
+`case.options` on: as keyword arguments to `export`, and as key=value arguments to `pnnx`
+and `pnnxref`. The `.pt` route gives `pnnxref` no inputshape at all: a whole network traced
+by a user converts with the shapes the trace recorded.
 """
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from pathlib import Path
 from pnnx_conformance.artefacts import Artefacts, kind_name
 from pnnx_conformance.converters.reference import ReferenceConverter
 from pnnx_conformance.converters.reference_export import ReferenceExportConverter
+from pnnx_conformance.converters.reference_pt import ReferencePtConverter
 from pnnx_conformance.converters.upstream import UpstreamConverter, inputshape_arg
 from pnnx_conformance.errors import ConvertFailed, NotSupported
 
@@ -84,6 +87,15 @@ class ZooUpstream(UpstreamConverter):
         except subprocess.TimeoutExpired as e:
             out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
             raise ConvertFailed(f"pnnx did not finish in {self.timeout_s} s", out[-4000:]) from None
+
+
+class ZooReferencePt(ReferencePtConverter):
+    """Trace to case.pt, then `pnnxref case.pt fp16=... [moduleop=...]`: no inputshape."""
+
+    def argv(self, case, fp16: bool) -> list[str]:
+        options = [f"{k}={','.join(map(str, v)) if isinstance(v, (list, tuple)) else v}"
+                   for k, v in case_options(case).items()]
+        return ["case.pt", f"fp16={int(fp16)}", *options]
 
 
 class ZooReferenceExport(ReferenceExportConverter):

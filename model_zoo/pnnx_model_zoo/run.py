@@ -1,5 +1,6 @@
 """Every zoo model through the conformance harness: convert with the reference converter
-(and with upstream `pnnx`, side by side), check parity on each backend, print a table
+(from Python, and from the traced .pt with `pnnxref` and no inputshape), and with upstream
+`pnnx` side by side, check parity on each backend, print a table
 and write JSON-lines `Result` records (table `models`) and run.json (tier, cases, jobs, wall time).
 
     python -m pnnx_model_zoo.run [--models PATTERN] [--out DIR] [--no-upstream] [--jobs N]
@@ -31,15 +32,17 @@ PROVIDER = "pnnx_model_zoo.zoo:zoo_cases"
 RESULTS = "results.jsonl"
 # short name (as the reports show it) -> the spec the harness loads
 CONVERTERS = {"reference": "pnnx_model_zoo.converters:ZooReference",
+              "reference-pt": "pnnx_model_zoo.converters:ZooReferencePt",
               "reference-export": "pnnx_model_zoo.converters:ZooReferenceExport",
               "upstream": "pnnx_model_zoo.converters:ZooUpstream"}
 # (backend entry-point name, precision) per parity check: fp32 everywhere, and ncnn also in its
 # default options and Vulkan fp16, compared at network level (see tolerances.OP_OVERRIDES)
 MODES = (("torch", "fp32"), ("pnnx-python", "fp32"), ("onnxruntime", "fp32"), ("ncnn-cpu", "fp32"),
          ("ncnn-cpu", "default"), ("ncnn-vulkan", "fp32"), ("ncnn-vulkan", "fp16"))
-# upstream's artefacts go through the same backends (the torch oracle needs no converter):
-# the models table compares the two converters side by side
+# the .pt route's and upstream's artefacts go through the same backends (the torch oracle
+# needs no converter): the models table compares the converters side by side
 UPSTREAM_MODES = MODES[1:]
+PT_MODES = UPSTREAM_MODES
 
 
 def select(patterns: str | None) -> list:
@@ -72,9 +75,9 @@ def plan(cases, upstream: bool = True) -> list[Unit]:
     """Per case and converter: the conversion, then parity on every backend."""
     units = []
     for case in cases:
-        for name in ("reference", "reference-export"):
+        for name, modes in (("reference", MODES), ("reference-pt", PT_MODES), ("reference-export", MODES)):
             units.append(Unit(case.id, CONVERTERS[name], "convert"))
-            units += [Unit(case.id, CONVERTERS[name], "parity", b, p) for b, p in MODES]
+            units += [Unit(case.id, CONVERTERS[name], "parity", b, p) for b, p in modes]
         if upstream:
             up = CONVERTERS["upstream"]
             units.append(Unit(case.id, up, "convert"))
@@ -113,12 +116,13 @@ def run_zoo(cases, out: Path, *, upstream: bool = True, jobs: int = 1, timeout_s
         if not keep_artefacts:
             shutil.rmtree(workroot, ignore_errors=True)
     write_results(out / RESULTS, results)
-    converters = ["reference", "reference-export"] + (["upstream"] if upstream else [])
+    converters = ["reference", "reference-pt", "reference-export"] + (["upstream"] if upstream else [])
     write_run_info(out, run_info("model_zoo", tier_of(cases), converters, len(cases), jobs, time.monotonic() - began))
     return results
 
 
 COLUMNS = [("reference", "convert", None, None)] + [("reference", "parity", *m) for m in MODES] + \
+          [("reference-pt", "convert", None, None)] + [("reference-pt", "parity", *m) for m in PT_MODES] + \
           [("reference-export", "convert", None, None)] + [("reference-export", "parity", *m) for m in MODES] + \
           [("upstream", "convert", None, None)] + [("upstream", "parity", *m) for m in UPSTREAM_MODES]
 
@@ -144,6 +148,8 @@ def table(results: list[Result]) -> str:
     or relative L2 for the network-level fp16 checks)."""
     by_key = {(r.case, r.converter, r.check, r.backend, r.precision): r for r in results}
     heads = ["convert"] + [_mode_name(m) for m in MODES] + \
+        [".pt convert"] + [f".pt {_mode_name(m)}" for m in PT_MODES] + \
+        [".pt2 convert"] + [f".pt2 {_mode_name(m)}" for m in MODES] + \
         ["upstream convert"] + [f"upstream {_mode_name(m)}" for m in UPSTREAM_MODES]
     cases = sorted({r.case for r in results})
     width = max([len(c) for c in cases] + [5])
@@ -155,8 +161,8 @@ def table(results: list[Result]) -> str:
 
 
 def failures(results: list[Result]) -> list[Result]:
-    """Reference records that did not pass (upstream's are information, not our failures)."""
-    return [r for r in results if r.converter in ("reference", "reference-export") and r.status not in PASSING]
+    """Our routes' records that did not pass (upstream's are information, not our failures)."""
+    return [r for r in results if r.converter.startswith("reference") and r.status not in PASSING]
 
 
 def main(argv=None) -> int:

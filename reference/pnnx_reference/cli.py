@@ -2,8 +2,9 @@
 
 MODEL is `package.module:factory` (a callable returning an nn.Module), or a `.py` file that
 defines a `Model` class or a `model()` / `get_model()` factory. A `.pt` TorchScript file is
-handed to `pnnx_reference.frontends.torchscript`, a `.pt2` file written by `torch.export.save`
-to `pnnx_reference.frontends.export`."""
+handed to `pnnx_reference.frontends.torchscript`; without inputshape it is converted with
+the input shapes the trace recorded, as upstream does. A `.pt2` file written by
+`torch.export.save` goes to `pnnx_reference.frontends.export` (its example inputs inside)."""
 from __future__ import annotations
 
 import importlib
@@ -24,7 +25,8 @@ USAGE = """Usage: pnnxref MODEL [(key=value)...]
   pnnxparam=model.pnnx.param  pnnxbin=model.pnnx.bin  pnnxpy=model_pnnx.py
   pnnxonnx=model.pnnx.onnx  ncnnparam=model.ncnn.param  ncnnbin=model.ncnn.bin
   ncnnpy=model_ncnn.py  fp16=1  optlevel=2  device=cpu/gpu
-  inputshape=[1,3,224,224],...  inputshape2=[1,3,320,320],...
+  inputshape=[1,3,224,224],...  inputshape2=[1,3,320,320],...  (a traced .pt records its own)
+  input=a.npy,b.npy  input2=c.npy,d.npy  (example inputs; they give shapes and dtypes)
   customop=/path/to/ops.so,...  moduleop=models.common.Focus,...
   selfcheck=1  after converting, run the regenerated _pnnx.py on the example inputs (and on
                the inputshape2 ones) against the original model; a mismatch is an error that
@@ -90,6 +92,7 @@ def _names(key: str, value: str) -> list[str]:
 _PARSERS = {"fp16": _flag, "selfcheck": _flag, "allowvaluedependent": _flag,
             "optlevel": _optlevel, "device": _device, "moduleop": _names,
             "customop": _names, "inputshape": parse_shapes, "inputshape2": parse_shapes,
+            "input": _names, "input2": _names,
             **{k: lambda key, v: v for k in PATH_KEYS}}
 
 
@@ -108,7 +111,8 @@ def parse_args(argv: list[str]) -> tuple[str, dict]:
 
 
 def load_model(spec: str):
-    """The nn.Module that MODEL names, and the base path the outputs go beside."""
+    """The nn.Module that MODEL names, and the base path the outputs go beside (for a `.pt`,
+    the frontends.torchscript TracedFile instead of the module)."""
     if spec.endswith(".pt2"):  # torch.export.save: an ExportedProgram, inputs inside
         from .frontends import export
 
@@ -135,7 +139,7 @@ def _load_torchscript(spec: str):
 
     if not Path(spec).is_file():
         raise UsageError(f"{spec}: no such file")
-    return torchscript.load(spec)
+    return torchscript.read(spec)
 
 
 def _load_python_file(spec: str):
@@ -172,25 +176,24 @@ def _call_factory(spec: str, factory):
 
 def run(argv: list[str]) -> int:
     from .api import export
+    from .example_inputs import resolve
+    from .stat import model_stat
 
     spec, options = parse_args(argv)
-    if "inputshape" not in options and not spec.endswith(".pt2"):  # a .pt2 holds example inputs
-        raise UsageError("inputshape=... is required for Python models (e.g. inputshape=[1,3,224,224])")
     model, base = load_model(spec)
-    shapes, types = options.get("inputshape", (None, None))
-    shapes2 = options["inputshape2"][0] if "inputshape2" in options else None
-    if shapes2 is not None and len(shapes2) != len(shapes):
-        raise UsageError("inputshape2 must list as many shapes as inputshape")
+    traced = model if spec.endswith(".pt") else None
+    model = traced.module if traced is not None else model
+    inputs, inputs2 = resolve(spec, options, traced)
     with warnings.catch_warnings():  # printed below, one line each
         warnings.simplefilter("ignore", ValueDependentWarning)
-        result = export(model, None, base.parent, base.name, input_shapes=shapes, input_shapes2=shapes2,
-                        input_types=types, optlevel=options.get("optlevel", 2),
+        result = export(model, inputs, base.parent, base.name, inputs2=inputs2, optlevel=options.get("optlevel", 2),
                         moduleop=options.get("moduleop", ()), customop=options.get("customop", ()),
                         fp16=options.get("fp16", True), device=options.get("device", "cpu"),
                         allow_value_dependent=options.get("allowvaluedependent", False),
                         self_check=options.get("selfcheck", True), **{k: options.get(k) for k in PATH_KEYS})
     for artefact, path in result.paths.items():
         print(f"{artefact}: {path}")
+    print("\n".join(model_stat(result.graph).lines()))  # as upstream prints them
     for note in result.value_dependent:
         print(f"warning: {note}", file=sys.stderr)
     for emitter, message in result.unsupported.items():

@@ -36,23 +36,31 @@ X = torch.rand(3, 4, 5)
 IDX = torch.tensor([2, 0, 1])
 
 
-@pytest.mark.parametrize("fn, expr", [
-    (lambda x, m: x[m], "[@1]"),
-    (lambda x, i: x[:, i], "[None,@1]"),
-    (lambda x, i: x[..., i], "[None,None,@1]"),
-    (lambda x, i: x[i, 1], "[@1,@2]"),
-    (lambda x, i: x[i, ...], "[@1]"),
+@pytest.mark.parametrize("fn, index, expr", [
+    (lambda x, m: x[m], X > 0.5, "[@1]"),
+    (lambda x, i: x[:, i], IDX, "[None,@1]"),
+    (lambda x, i: x[..., i], IDX, "[None,None,@1]"),
+    (lambda x, i: x[i, 1], IDX, "[@1]"),  # the integer selects first, as torch applies it
+    (lambda x, i: x[i, ...], IDX, "[@1]"),
 ])
-def test_tensor_index(tmp_path, fn, expr):
-    index = X > 0.5 if expr == "[@1]" and fn(X, X > 0.5).dim() == 1 else IDX
+def test_tensor_index(tmp_path, fn, index, expr):
     graph = _round_trip(tmp_path, fn, X, index)
     op = op_of(graph, "Tensor.index")
     assert op.params == {"expr": expr} and op.inputnames[:2] == ["input", "indices"]
 
 
-def test_index_with_partial_slice_is_refused():
-    with pytest.raises(ConversionError, match="partial slice"):
-        api.capture(Fn(lambda x, i: x[1:, i]), [X, IDX])
+@pytest.mark.parametrize("fn, types", [
+    (lambda x, i: x[1:, i], ["Tensor.slice", "Tensor.index"]),
+    (lambda x, i: x[:, None, 1:3, i], ["Tensor.slice", "torch.unsqueeze", "Tensor.index"]),
+    (lambda x, i: x[None, ..., None], ["torch.unsqueeze", "torch.unsqueeze"]),
+    (lambda x, i: x[[0, 2], :, [1, 1]], ["Tensor.index"]),
+    (lambda x, i: x[i, 2:, None], ["Tensor.slice", "torch.unsqueeze", "Tensor.index"]),
+])
+def test_mixed_index_split_as_torch_applies_it(tmp_path, fn, types):
+    """Issue 19, item 6: slices and None next to index tensors and lists are a Tensor.slice,
+    a torch.unsqueeze per new axis and a Tensor.index, in the order a traced .pt has them."""
+    graph = _round_trip(tmp_path, fn, X, IDX)
+    assert [op.type for op in graph.ops if op.type in ("Tensor.slice", "torch.unsqueeze", "Tensor.index")] == types
 
 
 def _write_slice(x, y):

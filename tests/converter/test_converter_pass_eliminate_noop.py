@@ -33,3 +33,17 @@ def test_graph_output_read_through_a_noop():
     eliminate_noop.run(graph)
     assert types(graph) == ["pnnx.Input", "pnnx.Output"]
     assert graph.ops[1].inputs[0] is graph.ops[0].outputs[0]
+
+
+class ZeroPads(nn.Module):
+    def forward(self, x):
+        x = F.pad(x, (0, 0, 0, 0))
+        return F.pad(x, (0, 0, 0, 0), mode="replicate"), F.pad(x, (1, 0))
+
+
+def test_pads_by_zero_go_real_pads_stay():
+    graph = trace(ZeroPads().eval(), torch.rand(1, 2, 3, 8)).graph
+    eliminate_noop.run(graph)
+    assert types(graph) == ["pnnx.Input", "F.pad", "pnnx.Output", "pnnx.Output"]
+    assert graph.ops[1].params["pad"] == [1, 0]
+    check_links(graph)

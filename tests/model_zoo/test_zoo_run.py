@@ -33,12 +33,15 @@ def test_main_reports_an_unknown_model_as_one_line(capsys):
     assert len(err) == 1 and err[0].startswith("error: no zoo model matches")
 
 
-def test_plan_checks_every_backend_for_both_converters():
+def test_plan_checks_every_backend_for_every_converter():
     units = run.plan([CASES["resnet18"]])
     ours = [u for u in units if u.converter == run.CONVERTERS["reference"]]
+    pt = [u for u in units if u.converter == run.CONVERTERS["reference-pt"]]
     theirs = [u for u in units if u.converter == run.CONVERTERS["upstream"]]
     assert [u.check for u in ours] == ["convert"] + ["parity"] * len(run.MODES)
     assert [(u.backend, u.precision) for u in ours if u.backend] == list(run.MODES)
+    assert [(u.check, u.backend, u.precision) for u in pt] == \
+        [("convert", None, None)] + [("parity", *m) for m in run.PT_MODES]
     assert [u.check for u in theirs] == ["convert"] + ["parity"] * len(run.UPSTREAM_MODES)
     assert [(u.backend, u.precision) for u in theirs if u.backend] == list(run.UPSTREAM_MODES)
     assert set(run.UPSTREAM_MODES) == set(run.MODES) - {("torch", "fp32")}
@@ -96,10 +99,13 @@ def test_both_converters_keep_focus_whole(tmp_path):
 def test_run_writes_records_for_one_model(tmp_path, capsys):
     assert run.main(["--models", "gru_seq", "--no-upstream", "--out", str(tmp_path), "--strict"]) == 0
     records = list(read_results(tmp_path / run.RESULTS))
-    checks = {("convert", None, None)} | {("parity", *mode) for mode in run.MODES}
-    assert {(r.converter, r.check, r.backend, r.precision) for r in records} == \
-        {(route, *check) for route in ("reference", "reference-export") for check in checks}
-    assert all(r.table == "models" and r.status == "pass" for r in records)
+    for converter, modes in (("reference", run.MODES), ("reference-pt", run.PT_MODES),
+                             ("reference-export", run.MODES)):
+        mine = [r for r in records if r.converter == converter]
+        assert {(r.check, r.backend, r.precision) for r in mine} == \
+            {("convert", None, None)} | {("parity", *mode) for mode in modes}
+    assert all(r.table == "models" and r.status == "pass" for r in records), \
+        [(r.converter, r.backend, r.status, r.error) for r in records if r.status != "pass"]
     assert all(json.loads(r.to_json())["case"] == "models.gru_seq/h48_l2" for r in records)
     assert "models.gru_seq/h48_l2" in capsys.readouterr().out
 

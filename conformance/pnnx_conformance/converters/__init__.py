@@ -7,11 +7,12 @@ from ..errors import HarnessError
 from .base import Converter
 from .reference import ReferenceConverter
 from .reference_export import ReferenceExportConverter
+from .reference_pt import ReferencePtConverter
 from .upstream import UpstreamConverter
 
-BUILTIN = {"reference": ReferenceConverter, "reference-export": ReferenceExportConverter,
-           "upstream": UpstreamConverter}
-DEFAULT = ("reference", "reference-export", "upstream")
+BUILTIN = {"reference": ReferenceConverter, "reference-pt": ReferencePtConverter,
+           "reference-export": ReferenceExportConverter, "upstream": UpstreamConverter}
+DEFAULT = ("reference", "reference-pt", "reference-export", "upstream")
 
 
 def load_converter(spec: str) -> Converter:

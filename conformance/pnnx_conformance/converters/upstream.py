@@ -36,6 +36,23 @@ def pnnx_command() -> str | None:
     return str(beside) if beside.is_file() else shutil.which("pnnx")
 
 
+def trace_to_pt(case, workdir: Path, model=None, inputs=None) -> Path:
+    """`torch.jit.trace` the case and save it as workdir/case.pt (what a user hands `pnnx`)."""
+    import torch
+
+    model = case.make_model() if model is None else model
+    inputs = case.make_inputs() if inputs is None else inputs
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            traced = torch.jit.trace(model, tuple(inputs), check_trace=False)
+        traced.save(str(workdir / "case.pt"))
+    except Exception as e:
+        raise NotSupported(f"unsupported: torch.jit.trace: {type(e).__name__}: {e}".splitlines()[0],
+                           traceback.format_exc()) from None
+    return workdir / "case.pt"
+
+
 def inputshape_arg(case) -> str:
     shapes = ",".join(f"[{','.join(str(d) for d in spec.shape)}]{spec.dtype}" for spec in case.inputs)
     return f"inputshape={shapes}"
@@ -70,18 +87,7 @@ class UpstreamConverter(Converter):
 
     @staticmethod
     def _trace(case, workdir: Path, model, inputs) -> None:
-        import torch
-
-        model = case.make_model() if model is None else model
-        inputs = case.make_inputs() if inputs is None else inputs
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                traced = torch.jit.trace(model, tuple(inputs), check_trace=False)
-            traced.save(str(workdir / "case.pt"))
-        except Exception as e:
-            raise NotSupported(f"unsupported: torch.jit.trace: {type(e).__name__}: {e}".splitlines()[0],
-                               traceback.format_exc()) from None
+        trace_to_pt(case, workdir, model, inputs)
 
     @staticmethod
     def _run(exe: str, case, workdir: Path, fp16: bool) -> subprocess.CompletedProcess:

@@ -1,5 +1,6 @@
-"""Drop operators that do nothing at inference: dropout, identity, detach, and
-reshapes/permutes that leave the tensor as it is. (`contiguous` stays: a later `view` needs it.)"""
+"""Drop operators that do nothing at inference: dropout, identity, detach, pads by zero
+(swin pads each stage to a multiple of its window: 0 at 224x224), and reshapes/permutes that
+leave the tensor as it is. (`contiguous` stays: a later `view` needs it.)"""
 from __future__ import annotations
 
 from ..ir import Graph, Operator
@@ -30,6 +31,9 @@ def _noop(op: Operator) -> bool:
         return len(op.inputs) >= 1 and len(op.outputs) == 1
     if op.type in _RESHAPES:
         return _same_shape(op)
+    if op.type == "F.pad":
+        pad = op.params.get("pad")
+        return isinstance(pad, list) and not any(pad) and len(op.inputs) == 1 and _same_shape(op)
     if op.type == "Tensor.slice":
         return not op.params.get("dims") and len(op.inputs) == 1
     return _identity_permute(op)

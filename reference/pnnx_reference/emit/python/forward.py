@@ -267,8 +267,24 @@ def render_custom_op(op: Operator, ctx) -> list[str]:
     parts = op.type.split(".")[2:]
     if len(parts) != 2 or not all(is_identifier(p) and not p.startswith("_") for p in parts):
         raise CodegenError(f"operator {op.name!r}: bad custom operator type {op.type!r}")
-    args = [ctx.var(o) for o in op.inputs] + render_kwargs(op.params, op.name)
+    positional = _positional_custom_args(op, ctx)
+    args = positional if positional is not None else [ctx.var(o) for o in op.inputs] + render_kwargs(op.params, op.name)
     return _assign(op, ctx, f"torch.ops.{parts[0]}.{parts[1]}({', '.join(args)})")
+
+
+def _positional_custom_args(op: Operator, ctx) -> list[str] | None:
+    """An operator read from a `.pt` names its arguments by position (`$arg_0`, `arg_5=1`, as
+    upstream writes them): they are passed in that order, the schema's own names being unknown
+    here. None when the names are not exactly arg_0 .. arg_N."""
+    by_index = {}
+    for name, operand in zip(op.inputnames, op.inputs):
+        by_index[name] = ctx.var(operand)
+    for name, value in op.params.items():
+        by_index[name] = render_value(value)
+    order = [f"arg_{i}" for i in range(len(by_index))]
+    if not by_index or set(order) != set(by_index):
+        return None
+    return [by_index[name] for name in order]
 
 
 @RENDERERS.register("pnnx.Input", "pnnx.Output", "pnnx.SliceIndexes")

@@ -10,7 +10,6 @@ from torch.fx.node import map_arg
 
 from ...errors import ConversionError
 from .. import aten
-from ..aten import core  # noqa: F401  (registers the core-ATen rules)
 from . import nodes as fx
 
 
@@ -31,10 +30,7 @@ def run_node(node, env: dict):
         return _chained_slice(node, env)
     if name is not None:
         kwargs = fx.named_args(node, value)
-        if name.endswith("_with_indices") and any(u.target is operator.getitem and u.args[1] == 1
-                                                  for u in node.users):
-            kwargs["return_indices"] = True  # a max_unpool reads them
-        result = aten.call(name, kwargs)
+        result = aten.call(name, kwargs, _used_results(node))
         if name == "slice":  # the start of a chain
             env.setdefault(_SLICES, {})[node] = (node.args[0], _slice_item(kwargs))
         return _unavailable_beyond(node, result)
@@ -50,6 +46,16 @@ def run_node(node, env: dict):
     raise ConversionError(f"exported program node {node.name}: cannot convert {target}")
 
 
+def _used_results(node) -> tuple[bool, ...] | None:
+    """Which results of a several-result operator the graph reads (max_pool2d_with_indices
+    whose indices a max_unpool reads), None for one result."""
+    returns = len(node.target._schema.returns) if isinstance(node.target, OpOverload) else 1
+    if returns < 2:
+        return None
+    read = {u.args[1] for u in node.users if u.target is operator.getitem and u.users}
+    return tuple(i in read for i in range(returns))
+
+
 _SYM_FUNCTIONS = {torch.sym_int, torch.sym_float, torch.sym_max, torch.sym_min, torch.sym_not,
                   torch.sym_sqrt, torch.sym_ite}
 
@@ -60,6 +66,8 @@ def _unavailable_beyond(node, result):
     returns = len(node.target._schema.returns)
     if returns > 1 and isinstance(result, torch.Tensor):
         return (result,) + tuple(Unavailable(node, i) for i in range(1, returns))
+    if returns > 1 and isinstance(result, tuple):  # (values, None): nobody reads the indices
+        return tuple(Unavailable(node, i) if r is None else r for i, r in enumerate(result))
     return result
 
 

@@ -1,7 +1,13 @@
 """`x[..., ::2, 1]` -> one `Tensor.slice` with plural dims/starts/ends/steps/selects
 (dims after `...` are negative, as upstream writes them); `x[:, idx]` / `x[mask]` -> one
-`Tensor.index` with `expr=[None,@1]` (None a full slice, `@i` index tensor input i)."""
+`Tensor.index` with `expr=[None,@1]` (None a full slice, `@i` index tensor input i).
+
+Any other index (`x[:, None, 1:3, idx]`, `x[[0, 2]]`) is split as torch itself applies it
+(`decompose`): the slices and integers first (one Tensor.slice), a torch.unsqueeze per None,
+then the index tensors and lists (one Tensor.index) on what is left."""
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import torch
 
@@ -37,6 +43,74 @@ def slice_params(tensor: torch.Tensor, index) -> tuple[str, dict]:
         for key, value in zip(("dims", "starts", "ends", "steps", "selects"), (dim, *entry)):
             params[key].append(value)
     return "Tensor.slice", params
+
+
+def is_advanced(index) -> bool:
+    """Anything `slice_params` cannot say alone: tensors, lists, None."""
+    items = list(index) if isinstance(index, tuple) else [index]
+    return any(i is None or isinstance(i, (torch.Tensor, list)) for i in items)
+
+
+@dataclass
+class Decomposed:
+    basic: tuple | None          # slices and integers, None when it selects everything
+    unsqueeze: list[int]         # dims of the new axes, in the order to insert them
+    advanced: list | None        # full slices and index tensors over what is left, or None
+
+
+def decompose(tensor: torch.Tensor, index) -> Decomposed:
+    """`index` as torch applies it: basic indexing, new axes, then advanced indexing."""
+    items = [_as_index(i, tensor.device) for i in (list(index) if isinstance(index, tuple) else [index])]
+    if any(isinstance(i, bool) for i in items):
+        raise ConversionError("indexing with a Python bool is not supported by the capture yet")
+    if sum(i is Ellipsis for i in items) > 1:
+        raise ConversionError("an index with two `...` is invalid")
+    items = _expand_ellipsis(tensor, items)
+    basic, unsqueeze, advanced, position = [], [], [], 0
+    for item in items:
+        if item is None:
+            unsqueeze.append(position)
+            advanced.append(slice(None))
+            position += 1
+        elif isinstance(item, torch.Tensor):
+            basic += [slice(None)] * _index_width(item)
+            advanced.append(item)
+            position += 1 if item.dtype != torch.bool else item.dim()
+        elif isinstance(item, slice):
+            basic.append(item)
+            advanced.append(slice(None))
+            position += 1
+        else:
+            basic.append(int(item))
+    while basic and basic[-1] == slice(None):
+        basic.pop()
+    while advanced and not isinstance(advanced[-1], torch.Tensor):
+        advanced.pop()
+    return Decomposed(tuple(basic) or None, unsqueeze, advanced or None)
+
+
+def _as_index(item, device):
+    """A list of indices is an index tensor (torch reads it so)."""
+    if isinstance(item, list):
+        return torch.tensor(item, device=device)
+    return item
+
+
+def _expand_ellipsis(tensor: torch.Tensor, items: list) -> list:
+    if Ellipsis not in items:
+        return items
+    split = items.index(Ellipsis)
+    rest = items[:split] + items[split + 1:]
+    fill = tensor.dim() - sum(_index_width(i) for i in rest if i is not None)
+    return items[:split] + [slice(None)] * max(fill, 0) + items[split + 1:]
+
+
+def select_index(arguments: dict) -> tuple:
+    """`x.select(dim, i)` as the index `x[:, ..., i]` it equals."""
+    dim, item = int(arguments["dim"]), int(arguments["index"])
+    if dim < 0:
+        return (Ellipsis, item) + (slice(None),) * (-dim - 1)
+    return (slice(None),) * dim + (item,)
 
 
 def has_tensor_index(index) -> bool:

@@ -392,11 +392,8 @@ class Tracer(TorchFunctionMode):
                 self._emit("pnnx.Expression", f"pnnx_expr_{next(self._counters['expr'])}",
                            refs.operands, [], {"expr": text}, [result])
                 return
-        if op_type == "Tensor.__getitem__" and indexing.has_tensor_index(args[1]):
-            expr, tensors = indexing.index_expr(indexing.index_items(args[0], args[1]), 1, args[0].device)
-            self._emit("Tensor.index", self._op_name("Tensor.index"),
-                       [self.operand_of(t) for t in (args[0], *tensors)],
-                       ["input"] + ["indices"] * len(tensors), {"expr": expr}, [result])
+        if op_type == "Tensor.__getitem__" and indexing.is_advanced(args[1]):
+            self._advanced_getitem(args[0], args[1], result)
             return
         if op_type == "Tensor.__getitem__":
             self._check_slice_bounds(args[1])
@@ -407,7 +404,46 @@ class Tracer(TorchFunctionMode):
             return
         if op_type in _CONSTANT_FACTORIES and args and _is_plain_nested(args[0]):
             return  # `torch.tensor([[5], [3]])`: a constant; it becomes a pnnx.Attribute where used
-        self._record_call(op_type, bind(func, op_type, args, kwargs), result)
+        pairs = bind(func, op_type, args, kwargs)
+        self._record_call(op_type, pairs, result)
+        if op_type == "Tensor.select":  # `x.select(1, 0)` is the view `x[:, 0]`: it can be written to
+            self._views[id(result)] = (result, args[0], indexing.select_index(dict(pairs)))
+
+    def _advanced_getitem(self, tensor, index, result) -> None:
+        """`x[:, None, 1:3, idx]`: Tensor.slice, torch.unsqueeze per new axis, Tensor.index
+        (indexing.decompose), each step's value computed here, unseen by the mode."""
+        parts = indexing.decompose(tensor, index)
+        value = tensor
+        steps = ([(self._basic, parts.basic)] if parts.basic is not None else []) + \
+                [(self._new_axis, dim) for dim in parts.unsqueeze] + \
+                ([(self._tensor_index, parts.advanced)] if parts.advanced is not None else [])
+        for i, (step, argument) in enumerate(steps):
+            value = step(value, argument, result if i == len(steps) - 1 else None)
+        if not steps:  # `x[...]`: the tensor itself
+            self._tensors[id(result)] = (result, self.operand_of(tensor))
+
+    def _basic(self, tensor, index, result):
+        with self._quiet():
+            value = tensor[index] if result is None else result
+        op_type, params = indexing.slice_params(tensor, index)
+        self._emit(op_type, self._op_name(op_type), [self.operand_of(tensor)], ["input"], params, [value])
+        self._views[id(value)] = (value, tensor, index)
+        return value
+
+    def _new_axis(self, tensor, dim, result):
+        with self._quiet():
+            value = tensor.unsqueeze(dim) if result is None else result
+        self._emit("torch.unsqueeze", self._op_name("torch.unsqueeze"), [self.operand_of(tensor)], ["input"],
+                   {"dim": dim}, [value])
+        return value
+
+    def _tensor_index(self, tensor, items, result):
+        with self._quiet():
+            value = tensor[tuple(items)] if result is None else result
+        expr, tensors = indexing.index_expr(items, 1, tensor.device)
+        self._emit("Tensor.index", self._op_name("Tensor.index"), [self.operand_of(t) for t in (tensor, *tensors)],
+                   ["input"] + ["indices"] * len(tensors), {"expr": expr}, [value])
+        return value
 
     def _record_call(self, op_type, pairs, result) -> None:
         inputs, inputnames, params = [], [], {}

@@ -3,6 +3,6 @@ forward replays the TorchScript graph through the Python API, so the Python-API 
 passes and the emitters are shared with the Python route."""
 from __future__ import annotations
 
-from .loader import load, rebuild
+from .loader import TracedFile, load, read, rebuild
 
-__all__ = ["load", "rebuild"]
+__all__ = ["TracedFile", "load", "read", "rebuild"]

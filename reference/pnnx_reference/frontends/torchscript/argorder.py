@@ -20,11 +20,28 @@ def remember(module, script) -> None:
 _PACKED_STATE = {torch.nn.LSTM: 1, torch.nn.LSTMCell: 1}
 
 
+# Modules whose trailing list argument tracing passes as separate numbers: its position
+# (`deconv(x, output_size=[h, w])` is traced as forward(x, h, w)).
+_PACKED_SIZES = {torch.nn.ConvTranspose1d: 1, torch.nn.ConvTranspose2d: 1, torch.nn.ConvTranspose3d: 1}
+
+
 def _pack(module, args: tuple) -> tuple:
+    at = _PACKED_SIZES.get(type(module))
+    if at is not None and len(args) > at and all(_is_number(a) for a in args[at:]):
+        return (*args[:at], list(args[at:]))
     at = _PACKED_STATE.get(type(module))
     if at is None or len(args) <= at + 1:
         return args
     return (*args[:at], tuple(args[at:]))
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _as_script_args(args: tuple) -> tuple:
+    """The script took traced numbers as tensors (prim::NumToTensor)."""
+    return tuple(torch.tensor(int(a)) if _is_number(a) else a for a in args)
 
 
 # Tracing passes a tensor given for several parameters once (`mha(x, x, x)` -> forward(x)).
@@ -43,20 +60,29 @@ def script_of(module):
     return getattr(module, _SCRIPT, None)
 
 
-def python_args(module, args: tuple) -> tuple | None:
-    """The arguments in the order (and nesting) the module's Python forward takes them."""
+# Keyword arguments a traced call may have passed (the graph only keeps their effect).
+_CALL_KEYWORDS = {torch.nn.MultiheadAttention: ({}, {"need_weights": False})}
+
+
+def python_args(module, args: tuple) -> tuple[tuple, dict, list[int] | None] | None:
+    """The arguments in the order (and nesting) the module's Python forward takes them, the
+    keyword arguments the traced call passed, and where each of the traced results is among
+    the Python call's flattened results (None: in order; tracing may drop results nobody
+    reads and reorder a tuple's, as an LSTM with proj_size returns (h, c, out))."""
     script = script_of(module)
     if script is None:
-        return _pack(module, args)
+        return _pack(module, args), {}, None
     with torch._C.DisableTorchFunction(), torch.no_grad():  # unseen by the tracer
-        expected = flat(script(*args))
-        for packed in orders(module, args):
-            try:
-                got = flat(type(module).forward(module, *packed))  # no hooks: unrecorded
-            except Exception:  # a wrong order usually fails on shapes
-                continue
-            if _same(got, expected):
-                return packed
+        expected = flat(script(*_as_script_args(args)))
+        for keywords in _CALL_KEYWORDS.get(type(module), ({},)):
+            for packed in orders(module, args):
+                try:  # no hooks: unrecorded
+                    got = flat(type(module).forward(module, *packed, **keywords))
+                except Exception:  # a wrong order usually fails on shapes
+                    continue
+                where = _positions(got, expected)
+                if where is not None:
+                    return packed, keywords, None if where == list(range(len(where))) else where
     return None
 
 
@@ -70,13 +96,23 @@ def orders(module, args: tuple):
 
 
 def flat(value) -> list:
+    """The values of nested tuples and lists; None dropped (`mha(..., need_weights=False)`
+    returns (out, None), which tracing records as out alone)."""
     if isinstance(value, (tuple, list)):
         return [t for v in value for t in flat(v)]
-    return [value]
+    return [] if value is None else [value]
 
 
-def _same(a: list, b: list) -> bool:
-    return len(a) == len(b) and all(equal(x, y) for x, y in zip(a, b))
+def _positions(got: list, expected: list) -> list[int] | None:
+    """For each expected result, the first unused equal one among `got`."""
+    where, used = [], set()
+    for value in expected:
+        found = next((i for i, g in enumerate(got) if i not in used and equal(g, value)), None)
+        if found is None:
+            return None
+        used.add(found)
+        where.append(found)
+    return where
 
 
 def equal(x, y) -> bool:

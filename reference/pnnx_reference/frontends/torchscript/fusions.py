@@ -3,8 +3,10 @@ node and replayed as the one Python-API call users wrote (`F.normalize`, `F.soft
 A fusion returns (the nodes it replaces, the result of the last one) or None to run nodes one by one."""
 from __future__ import annotations
 
+import torch
 import torch.nn.functional as F
 
+from . import schema
 from .schema import constant_value
 
 FUSIONS = {}
@@ -85,3 +87,161 @@ def _softmin(node, env):
     if values is None:
         return None
     return nodes, F.softmin(env[node.inputsAt(0)], dim=values[0], dtype=values[1])
+
+
+def _shape_chain(node, kinds: list[str]) -> list | None:
+    """Like chain(), but a result may also be read by aten::size (the shape the next view
+    takes): those reads die with the chain."""
+    nodes = [node]
+    for kind in kinds:
+        if nodes[-1].outputsSize() != 1:
+            return None
+        users = [u.user for u in nodes[-1].output().uses()]
+        following = [u for u in users if u.kind() == kind]
+        if len(following) != 1 or any(u.kind() not in (kind, "aten::size") for u in users):
+            return None
+        nodes.append(following[0])
+    return nodes
+
+
+@fusion("aten::view")
+def _stft_center(node, env):
+    """torch.stft(x, center=True, pad_mode=m): view to 3-d, F.pad(n_fft // 2 each side, m),
+    view back, aten::stft."""
+    nodes = _shape_chain(node, ["aten::pad", "aten::view", "aten::stft"])
+    if nodes is None:
+        return None
+    pad, stft = nodes[1], nodes[3]
+    amounts, mode = constants(pad, 1, 2) or (None, None)
+    names = schema.argument_names(stft)
+    values = dict(zip(names, (env.get(v) if v in env else _constant_or_none(v) for v in stft.inputs())))
+    n_fft = values.get("n_fft")
+    if not isinstance(n_fft, int) or amounts != [n_fft // 2, n_fft // 2] or "center" in values:
+        return None
+    kwargs = {k: v for k, v in values.items() if k != "self"}
+    return nodes, torch.stft(env[node.inputsAt(0)], center=True, pad_mode=mode, **kwargs)
+
+
+def _constant_or_none(value):
+    try:
+        return constant_value(value)
+    except KeyError:
+        return None
+
+
+_INT64_MAX = 9223372036854775807
+
+
+def _index_chain(node) -> list:
+    """`x[a:b][:, c]` as tracing writes it: consecutive aten::slice / aten::select nodes, each
+    the only user of the previous one's result."""
+    nodes = [node]
+    while True:
+        uses = nodes[-1].output().uses()
+        if len(uses) != 1 or uses[0].user.kind() not in ("aten::slice", "aten::select") \
+                or uses[0].offset != 0:
+            return nodes
+        nodes.append(uses[0].user)
+
+
+@fusion("aten::slice")
+@fusion("aten::select")
+def _merged_index(node, env):
+    """A chain of slices and selects is one index `x[a:b, c]` (one Tensor.slice, as the
+    Python-API capture records the same indexing), so that a write into it (`x[a:b, c:d] = 0`)
+    is a write into a slice of x, not into a slice of a slice."""
+    nodes = _index_chain(node)
+    x = env.get(node.inputsAt(0))
+    if len(nodes) < 2 or not hasattr(x, "dim"):
+        return None
+    items = _combined_index(nodes, x.dim())
+    if items is None:
+        return None
+    return nodes, x[tuple(items)]
+
+
+def _combined_index(nodes, rank: int) -> list | None:
+    items, alive = [slice(None)] * rank, list(range(rank))
+    for node in nodes:
+        values = constants(node, *range(1, node.inputsSize()))
+        if values is None:
+            return None
+        dim = values[0] % len(alive)
+        original = alive[dim]
+        if items[original] != slice(None):
+            return None  # the same dim indexed twice
+        if node.kind() == "aten::select":
+            items[original] = values[1]
+            alive.pop(dim)
+        else:
+            start, end, step = values[1:4]
+            items[original] = slice(None if start in (None, 0) else start,
+                                    None if end in (None, _INT64_MAX) else end, None if step == 1 else step)
+    return items
+
+
+def _only_user(node, kind: str):
+    """The one node reading `node`'s single output, when it is of `kind`."""
+    uses = node.output().uses() if node.outputsSize() == 1 else []
+    return uses[0].user if len(uses) == 1 and uses[0].user.kind() == kind else None
+
+
+_LP_POOLS = {"aten::avg_pool1d": F.lp_pool1d, "aten::avg_pool2d": F.lp_pool2d, "aten::avg_pool3d": F.lp_pool3d}
+
+
+@fusion("aten::pow")
+def _lp_pool(node, env):
+    """F.lp_poolNd: y = avg_poolNd(x ** p), then (sign(y) * relu(abs(y))) * kernel volume, ** (1 / p)."""
+    uses = node.output().uses() if node.outputsSize() == 1 else []
+    pool = uses[0].user if len(uses) == 1 else None
+    if pool is None or pool.kind() not in _LP_POOLS:
+        return None
+    readers = {u.user.kind(): u.user for u in pool.output().uses()}
+    if len(pool.output().uses()) != 2 or set(readers) != {"aten::sign", "aten::abs"}:
+        return None
+    sign, absolute = readers["aten::sign"], readers["aten::abs"]
+    relu = _only_user(absolute, "aten::relu")
+    product = relu and _only_user(relu, "aten::mul")
+    scale = product and _only_user(product, "aten::mul")
+    root = scale and _only_user(scale, "aten::pow")
+    values = constants(node, 1)
+    arguments = constants(pool, 1, 2, 4)
+    if root is None or _only_user(sign, "aten::mul") is not product or values is None or arguments is None:
+        return None
+    kernel, stride, ceil_mode = arguments
+    if isinstance(kernel, list) and len(kernel) == 1:
+        kernel, stride = kernel[0], stride[0] if stride else stride
+    fn = _LP_POOLS[pool.kind()]
+    result = fn(env[node.inputsAt(0)], values[0], kernel, stride or None, ceil_mode)
+    return [node, pool, sign, absolute, relu, product, scale, root], result
+
+
+# F.local_response_norm lowered: x * x, a window average across channels (avg_pool3d over a
+# 5-d view, or avg_pool2d over an unsqueezed 3-d input), then x / (k + alpha * avg) ** beta.
+_LRN_CHAINS = (["aten::view", "aten::pad", "aten::avg_pool3d", "aten::squeeze", "aten::view",
+                "aten::mul", "aten::add", "aten::pow", "aten::div"],
+               ["aten::unsqueeze", "aten::pad", "aten::avg_pool2d", "aten::squeeze",
+                "aten::mul", "aten::add", "aten::pow", "aten::div"])
+
+
+@fusion("aten::mul")
+def _local_response_norm(node, env):
+    x = node.inputsAt(0)
+    if node.inputsAt(1) != x:
+        return None
+    for kinds in _LRN_CHAINS:
+        nodes = _shape_chain(node, kinds)
+        if nodes is not None:
+            break
+    else:
+        return None
+    pool, (scale, offset, power, div) = nodes[3], nodes[-4:]
+    window, alpha, k, beta = constants(pool, 1), constants(scale, 1), constants(offset, 1), constants(power, 1)
+    if div.inputsAt(0) != x or None in (window, alpha, k, beta) or constants(offset, 2) != [1]:
+        return None
+    return nodes, F.local_response_norm(env[x], window[0][0], alpha=_number(alpha[0]), beta=_number(beta[0]),
+                                        k=_number(k[0]))
+
+
+def _number(value):
+    return value.item() if isinstance(value, torch.Tensor) else value

@@ -2,6 +2,8 @@
 (`prim::` structure here, `aten::` calls through the `aten` registry)."""
 from __future__ import annotations
 
+import torch
+
 from ...errors import ConversionError
 from .. import aten
 from ..python.valuedep import CURRENT_NODE
@@ -23,10 +25,30 @@ def run_block(block, env: dict) -> list:
         if fused is not None:
             nodes, result = fused
             replayed.update(_key(n) for n in nodes)
+            replayed.update(_key(n) for n in _dead_feeders(block, replayed))
             env[nodes[-1].output()] = result
             continue
         run_node(node, env)
     return [env[v] for v in block.outputs()]
+
+
+_SHAPE_KINDS = {"aten::size", "prim::NumToTensor", "aten::Int", "prim::ListConstruct", "prim::Constant"}
+
+
+def _dead_feeders(block, replayed: set) -> list:
+    """Shape arithmetic (x.size(1), lists of sizes) read only by nodes a fusion replaced."""
+    dead, changed = [], True
+    while changed:
+        changed = False
+        for node in block.nodes():
+            if node.kind() not in _SHAPE_KINDS or _key(node) in replayed or not node.outputsSize():
+                continue
+            users = [u.user for v in node.outputs() for u in v.uses()]
+            if users and all(_key(u) in replayed for u in users):
+                replayed.add(_key(node))
+                dead.append(node)
+                changed = True
+    return dead
 
 
 def _key(node) -> tuple:
@@ -41,16 +63,30 @@ def run_node(node, env: dict) -> None:
     if prim is not None:
         results = prim.fn(node, args, env)
     elif kind.startswith("aten::"):
-        results = _single(node, aten.call(kind[len("aten::"):], schema.named_args(node, args)))
+        used = tuple(bool(v.uses()) for v in node.outputs())
+        results = _single(node, aten.call(kind[len("aten::"):], schema.named_args(node, args), used))
     else:
-        raise ConversionError(f"TorchScript operator {kind} is not supported")
+        results = _single(node, _library_op(kind)(*args))
     for value, result in zip(node.outputs(), results):
         env[value] = result
+
+
+def _library_op(kind: str):
+    """`torchvision::roi_align` and other libraries' registered operators: called as
+    `torch.ops.torchvision.roi_align`, which the tracer records as a custom operator."""
+    namespace, _, name = kind.partition("::")
+    try:
+        return getattr(getattr(torch.ops, namespace), name)
+    except (AttributeError, RuntimeError):
+        raise ConversionError(f"TorchScript operator {kind} is not supported") from None
 
 
 def _single(node, result) -> list:
     if node.outputsSize() == 1:
         return [result]
+    if not isinstance(result, (tuple, list)) or len(result) != node.outputsSize():
+        raise ConversionError(f"TorchScript operator {node.kind()}: its rule gave "
+                              f"{type(result).__name__}, not the {node.outputsSize()} results the graph reads")
     return list(result)
 
 

@@ -48,13 +48,19 @@ def _call_method(node, args, env):
         return _results(node, owner.call_method(name, tuple(args[1:])))
     if re.fullmatch(r"forward\d*", name):
         # tracing names the second call of a shared module forward1, forward2, ...
-        ordered = argorder.python_args(owner, tuple(args[1:]))
-        if ordered is None:  # the recovered module does not reproduce the original: replay it
+        call = argorder.python_args(owner, tuple(args[1:]))
+        if call is None:  # the recovered module does not reproduce the original: replay it
             graph = argorder.script_of(owner)._c._get_method("forward").graph
             return _results(node, _run_graph(graph, (owner, *args[1:])))
-        result = owner(*ordered)
-        if node.outputsSize() == 1 and node.output().type().kind() == "TupleType":
-            result = tuple(argorder.flat(result))  # tracing flattens (out, (h, c)) to (out, h, c)
+        args_in_order, keywords, where = call
+        result = owner(*args_in_order, **keywords)
+        if isinstance(result, tuple):  # tracing flattens (out, (h, c)), drops what nobody reads
+            values = argorder.flat(result)
+            values = tuple(values[i] for i in where) if where is not None else tuple(values)
+            if node.outputsSize() == 1 and node.output().type().kind() == "TupleType":
+                result = values
+            else:
+                result = values[0] if node.outputsSize() == 1 else values[:node.outputsSize()]
         return _results(node, result)
     return _results(node, getattr(owner, name)(*args[1:]))
 

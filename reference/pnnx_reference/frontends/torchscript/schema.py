@@ -50,6 +50,17 @@ def constant_value(value):
     raise KeyError(value.debugName())
 
 
+def named_constants(node) -> dict:
+    """name -> value for the constant arguments of one aten:: node."""
+    found = {}
+    for name, value in zip(argument_names(node), node.inputs()):
+        try:
+            found[name] = constant_value(value)
+        except KeyError:
+            continue
+    return found
+
+
 def graph_constants(graph) -> dict:
     """name -> value for every constant argument of the graph's aten:: calls."""
     found = {}

@@ -15,7 +15,8 @@ from . import argorder, schema
 _MANGLE = re.compile(r"___torch_mangle_\d+\.")
 _CONTAINERS = (nn.Sequential, nn.ModuleList, nn.ModuleDict)
 # Constructor arguments whose aten argument has another name (tried after the same name).
-_ALIASES = {"scale_factor": "scale_factors", "padding": "pad", "unflattened_size": "sizes"}
+_ALIASES = {"scale_factor": "scale_factors", "padding": "pad", "unflattened_size": "sizes",
+            "size": "output_size", "norm_type": "exponent"}
 # aten values that mean "not given" for one constructor argument.
 _UNSET = {"padding_idx": -1}
 _MODES = {"upsample_nearest": "nearest", "upsample_linear1d": "linear", "upsample_bilinear2d": "bilinear",
@@ -106,9 +107,11 @@ def _attribute(script, name: str):
 def constructor_args(cls, script) -> dict:
     graph = script._c._get_method("forward").graph
     kinds = [n.kind()[len("aten::"):] for n in graph.nodes()]
+    extra = {**(_attention_dims(script) if cls is nn.MultiheadAttention else {}),
+             **(_transformer_dims(cls, script) if issubclass(cls, _TRANSFORMERS) else {}),
+             **_EXTRACTORS.get(cls, lambda script: {})(script)}
     return arguments(cls, dict(script.state_dict()), schema.graph_constants(graph), kinds,
-                     lambda name: _attribute(script, name),
-                     _attention_dims(script) if cls is nn.MultiheadAttention else {})
+                     lambda name: _stored(script, name), extra)
 
 
 def arguments(cls, state: dict, constants: dict, kinds: list[str], attribute=lambda name: None,
@@ -126,9 +129,22 @@ def arguments(cls, state: dict, constants: dict, kinds: list[str], attribute=lam
         for value in (dims.get(name), attribute(name), constants.get(name),
                       constants.get(_ALIASES.get(name, ""))):
             if value is not None and _UNSET.get(name, object()) != value:
-                kwargs[name] = _plain(value)
+                kwargs[name] = _plain(value, one_dim=cls.__name__.endswith("1d"))
                 break
+    if kwargs.get("stride") == ():  # aten's `stride=[]`: the default, the kernel size
+        kwargs["stride"] = None
+    if "scale_factor" in kwargs:  # nn.Upsample(scale_factor=2): the traced output size is derived
+        kwargs.pop("size", None)
     return kwargs
+
+
+def _stored(script, name: str):
+    """A constructor argument the module stores: an attribute (scripted), or a tensor one it
+    keeps as a buffer (`_random_samples`)."""
+    value = _attribute(script, name)
+    if value is None and name.startswith("_"):
+        return dict(script.named_buffers(recurse=False)).get(name)
+    return value
 
 
 def _signature(cls) -> dict:
@@ -172,6 +188,10 @@ def _attention_dims(script) -> dict:
         return {}
     embed_dim = out["embed_dim"]
     graph = script._c._get_method("forward").graph
+    native = next((n for n in graph.nodes() if n.kind() == "aten::_native_multi_head_attention"), None)
+    if native is not None:  # the fused fast path (traced under no_grad) names its head count
+        heads = schema.named_constants(native).get("num_head")
+        return {**out, "batch_first": True, **({"num_heads": heads} if isinstance(heads, int) else {})}
     for node in graph.nodes():
         if node.kind() in ("aten::mul", "aten::div") and node.inputsAt(1).node().kind() == "prim::Constant":
             scale = schema.constant_value(node.inputsAt(1))
@@ -181,10 +201,119 @@ def _attention_dims(script) -> dict:
                 if head_dim and embed_dim % head_dim == 0:
                     out["num_heads"] = embed_dim // head_dim
                 break
+    if "num_heads" not in out:  # scaled_dot_product_attention scales by itself
+        heads = _heads(graph, embed_dim)
+        if heads:
+            out["num_heads"] = heads
     query = list(graph.inputs())[1]
     first = query.uses()[0].user if query.uses() else None
     out["batch_first"] = first is not None and first.kind() == "aten::transpose"
     return out
+
+
+_TRANSFORMERS = (nn.TransformerEncoderLayer, nn.TransformerDecoderLayer, nn.Transformer)
+
+
+def _heads(graph, embed_dim: int) -> int | None:
+    """The query's split into heads, `q.view(tgt_len, bsz * num_heads, head_dim)`: the first
+    3-d view; its middle size multiplies the batch by the constant head count, its last is the
+    head size (a constant unless computed from the input's size)."""
+    for node in graph.nodes():
+        if node.kind() != "aten::view" or node.inputsAt(1).node().kind() != "prim::ListConstruct":
+            continue
+        sizes = list(node.inputsAt(1).node().inputs())
+        if len(sizes) != 3:
+            continue
+        product = sizes[1].node()
+        if product.kind() == "aten::Int":
+            product = product.inputsAt(0).node()
+        if product.kind() == "aten::mul" and product.inputsAt(1).node().kind() == "prim::Constant":
+            heads = schema.constant_value(product.inputsAt(1))
+            heads = int(heads.item() if isinstance(heads, torch.Tensor) else heads)
+            return heads if heads > 0 and embed_dim % heads == 0 else None
+        if sizes[-1].node().kind() == "prim::Constant":
+            head_dim = sizes[-1].toIValue()
+            return embed_dim // head_dim if isinstance(head_dim, int) and head_dim > 0 else None
+        return None
+    return None
+
+
+def _transformer_dims(cls, script) -> dict:
+    """nn.Transformer*Layer (and nn.Transformer, from its first encoder layer): sizes from the
+    attention and feed-forward children, activation, norm order and eps from the layer's graph
+    (or from the fused fast-path call a trace under no_grad records)."""
+    out = {}
+    if issubclass(cls, nn.Transformer):
+        out["num_encoder_layers"] = len(list(script.encoder.layers.children()))
+        out["num_decoder_layers"] = len(list(script.decoder.layers.children()))
+        script = getattr(script.encoder.layers, "0")
+    linear1 = script.linear1
+    out.update(dim_feedforward=linear1.weight.shape[0], bias=isinstance(getattr(linear1, "bias", None), torch.Tensor),
+               dropout=_forward_constants(script.dropout).get("p"))
+    graph = script._c._get_method("forward").graph
+    fused = next((n for n in graph.nodes() if n.kind() == "aten::_transformer_encoder_layer_fwd"), None)
+    if fused is not None:
+        given = schema.named_constants(fused)
+        return {**out, "d_model": given.get("embed_dim"), "nhead": given.get("num_heads"), "batch_first": True,
+                "activation": "gelu" if given.get("use_gelu") else "relu", "norm_first": given.get("norm_first"),
+                "layer_norm_eps": given.get("eps")}
+    attention = _attention_dims(script.self_attn)
+    kinds = [n.kind() for n in graph.nodes()]
+    calls = [_owner_name(n) for n in graph.nodes() if n.kind() == "prim::CallMethod"]
+    out.update(d_model=attention.get("embed_dim"), nhead=attention.get("num_heads"),
+               batch_first=attention.get("batch_first"),
+               activation="gelu" if "aten::gelu" in kinds else "relu",
+               norm_first="norm1" in calls and "self_attn" in calls and calls.index("norm1") < calls.index("self_attn"),
+               layer_norm_eps=_forward_constants(script.norm1).get("eps"))
+    return out
+
+
+def _forward_constants(script) -> dict:
+    """The constant aten arguments of a child's forward ({} when tracing never called it)."""
+    try:
+        return schema.graph_constants(script._c._get_method("forward").graph)
+    except RuntimeError:
+        return {}
+
+
+def _owner_name(call) -> str | None:
+    owner = call.inputsAt(0).node()
+    return owner.s("name") if owner.kind() == "prim::GetAttr" else None
+
+
+def _local_response_norm_dims(script) -> dict:
+    """size from the window average, alpha its scale, k the offset, beta the power."""
+    out = {}
+    for node in script._c._get_method("forward").graph.nodes():
+        given = schema.named_constants(node)
+        kind = node.kind()
+        if kind.startswith("aten::avg_pool") and "kernel_size" in given:
+            out["size"] = given["kernel_size"][0]
+        elif kind == "aten::mul" and isinstance(given.get("other"), (int, float, torch.Tensor)):
+            out["alpha"] = _number(given["other"])
+        elif kind == "aten::add" and isinstance(given.get("other"), (int, float, torch.Tensor)):
+            out["k"] = _number(given["other"])
+        elif kind == "aten::pow" and "exponent" in given:
+            out["beta"] = _number(given["exponent"])
+    return out
+
+
+def _number(value):
+    return value.item() if isinstance(value, torch.Tensor) else value
+
+
+_BAG_MODES = ("sum", "mean", "max")
+
+
+def _embedding_bag_dims(script) -> dict:
+    for node in script._c._get_method("forward").graph.nodes():
+        if node.kind() in ("aten::embedding_bag", "aten::_embedding_bag"):
+            mode = schema.named_constants(node).get("mode")
+            return {"mode": _BAG_MODES[mode]} if isinstance(mode, int) and 0 <= mode < 3 else {}
+    return {}
+
+
+_EXTRACTORS = {nn.LocalResponseNorm: _local_response_norm_dims, nn.EmbeddingBag: _embedding_bag_dims}
 
 
 def _rnn_dims(state: dict) -> dict:
@@ -203,9 +332,11 @@ def _rnn_dims(state: dict) -> dict:
     return out
 
 
-def _plain(value):
+def _plain(value, one_dim: bool = False):
+    """aten's int lists as the tuples modules take; a 1-d module's one size as the int users
+    write (LPPool1d multiplies by its kernel_size)."""
     if isinstance(value, list):
-        return tuple(value)
+        return value[0] if one_dim and len(value) == 1 else tuple(value)
     return value
 
 

@@ -1,0 +1,155 @@
+"""A fork server for converters whose command line is under test.
+
+A route that tests a command line (`pnnxref model.pt inputshape=...`) needs each conversion
+in a fresh process, but a fresh interpreter that imports torch and the converter costs
+seconds per case. The server is one interpreter, started once per harness worker, that
+imports the command's module (and whatever `preload` names) and then forks a child per
+conversion. The child changes into the case folder, points its stdout and stderr at a file,
+calls `ENTRY(argv)` and exits with its return value: a fresh process for the conversion's
+state (globals, caches, warnings filters, registered ops), at the cost of a fork.
+
+    server = ForkServer("pnnx_reference.cli:main", preload=("pnnx_reference.api",))
+    done = server.run(["case.pt", "inputshape=[1,3,8,8]"], cwd=workdir, timeout_s=120)
+    done.returncode, done.output, done.timed_out
+
+Any CLI route can use it (`reference-pt` does; an ONNX or torch.export route passes its own
+argv). The protocol is one JSON line per request on the server's stdin and one per reply on
+its stdout. The server itself never runs a conversion, so it starts no threads that a fork
+could leave in a bad state."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+
+_POLL_S = 0.005
+
+
+@dataclass
+class Completed:
+    returncode: int
+    output: str
+    timed_out: bool = False
+
+
+class ForkServer:
+    """The client: starts the server on first use, restarts it once if it died."""
+
+    def __init__(self, entry: str, preload: tuple[str, ...] = ()) -> None:
+        self.entry, self.preload = entry, tuple(preload)
+        self._proc: subprocess.Popen | None = None
+
+    def run(self, argv: list[str], cwd, timeout_s: float) -> Completed:
+        request = json.dumps({"argv": list(argv), "cwd": str(cwd), "timeout_s": timeout_s})
+        for attempt in (1, 2):
+            proc = self._server()
+            try:
+                proc.stdin.write(request + "\n")
+                proc.stdin.flush()
+                line = proc.stdout.readline()
+            except (BrokenPipeError, OSError):
+                line = ""
+            if line:
+                reply = json.loads(line)
+                return Completed(reply["returncode"], reply["output"], reply["timed_out"])
+            self.close()  # the server died (killed, out of memory): start a new one once
+        raise RuntimeError(f"the fork server for {self.entry} stopped answering")
+
+    def _server(self) -> subprocess.Popen:
+        if self._proc is None or self._proc.poll() is not None:
+            self._proc = subprocess.Popen(
+                [sys.executable, "-m", __name__, self.entry, *self.preload], stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
+        return self._proc
+
+    def close(self) -> None:
+        if self._proc is not None:
+            try:
+                self._proc.stdin.close()
+                self._proc.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired):
+                self._proc.kill()
+            self._proc = None
+
+    def __del__(self) -> None:
+        self.close()
+
+
+# --- the server ------------------------------------------------------------------------------
+def _resolve(entry: str):
+    import importlib
+
+    module, _, name = entry.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def _child(fn, prog: str, argv: list[str], cwd: str, output_fd: int) -> None:
+    """In the forked child: never returns."""
+    code = 1
+    try:
+        os.setpgid(0, 0)  # its own group, so a timeout kills whatever it started too
+        os.dup2(output_fd, 1)
+        os.dup2(output_fd, 2)
+        os.chdir(cwd)
+        sys.argv = [prog, *argv]
+        result = fn(list(argv))
+        code = result if isinstance(result, int) else 0
+    except SystemExit as stop:
+        code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+    except BaseException:  # what a fresh interpreter would print before exiting 1
+        import traceback
+
+        traceback.print_exc()
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+
+
+def _wait(pid: int, timeout_s: float) -> tuple[int, bool]:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status), False
+        if time.monotonic() > deadline:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            _, status = os.waitpid(pid, 0)
+            return os.waitstatus_to_exitcode(status), True
+        time.sleep(_POLL_S)
+
+
+def serve(entry: str, preload: list[str]) -> None:
+    import importlib
+
+    for module in preload:
+        importlib.import_module(module)
+    fn = _resolve(entry)
+    replies = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # nothing else may write into the reply channel
+    for line in sys.stdin:
+        request = json.loads(line)
+        with tempfile.TemporaryFile() as output:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            pid = os.fork()
+            if pid == 0:
+                _child(fn, entry, request["argv"], request["cwd"], output.fileno())
+            returncode, timed_out = _wait(pid, float(request["timeout_s"]))
+            output.seek(0)
+            text = output.read().decode(errors="replace")
+        replies.write(json.dumps({"returncode": returncode, "output": text, "timed_out": timed_out}) + "\n")
+
+
+if __name__ == "__main__":
+    serve(sys.argv[1], sys.argv[2:])

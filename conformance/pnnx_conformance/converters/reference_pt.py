@@ -1,0 +1,58 @@
+"""`reference-pt`: the reference converter as users meet it with a traced model. The case is
+traced and saved as case.pt exactly as for `upstream`, then `pnnxref case.pt` runs with the
+arguments the upstream plug-in gives `pnnx`, in the case folder, in a fresh process (a child
+of the fork server, see forkserver.py)."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ..artefacts import Artefacts
+from ..errors import ConvertFailed, NotSupported
+from .base import Converter
+from .forkserver import ForkServer
+from .upstream import FILES, TIMEOUT_S, inputshape_arg, trace_to_pt
+
+_ENTRY = "pnnx_reference.cli:main"
+# imported once by the server; torchvision is not: a .pt naming its ops must load it itself
+_PRELOAD = ("pnnx_reference.cli", "pnnx_reference.api", "pnnx_reference.frontends.torchscript")
+_DECLINED = re.compile(r"^warning: (\w+): (.*)$", re.MULTILINE)
+
+
+class ReferencePtConverter(Converter):
+    name = "reference-pt"
+    in_process = True  # a conversion costs a fork, not an interpreter start
+
+    def __init__(self) -> None:
+        self._server = ForkServer(_ENTRY, _PRELOAD)
+
+    def describe(self) -> str:
+        return "pnnxref case.pt (torch.jit.trace, then the command line in a forked process)"
+
+    def argv(self, case, fp16: bool) -> list[str]:
+        return ["case.pt", inputshape_arg(case), f"fp16={int(fp16)}"]
+
+    def convert(self, case, workdir: Path, model=None, inputs=None, *, fp16: bool = False) -> Artefacts:
+        if "no-trace" in case.tags:
+            raise NotSupported(f"unsupported: torch.jit.trace: {case.reasons.get('no-trace', 'not traceable')}")
+        workdir.mkdir(parents=True, exist_ok=True)
+        trace_to_pt(case, workdir, model, inputs)
+        done = self._server.run(self.argv(case, fp16), workdir, TIMEOUT_S)
+        if done.timed_out:
+            raise ConvertFailed(f"pnnxref did not finish in {TIMEOUT_S} s", done.output[-4000:])
+        paths = {k: workdir / f for k, f in FILES.items() if (workdir / f).is_file()}
+        if done.returncode != 0 or "pnnx.param" not in paths:
+            why = _error_line(done.output) or (f"pnnxref exited with {done.returncode}" if done.returncode
+                                               else "pnnxref wrote no pnnx.param")
+            raise ConvertFailed(why, done.output[-4000:])
+        unsupported = {emitter: reason for emitter, reason in _DECLINED.findall(done.output)}
+        return Artefacts(self.name, case.id, workdir, paths, unsupported, log=done.output[-4000:])
+
+
+def _error_line(output: str) -> str:
+    """The command's one error line (`error: ...`), else the last line of a traceback."""
+    lines = [line for line in output.strip().splitlines() if line.strip()]
+    for line in lines:
+        if line.startswith("error: "):
+            return line[len("error: "):]
+    return lines[-1] if lines else ""

@@ -1,0 +1,59 @@
+"""Pools whose aten form returns (values, indices) or drops what F.* takes."""
+from __future__ import annotations
+
+import math
+
+import torch.nn.functional as F
+
+from ..registry import rule
+
+
+def _indices_read(used) -> bool:
+    return used is None or (len(used) > 1 and used[1])
+
+
+def _pair(values: tuple, used):
+    """The (values, indices) pair a two-result node expects, None where nobody reads it."""
+    return values if isinstance(values, tuple) else (values, None)
+
+
+@rule("adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d", outputs=True)
+def _adaptive_max_pool(name, kw, used):
+    """F.adaptive_max_poolNd(return_indices=False) runs this aten op and drops the indices."""
+    fn = getattr(F, name)
+    return _pair(fn(kw["self"], kw["output_size"], return_indices=_indices_read(used)), used)
+
+
+@rule("max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices", outputs=True,
+      produces=("F.max_pool1d", "F.max_pool2d", "F.max_pool3d"))
+def _max_pool_with_indices(name, kw, used):
+    """F.max_poolNd(return_indices=...), with the indices only when the graph reads them."""
+    fn = getattr(F, name[:-len("_with_indices")])
+    return _pair(fn(kw["self"], kw["kernel_size"], kw["stride"] or None, kw["padding"], kw["dilation"],
+                    ceil_mode=kw["ceil_mode"], return_indices=_indices_read(used)), used)
+
+
+@rule("fractional_max_pool2d", "fractional_max_pool3d", outputs=True)
+def _fractional_max_pool(name, kw, used):
+    fn = getattr(F, name)
+    return _pair(fn(kw["self"], kw["kernel_size"], output_size=kw["output_size"],
+                    return_indices=_indices_read(used), _random_samples=kw["random_samples"]), used)
+
+
+@rule("max_unpool2d", "max_unpool3d")
+def _max_unpool(name, kw):
+    """aten's max_unpool2d keeps only the output size (the indices are flat positions in it);
+    F.max_unpool2d also wants a kernel and stride, which only check that size: any pair whose
+    default size is near it will do."""
+    x, size = kw["self"], list(kw["output_size"])
+    spatial = x.shape[2:] if x.dim() == len(size) + 2 else x.shape[1:]
+    stride = kw.get("stride") or [max(1, math.ceil(int(o) / int(i))) for o, i in zip(size, spatial)]
+    padding = kw.get("padding") or [0] * len(size)
+    return getattr(F, name)(x, kw["indices"], kernel_size=tuple(stride), stride=tuple(stride),
+                            padding=tuple(padding), output_size=size)
+
+
+@rule("_adaptive_avg_pool1d", "_adaptive_avg_pool2d", "_adaptive_avg_pool3d",
+      produces=("F.adaptive_avg_pool1d", "F.adaptive_avg_pool2d", "F.adaptive_avg_pool3d"))
+def _adaptive_avg_pool(name, kw):
+    return getattr(F, name[1:])(kw["self"], kw["output_size"])

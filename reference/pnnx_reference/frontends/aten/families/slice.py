@@ -1,0 +1,27 @@
+"""Slicing and selecting along one dimension."""
+from __future__ import annotations
+
+from ..registry import rule
+
+_INT64_MAX = 9223372036854775807
+
+
+def _index_at(dim: int, item) -> tuple:
+    if dim < 0:
+        return (Ellipsis, item) + (slice(None),) * (-dim - 1)
+    return (slice(None),) * dim + (item,)
+
+
+@rule("slice")
+def _slice(name, kw):
+    start, end, step = kw.get("start"), kw.get("end"), kw.get("step", 1)
+    end = None if end == _INT64_MAX else end
+    start = None if start == 0 else start
+    if start is None and end is None and step == 1:
+        return kw["self"]  # a full slice is how tracing writes the `:` of other dims
+    return kw["self"][_index_at(kw["dim"], slice(start, end, step))]
+
+
+@rule("select")
+def _select_method(name, kw):
+    return kw["self"].select(kw["dim"], kw["index"])  # upstream writes Tensor.select

@@ -1,0 +1,5 @@
+"""One module per operator family, named as in the emitters (emit/ncnn/families/). Importing
+this package registers every counting rule."""
+from . import (activation, attention, cast, concat, conv, creation, distance, embedding, expression,  # noqa: F401
+               flip, fold, identity, indexing, linear, logic, norm, pad, pool, reduce, repeat, resize, rnn, shape,
+               shuffle, slice, transformer)

@@ -1,0 +1,11 @@
+"""Comparisons: one operation per output element."""
+from __future__ import annotations
+
+from ..registry import Count, moved, output, rule
+
+_COMPARE = ("eq", "ne", "lt", "le", "gt", "ge")
+
+
+@rule(*(f"torch.{c}" for c in _COMPARE), *(f"Tensor.{c}" for c in _COMPARE))
+def _compare(op) -> Count:
+    return Count(output(op), moved(op))

@@ -1,0 +1,68 @@
+"""Issue 19, item 3: the `# pnnx model stat` block (input shapes, FLOPS, memory OPS) that
+`pnnxref model.pt` prints and writes at the top of `_pnnx.py`, counted as upstream counts.
+UPSTREAM holds the lines upstream `pnnx` printed for the models of stat_models.py; the slow
+test re-measures them live, so a pinned number cannot drift from upstream unnoticed."""
+import shutil
+import subprocess
+import warnings
+from pathlib import Path
+
+import pytest
+import torch
+
+from pnnx_reference.cli import main
+from pnnx_reference.stat import human
+from stat_models import MODELS
+
+UPSTREAM = {
+    "cnn": ("[1,3,16,16]f32", "128.597K", "12.402K"),
+    "squeeze_excite": ("[1,8,6,6]f32", "13.748K", "2.732K"),
+    "mixer": ("[2,5,16]f32,[1,4,4,4]f32", "6.889K", "4.887K"),
+    "attention": ("[2,6,16]f32", "30.144K", "4.56K"),
+    "encoder_layer": ("[2,7,16]f32", "72.072K", "7.992K"),
+    "decoder_layer": ("[5,1,16]f32,[3,1,16]f32", "33.448K", "5.576K"),
+    "gru": ("[5,1,8]f32", "43.68K", "4.528K"),
+    "lstm_proj": ("[1,6,8]f32", "8.784K", "808"),
+    "multihead": ("[1,5,16]f32,[1,5,16]f32,[1,5,16]f32", "12.41K", "1.483K"),
+}
+
+
+def stat_lines(name: str) -> list[str]:
+    inputshape, flops, memory = UPSTREAM[name]
+    return [f"model inputshape = {inputshape}", f"FLOPS = {flops}", f"memory OPS = {memory}"]
+
+
+def traced(name: str, folder: Path) -> Path:
+    factory, shapes = MODELS[name]
+    torch.manual_seed(0)
+    path = folder / "m.pt"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.jit.trace(factory().eval(), tuple(torch.rand(s) for s in shapes), check_trace=False).save(str(path))
+    return path
+
+
+@pytest.mark.parametrize("name", sorted(UPSTREAM))
+def test_pt_route_counts_as_upstream(name, tmp_path, capsys):
+    pt = traced(name, tmp_path)
+    assert main([str(pt), "selfcheck=0"]) == 0, capsys.readouterr().err
+    out = capsys.readouterr().out.splitlines()
+    assert [line for line in out if line.startswith(("model inputshape", "FLOPS", "memory OPS"))] == stat_lines(name)
+    header = (tmp_path / "m_pnnx.py").read_text().splitlines()[:4]
+    assert header == ["# pnnx model stat"] + [f"# {line}" for line in stat_lines(name)]
+
+
+def test_human_units_as_upstream_prints_them():
+    assert [human(n) for n in (808, 1000, 12402, 4560, 3635000000, 2 * 10 ** 12)] == \
+        ["808", "1K", "12.402K", "4.56K", "3.635G", "2T"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(UPSTREAM))
+def test_pinned_numbers_are_what_upstream_prints(name, tmp_path):
+    if shutil.which("pnnx") is None:
+        pytest.skip("upstream pnnx is not installed")
+    pt = traced(name, tmp_path)
+    done = subprocess.run(["pnnx", pt.name], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    printed = [line for line in done.stderr.splitlines() if line.startswith(("model inputshape", "FLOPS", "memory OPS"))]
+    assert printed == stat_lines(name), done.stderr[-2000:]
