@@ -1,41 +1,22 @@
 """`reference-export`: the reference converter as users meet it with torch.export. The case
 is exported with `torch.export.export` (a refusal is `unsupported` with torch's reason and
 the source line), saved with `torch.export.save` as case.pt2, and `pnnxref case.pt2` converts
-it in a fresh process, in the case folder, with no input shapes: the file holds them."""
+it in a fresh process (a child of the fork server, see forkserver.py), in the case folder, with
+no input shapes: the file holds them."""
 from __future__ import annotations
 
-import re
-import subprocess
-import sys
 import traceback
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..artefacts import Artefacts
 from ..errors import ConvertFailed, NotSupported
 from .base import Converter
+from .forkserver import ForkServer
+from .reference_pt import DECLINED, ENTRY, error_line
 from .upstream import FILES, TIMEOUT_S
 
-_DECLINED = re.compile(r"^warning: (\w+): (.*)$", re.MULTILINE)
-
-
-@dataclass
-class Done:
-    returncode: int
-    output: str
-    timed_out: bool = False
-
-
-def run_cli(argv: list[str], workdir: Path, timeout: float) -> Done:
-    """`pnnxref ARGV` in `workdir`, in a fresh interpreter (one call: easy to swap for a fork server)."""
-    try:
-        proc = subprocess.run([sys.executable, "-m", "pnnx_reference.cli", *argv], cwd=workdir, text=True,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout,
-                              errors="replace")
-    except subprocess.TimeoutExpired as e:
-        out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
-        return Done(-1, out, timed_out=True)
-    return Done(proc.returncode, proc.stdout)
+# imported once by the server, so each conversion costs a fork, not an interpreter start
+_PRELOAD = ("pnnx_reference.cli", "pnnx_reference.api", "pnnx_reference.frontends.export")
 
 
 def export_to_pt2(case, workdir: Path, model=None, inputs=None) -> Path:
@@ -64,8 +45,11 @@ def export_to_pt2(case, workdir: Path, model=None, inputs=None) -> Path:
 
 class ReferenceExportConverter(Converter):
     name = "reference-export"
-    in_process = False  # a conversion costs an interpreter start
+    in_process = True  # a conversion costs a fork, not an interpreter start
     timeout_s = TIMEOUT_S
+
+    def __init__(self) -> None:
+        self._server = ForkServer(ENTRY, _PRELOAD)
 
     def describe(self) -> str:
         return "pnnxref case.pt2 (torch.export.export + torch.export.save, then the command line in a fresh process)"
@@ -73,22 +57,14 @@ class ReferenceExportConverter(Converter):
     def convert(self, case, workdir: Path, model=None, inputs=None, *, fp16: bool = False) -> Artefacts:
         workdir.mkdir(parents=True, exist_ok=True)
         export_to_pt2(case, workdir, model, inputs)
-        done = run_cli(["case.pt2", f"fp16={int(fp16)}"], workdir, self.timeout_s)
+        done = self._server.run(["case.pt2", f"fp16={int(fp16)}"], workdir, self.timeout_s)
         if done.timed_out:
             raise ConvertFailed(f"pnnxref did not finish in {self.timeout_s} s", done.output[-4000:])
         paths = {k: workdir / f for k, f in FILES.items() if (workdir / f).is_file()}
         if done.returncode != 0 or "pnnx.param" not in paths:
-            why = _error_line(done.output) or (f"pnnxref exited with {done.returncode}" if done.returncode
+            why = error_line(done.output) or (f"pnnxref exited with {done.returncode}" if done.returncode
                                                else "pnnxref wrote no pnnx.param")
             raise ConvertFailed(why, done.output[-4000:])
-        unsupported = {emitter: reason for emitter, reason in _DECLINED.findall(done.output)}
+        unsupported = {emitter: reason for emitter, reason in DECLINED.findall(done.output)}
         return Artefacts(self.name, case.id, workdir, paths, unsupported, log=done.output[-4000:])
 
-
-def _error_line(output: str) -> str:
-    """The command's one error line (`error: ...`), else the last line it printed."""
-    lines = [line for line in output.strip().splitlines() if line.strip()]
-    for line in lines:
-        if line.startswith("error: "):
-            return line[len("error: "):]
-    return lines[-1] if lines else ""

@@ -13,10 +13,10 @@ from .base import Converter
 from .forkserver import ForkServer
 from .upstream import FILES, TIMEOUT_S, inputshape_arg, trace_to_pt
 
-_ENTRY = "pnnx_reference.cli:main"
+ENTRY = "pnnx_reference.cli:main"
 # imported once by the server; torchvision is not: a .pt naming its ops must load it itself
 _PRELOAD = ("pnnx_reference.cli", "pnnx_reference.api", "pnnx_reference.frontends.torchscript")
-_DECLINED = re.compile(r"^warning: (\w+): (.*)$", re.MULTILINE)
+DECLINED = re.compile(r"^warning: (\w+): (.*)$", re.MULTILINE)
 
 
 class ReferencePtConverter(Converter):
@@ -24,7 +24,7 @@ class ReferencePtConverter(Converter):
     in_process = True  # a conversion costs a fork, not an interpreter start
 
     def __init__(self) -> None:
-        self._server = ForkServer(_ENTRY, _PRELOAD)
+        self._server = ForkServer(ENTRY, _PRELOAD)
 
     def describe(self) -> str:
         return "pnnxref case.pt (torch.jit.trace, then the command line in a forked process)"
@@ -42,14 +42,14 @@ class ReferencePtConverter(Converter):
             raise ConvertFailed(f"pnnxref did not finish in {TIMEOUT_S} s", done.output[-4000:])
         paths = {k: workdir / f for k, f in FILES.items() if (workdir / f).is_file()}
         if done.returncode != 0 or "pnnx.param" not in paths:
-            why = _error_line(done.output) or (f"pnnxref exited with {done.returncode}" if done.returncode
+            why = error_line(done.output) or (f"pnnxref exited with {done.returncode}" if done.returncode
                                                else "pnnxref wrote no pnnx.param")
             raise ConvertFailed(why, done.output[-4000:])
-        unsupported = {emitter: reason for emitter, reason in _DECLINED.findall(done.output)}
+        unsupported = {emitter: reason for emitter, reason in DECLINED.findall(done.output)}
         return Artefacts(self.name, case.id, workdir, paths, unsupported, log=done.output[-4000:])
 
 
-def _error_line(output: str) -> str:
+def error_line(output: str) -> str:
     """The command's one error line (`error: ...`), else the last line of a traceback."""
     lines = [line for line in output.strip().splitlines() if line.strip()]
     for line in lines:
