@@ -11,6 +11,7 @@ import numpy as np
 import torch
 
 from ncnn_export_cases import build
+from pnnx_conformance.backends.ncnn_backend import declared_batch_indices
 from pnnx_reference.api import capture
 from pnnx_reference.emit.ncnn import write_ncnn
 from pnnx_reference.formats import pnnx_param
@@ -53,9 +54,10 @@ NO_BATCH = 233  # ncnn's batch index for "dim 0 is data, not a batch"
 
 def run_ncnn(base: Path, inputs, n_out: int, mode: str = "fp32", batchless: bool = False) -> list[np.ndarray]:
     """Run an exported model; mode: fp32 (low precision off), default (ncnn's options), vulkan
-    (ncnn's options on the GPU), vulkan-fp32 (the GPU with low precision off).
-    `batchless`: the graph carries every dim (its inputs do not lead with 1), so inputs are fed
-    and outputs read whole; otherwise dim 0 of a >= 2-d input is the batch of 1 and dropped."""
+    (ncnn's options on the GPU), vulkan-fp32 (the GPU with low precision off). Each blob is fed
+    and read with the batch index `{base}_ncnn.py` declares for it; without that file,
+    `batchless` feeds and reads every blob whole, else dim 0 of a >= 2-d input is its batch."""
+    declared = declared_batch_indices(f"{base}_ncnn.py")
     net = ncnn.Net()
     if mode in ("fp32", "vulkan-fp32"):
         for flag in ("use_fp16_packed", "use_fp16_storage", "use_fp16_arithmetic", "use_bf16_storage"):
@@ -70,13 +72,14 @@ def run_ncnn(base: Path, inputs, n_out: int, mode: str = "fp32", batchless: bool
             t = t.float()
         elif not t.is_floating_point():  # integer indices are int32 words (Embed)
             t = t.to(torch.int32)
-        batch_index = NO_BATCH if batchless or t.dim() < 2 else 0
+        batch_index = declared.get(f"in{i}", NO_BATCH if batchless or t.dim() < 2 else 0)
         ex.input(f"in{i}", ncnn.Mat(t.numpy(), batch_index=batch_index).clone())
     outs = []
     for i in range(n_out):
         ret, mat = ex.extract(f"out{i}")
         assert ret == 0, f"extract out{i} failed"
-        outs.append(np.array(mat.numpy(batch_index=NO_BATCH if batchless else 0)).copy())
+        batch_index = declared.get(f"out{i}", NO_BATCH if batchless else 0)
+        outs.append(np.array(mat.numpy(batch_index=batch_index)).copy())
     del ex
     net.clear()
     return outs

@@ -12,6 +12,7 @@ import torch
 from fn_modules import Fn
 from ncnn_export_cases import build
 from ncnn_export_helpers import LOW_PRECISION, captured_graph, exported
+from pnnx_conformance.backends.ncnn_backend import declared_batch_indices
 from pnnx_reference.emit.ncnn import write_ncnn
 from pnnx_reference.errors import UnsupportedOperator
 from pnnx_reference.formats import ncnn_bin, ncnn_param, pnnx_param
@@ -141,25 +142,41 @@ def _expect_unsupported(graph, tmp_path) -> str:
     return str(info.value)
 
 
-def test_batch_above_one_refuses_layout_bound_operators(tmp_path):
+def _written(graph, tmp_path) -> tuple[list, str]:
+    """(layers, _ncnn.py text) of a graph that lowers."""
+    write_ncnn(graph, tmp_path / "m.param", tmp_path / "m.bin", tmp_path / "m_ncnn.py")
+    return ncnn_param.load(tmp_path / "m.param").layers, (tmp_path / "m_ncnn.py").read_text()
+
+
+def test_batch_above_one_is_the_mat_batch_of_layout_bound_operators(tmp_path):
+    """A (2, 3, 8, 8) input of a pooling layer is fed with dim 0 as the ncnn Mat batch, which
+    ncnn runs the layers over one sample at a time (no Reshape needed)."""
     g = _graph([2, 3, 8, 8], ("nn.ReLU", {}), ("nn.MaxPool2d", {"kernel_size": 2}))
-    message = _expect_unsupported(g, tmp_path)
-    assert message.startswith("unsupported: nn.MaxPool2d (op_1): needs a batch axis, but input in0 "
-                              "(2, 3, 8, 8) has 2 along dim 0")
-    assert "nn.ReLU" not in message
+    g.operands[2].shape = [2, 3, 4, 4]
+    layers, code = _written(g, tmp_path)
+    assert [l.type for l in layers] == ["Input", "ReLU", "Pooling"]
+    assert 'ex.input("in0", ncnn.Mat(in0.numpy(), batch_index=0)' in code and "numpy(batch_index=0)" in code
 
 
-def test_batch_folded_by_a_reshape_refuses_layout_bound_operators(tmp_path):
+def test_batch_made_by_a_reshape_moves_into_the_mat(tmp_path):
+    """reshape(1, 6, 4, 4) -> (2, 3, 4, 4) then pooling: the reshape writes the new dim 0 as the
+    Mat batch (a batch-aware Reshape, 12/13 = input/output batch axis) for the pooling to run per
+    sample."""
     g = _graph([1, 6, 4, 4], ("Tensor.reshape", {"shape": [2, 3, 4, 4]}), ("nn.MaxPool2d", {"kernel_size": 2}))
     g.operands[1].shape = [2, 3, 4, 4]
     g.operands[2].shape = [2, 3, 2, 2]
-    message = _expect_unsupported(g, tmp_path)
-    assert "nn.MaxPool2d (op_1): needs a batch axis" in message and "Tensor.reshape" not in message
+    layers, code = _written(g, tmp_path)
+    reshape = next(l for l in layers if l.type == "Reshape")
+    assert reshape.params[12] == 0 and reshape.params[13] == 0 and [reshape.params[k] for k in (0, 1, 11, 2)] == [4, 4, 3, 2]
+    assert layers[-1].type == "Pooling" and "numpy(batch_index=0)" in code
 
 
-def test_op_along_batch_axis_is_refused(tmp_path):
-    message = _expect_unsupported(_graph([1, 3, 8], ("F.softmax", {"dim": 0})), tmp_path)
-    assert "batch axis" in message
+def test_op_along_batch_axis_runs_on_the_whole_blob(tmp_path):
+    """softmax over dim 0 cannot run sample by sample: the batch of 1 is folded into the blob
+    first (here a plain Reshape), and the Softmax runs over the blob's axis 0."""
+    layers, code = _written(_graph([1, 3, 8], ("F.softmax", {"dim": 0})), tmp_path)
+    assert [l.type for l in layers] == ["Input", "Reshape", "Softmax"]
+    assert layers[-1].params[0] == 0 and "numpy(batch_index=233)" in code
 
 
 def test_every_unsupported_operator_is_listed(tmp_path):
@@ -241,13 +258,13 @@ def test_batchless_and_folded_batch_graphs_match_torch(name, tmp_path):
     net.opt.use_fp16_packed = net.opt.use_fp16_storage = net.opt.use_fp16_arithmetic = False
     assert net.load_param(f"{base}.ncnn.param") == 0 and net.load_model(f"{base}.ncnn.bin") == 0
     ex = net.create_extractor()
-    batchless = any(t.shape[0] != 1 for t in inputs)
+    declared = declared_batch_indices(f"{base}_ncnn.py")
     for i, t in enumerate(inputs):
         data = t.numpy() if t.is_floating_point() else t.to(torch.int32).numpy()
-        ex.input(f"in{i}", ncnn.Mat(data, batch_index=233 if batchless or t.dim() < 2 else 0).clone())
+        ex.input(f"in{i}", ncnn.Mat(data, batch_index=declared[f"in{i}"]).clone())
     ret, mat = ex.extract("out0")
     assert ret == 0
-    out = np.array(mat.numpy())
+    out = np.array(mat.numpy(batch_index=declared["out0"]))
     assert out.size == expected.size
     np.testing.assert_allclose(out.reshape(-1), expected.reshape(-1), atol=1e-4, rtol=1e-4)
     assert [d for d in out.shape if d != 1] == [d for d in expected.shape if d != 1]
@@ -287,10 +304,11 @@ def test_time_major_rnn_with_final_states(kind, shape, tmp_path):
     net.opt.use_fp16_packed = net.opt.use_fp16_storage = net.opt.use_fp16_arithmetic = False
     assert net.load_param(f"{base}.ncnn.param") == 0 and net.load_model(f"{base}.ncnn.bin") == 0
     ex = net.create_extractor()
-    ex.input("in0", ncnn.Mat(x.numpy(), batch_index=233).clone())
+    declared = declared_batch_indices(f"{base}_ncnn.py")
+    ex.input("in0", ncnn.Mat(x.numpy(), batch_index=declared["in0"]).clone())
     for i, e in enumerate(expected):
         ret, mat = ex.extract(f"out{i}")
         assert ret == 0
-        got = np.array(mat.numpy())
+        got = np.array(mat.numpy(batch_index=declared[f"out{i}"]))
         assert [d for d in got.shape if d != 1] == [d for d in e.shape if d != 1]
         np.testing.assert_allclose(got.reshape(-1), e.reshape(-1), atol=1e-4, rtol=1e-4)

@@ -14,7 +14,6 @@ from fn_modules import Fn, FnOf
 from ncnn_export_helpers import FP32, assert_outputs_match, run_ncnn, torch_outputs
 from pnnx_reference.api import capture
 from pnnx_reference.emit.ncnn import write_ncnn
-from pnnx_reference.emit.ncnn.context import is_batchless
 from pnnx_reference.errors import UnsupportedOperator
 from pnnx_reference.formats import ncnn_param
 
@@ -35,8 +34,7 @@ def _check(model, inputs, tmp_path, layers: set[str]):
     base = _export(model, inputs, tmp_path)
     emitted = {layer.type for layer in ncnn_param.load(f"{base}.ncnn.param").layers}
     assert layers <= emitted, emitted
-    batchless = is_batchless([tuple(t.shape) for t in inputs])
-    got = run_ncnn(base, inputs, len(expected), batchless=batchless)
+    got = run_ncnn(base, inputs, len(expected))
     for g, e in zip(got, expected):
         assert [d for d in g.shape if d != 1] == [d for d in e.shape if d != 1], (g.shape, e.shape)
     assert_outputs_match([g.reshape(e.shape) for g, e in zip(got, expected)], expected, FP32, str(layers))
@@ -193,8 +191,9 @@ def test_repeat_interleave_by_constant_counts_is_crop_concat(tmp_path):
     _check(model, _rand((3, 4)), tmp_path, {"Crop", "Concat"})
 
 
-def test_repeat_interleave_along_the_batch_axis_is_refused(tmp_path):
-    _refused(Fn(lambda x: torch.repeat_interleave(x, 2, 0)), _rand((1, 3, 4, 4)), tmp_path, "no batch axis")
+def test_repeat_interleave_along_the_batch_axis_runs_on_the_whole_blob(tmp_path):
+    """Along dim 0 it cannot run sample by sample: the batch of 1 is folded into the blob first."""
+    _check(Fn(lambda x: torch.repeat_interleave(x, 2, 0)), _rand((1, 3, 4, 4)), tmp_path, {"Reshape"})
 
 
 @pytest.mark.parametrize("shape, dim, index", [

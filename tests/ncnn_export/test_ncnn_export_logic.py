@@ -17,7 +17,6 @@ from pnnx_conformance.artefacts import Artefacts
 from pnnx_conformance.backends.ncnn_backend import NcnnCpuBackend
 from pnnx_reference.api import capture, export
 from pnnx_reference.emit.ncnn import write_ncnn
-from pnnx_reference.emit.ncnn.context import is_batchless
 from pnnx_reference.errors import UnsupportedOperator
 from pnnx_reference.formats import ncnn_param
 
@@ -117,8 +116,7 @@ def _export(tmp_path, model, inputs):
 def test_logic_matches_torch_exactly_on_ncnn_cpu(tmp_path, name):
     model, inputs = CASES[name]
     expected = torch_outputs(model.eval(), inputs)
-    batchless = is_batchless([list(t.shape) for t in inputs])
-    got = run_ncnn(_export(tmp_path, model, inputs), inputs, len(expected), batchless=batchless)
+    got = run_ncnn(_export(tmp_path, model, inputs), inputs, len(expected))
     for g, e in zip(got, expected):
         g = g.reshape(e.shape) if g.size == e.size == 1 else g
         assert g.shape == e.shape, f"{name}: shape {g.shape} != {e.shape}"

@@ -11,7 +11,6 @@ from fn_modules import FnOf
 from ncnn_export_helpers import FP32, assert_outputs_match, run_ncnn
 from pnnx_reference.api import capture
 from pnnx_reference.emit.ncnn import write_ncnn
-from pnnx_reference.emit.ncnn.context import is_batchless
 from pnnx_reference.errors import UnsupportedOperator
 from pnnx_reference.formats import ncnn_param
 
@@ -37,7 +36,7 @@ def _check(model, inputs, tmp_path, layer: str) -> dict:
     base = _export(model, inputs, tmp_path)
     layers = _layers(base)
     assert layer in layers, layers
-    got = run_ncnn(base, inputs, 1, batchless=is_batchless([tuple(t.shape) for t in inputs]))[0]
+    got = run_ncnn(base, inputs, 1)[0]
     assert_outputs_match([got.reshape(want.shape) if got.size == want.size else got], [want], FP32, layer)
     return layers[layer]
 

@@ -29,10 +29,10 @@ def _atomic(path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
-def write_files(layers, param_path, bin_path, py_path, fp16, inputs, output_ranks, batchless=False) -> None:
+def write_files(layers, param_path, bin_path, py_path, fp16, inputs, input_axes, output_axes) -> None:
     param = param_text(layers).encode()
     weights = bin_bytes(layers, fp16)
-    code = ncnn_py.render(param_path, bin_path, py_path, inputs, output_ranks, batchless).encode()
+    code = ncnn_py.render(param_path, bin_path, py_path, inputs, input_axes, output_axes).encode()
     _atomic(param_path, param)
     _atomic(bin_path, weights)
     _atomic(py_path, code)

@@ -1,7 +1,8 @@
 """Attention layers.
 
-nn.MultiheadAttention (batch_first, batch 1) -> MultiHeadAttention: per projection a tagged
-weight then an untagged bias (q, k, v, out); 6=scale.
+nn.MultiheadAttention -> MultiHeadAttention: per projection a tagged weight then an untagged
+bias (q, k, v, out); 6=scale. The batch (dim 0 with batch_first, else dim 1) is the ncnn Mat
+batch, so the layer sees one (L, E) sequence at a time.
 
 F.scaled_dot_product_attention -> SDPA: (heads, L, E) query, (groups, S, E) key,
 (groups, S, Ev) value, heads a multiple of groups (grouped-query attention repeats each kv
@@ -18,7 +19,7 @@ import numpy as np
 from ....errors import Unsupported
 from ..context import FLT_MAX, Context, dims_params, param, required_inputs
 from ..layers import Weight
-from ..registry import LOWERINGS
+from ..registry import LEADING, LOWERINGS, SEQUENCE
 
 
 def _projections(op, embed: int):
@@ -36,9 +37,17 @@ def _projections(op, embed: int):
     return weights, biases
 
 
+def sequence_axes(ctx, op) -> tuple[list, list]:
+    """query/key/value and the result: dim 0 (batch_first) or 1 when 3-d; the attention
+    weights (N, L, S): dim 0; masks hold every dim."""
+    q = op.inputs[0]
+    if q.shape is None or len(q.shape) != 3:
+        return [None] * len(op.inputs), [None] * len(op.outputs)
+    first = 0 if param(op, "batch_first", False) else 1
+    return [first if i < 3 else None for i in range(len(op.inputs))], [first] + [0] * (len(op.outputs) - 1)
+
+
 def _check_multihead(ctx: Context, op) -> None:
-    if not param(op, "batch_first", False):
-        raise Unsupported("batch_first=False puts the sequence on dim 0, where ncnn expects the batch")
     if param(op, "add_bias_kv", False) or param(op, "add_zero_attn", False):
         raise Unsupported("add_bias_kv / add_zero_attn have no ncnn equivalent")
     if len(op.inputs) > 3:
@@ -46,10 +55,10 @@ def _check_multihead(ctx: Context, op) -> None:
     if len(op.outputs) > 1 and op.outputs[1].consumers:
         raise Unsupported("the attention weights output is used: ncnn returns only the result")
     if any(ctx.rank(x) != 2 for x in op.inputs):
-        raise Unsupported("expects (1, L, E) query/key/value")
+        raise Unsupported("expects (N, L, E), (L, N, E) or (L, E) query/key/value")
 
 
-@LOWERINGS.register("nn.MultiheadAttention")
+@LOWERINGS.register("nn.MultiheadAttention", batch=SEQUENCE, sequence_axes=sequence_axes)
 def multihead_attention(ctx: Context, op) -> None:
     _check_multihead(ctx, op)
     embed, heads = int(param(op, "embed_dim")), int(param(op, "num_heads"))
@@ -106,7 +115,7 @@ def _causal_mask(ctx: Context, op, lq: int, sk: int) -> str:
     return name
 
 
-@LOWERINGS.register("F.scaled_dot_product_attention", batchless=True)
+@LOWERINGS.register("F.scaled_dot_product_attention", batch=LEADING)
 def scaled_dot_product_attention(ctx: Context, op) -> None:
     q, k, v = required_inputs(op, "query", "key", "value")
     mask = op.input("attn_mask", 3)

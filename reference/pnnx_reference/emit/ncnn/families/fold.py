@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ....errors import Unsupported
 from ..context import Context, as_list, param
-from ..registry import LOWERINGS
+from ..registry import LEADING, LOWERINGS
 
 
 def _window(op) -> dict[int, int]:
@@ -26,14 +26,14 @@ def _check_rank(ctx: Context, op, rank: int, what: str) -> None:
                           "dropping the batch axis (a batch other than 1 cannot be lowered)")
 
 
-@LOWERINGS.register("F.fold", "nn.Fold", batchless=True)
+@LOWERINGS.register("F.fold", "nn.Fold", batch=LEADING)
 def fold(ctx: Context, op) -> None:
     _check_rank(ctx, op, 2, "Fold")
     oh, ow = as_list(param(op, "output_size"), 2)
     ctx.emit("Fold", "fold", [ctx.blob(op.inputs[0])], [op.outputs[0].name], {**_window(op), 20: ow, 21: oh})
 
 
-@LOWERINGS.register("F.unfold", "nn.Unfold", batchless=True)
+@LOWERINGS.register("F.unfold", "nn.Unfold", batch=LEADING)
 def unfold(ctx: Context, op) -> None:
     _check_rank(ctx, op, 3, "Unfold")
     ctx.emit("Unfold", "unfold", [ctx.blob(op.inputs[0])], [op.outputs[0].name], _window(op))

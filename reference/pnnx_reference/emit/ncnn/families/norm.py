@@ -9,9 +9,9 @@ import math
 import numpy as np
 
 from ....errors import Unsupported
-from ..context import Context, dims_params, param, permutation_order_type
+from ..context import AlongBatch, Context, dims_params, param, permutation_order_type
 from ..layers import Weight
-from ..registry import LOWERINGS
+from ..registry import FIRST, LEADING, LOWERINGS
 
 
 def _array(ctx: Context, op, name: str, position: int):
@@ -58,7 +58,7 @@ def _tiled(array, repeat: int):
 
 
 @LOWERINGS.register("nn.BatchNorm1d", "nn.BatchNorm2d", "nn.BatchNorm3d", "nn.SyncBatchNorm", "F.batch_norm",
-                    batchless=True)
+                    batch=LEADING)
 def batch_norm(ctx: Context, op) -> None:
     mean = _array(ctx, op, "running_mean", 1)
     var = _array(ctx, op, "running_var", 2)
@@ -72,7 +72,11 @@ def batch_norm(ctx: Context, op) -> None:
 
 def _batch_statistics(ctx: Context, op, gamma, beta) -> None:
     """Without running statistics (track_running_stats=False, or training=True) each channel is
-    normalised over the batch and spatial dims: an InstanceNorm with the batch inside each channel."""
+    normalised over the batch and spatial dims: an InstanceNorm with the batch inside each channel
+    (so the batch must be a blob dim, not the ncnn Mat batch)."""
+    x = op.inputs[0]
+    if ctx.has_batch(x) and x.shape[ctx.batch_axis(x)] != 1:
+        raise AlongBatch("batch statistics are taken across the batch")
     channels = _instances_of_batch(ctx, op)[1]
     gamma = np.ones(channels, np.float32) if gamma is None else gamma
     beta = np.zeros(channels, np.float32) if beta is None else beta
@@ -143,7 +147,7 @@ def _normalized(op) -> list[int]:
     return [normalized] if isinstance(normalized, int) else [int(d) for d in normalized]
 
 
-@LOWERINGS.register("nn.LayerNorm", "F.layer_norm", batchless=True)
+@LOWERINGS.register("nn.LayerNorm", "F.layer_norm", batch=LEADING)
 def layer_norm(ctx: Context, op) -> None:
     normalized = _normalized(op)
     view = _trailing_view(ctx, op, normalized)
@@ -154,7 +158,7 @@ def layer_norm(ctx: Context, op) -> None:
     _emit(ctx, op, "LayerNorm", "ln", {0: size, 1: float(param(op, "eps", 1e-5)), 2: int(affine)}, arrays, view)
 
 
-@LOWERINGS.register("nn.GroupNorm", "F.group_norm", batchless=True)
+@LOWERINGS.register("nn.GroupNorm", "F.group_norm", batch=LEADING)
 def group_norm(ctx: Context, op) -> None:
     """ncnn GroupNorm groups dim 0 of the blob; a kept batch runs as N*groups groups over an
     (N*C, 1, size) view, the affine parameters tiled."""
@@ -174,7 +178,7 @@ SPATIAL_DIMS = {"nn.InstanceNorm1d": 1, "nn.InstanceNorm2d": 2, "nn.InstanceNorm
 
 
 @LOWERINGS.register("nn.InstanceNorm1d", "nn.InstanceNorm2d", "nn.InstanceNorm3d", "F.instance_norm",
-                    batchless=True)
+                    batch=LEADING)
 def instance_norm(ctx: Context, op) -> None:
     """ncnn InstanceNorm normalises each channel of a (c, h, w) blob: any other layout (1-d or
     3-d spatial, a kept batch) runs as an (N*C, 1, size) view, the affine parameters tiled."""
@@ -195,7 +199,7 @@ def instance_norm(ctx: Context, op) -> None:
           [_tiled(a, repeat) for a in arrays], None if direct else [instances, 1, size])
 
 
-@LOWERINGS.register("nn.RMSNorm", "F.rms_norm", batchless=True)
+@LOWERINGS.register("nn.RMSNorm", "F.rms_norm", batch=LEADING)
 def rms_norm(ctx: Context, op) -> None:
     normalized = _normalized(op)
     view = _trailing_view(ctx, op, normalized)
@@ -208,7 +212,7 @@ def rms_norm(ctx: Context, op) -> None:
           arrays, view)
 
 
-@LOWERINGS.register("nn.LocalResponseNorm", "F.local_response_norm", batchless=True)
+@LOWERINGS.register("nn.LocalResponseNorm", "F.local_response_norm", batch=LEADING)
 def local_response_norm(ctx: Context, op) -> None:
     size = int(param(op, "size"))
     if size % 2 == 0:
@@ -217,7 +221,7 @@ def local_response_norm(ctx: Context, op) -> None:
                                              3: float(param(op, "beta", 0.75)), 4: float(param(op, "k", 1.0))}, [])
 
 
-@LOWERINGS.register("F.normalize")
+@LOWERINGS.register("F.normalize", batch=FIRST, unbatched_rank=3)
 def normalize(ctx: Context, op) -> None:
     """L2 normalisation over the channels of a (1,c,h,w) tensor (ncnn Normalize, eps_mode=1 is
     torch's x / max(||x||, eps)); the scale weight is a single untagged 1."""

@@ -3,13 +3,13 @@ from __future__ import annotations
 
 from ....errors import Unsupported
 from ..context import Context, as_list, dims_params, param
-from ..registry import LOWERINGS
+from ..registry import FIRST, LOWERINGS
 
 RESIZE_TYPE = {"nearest": 1, "bilinear": 2, "linear": 2, "bicubic": 3}
 
 
 @LOWERINGS.register("nn.Upsample", "F.interpolate", "F.upsample", "nn.UpsamplingNearest2d",
-                    "nn.UpsamplingBilinear2d", "F.upsample_nearest", "F.upsample_bilinear")
+                    "nn.UpsamplingBilinear2d", "F.upsample_nearest", "F.upsample_bilinear", batch=FIRST)
 def interp(ctx: Context, op) -> None:
     mode = param(op, "mode", "nearest")
     if op.type in ("nn.UpsamplingBilinear2d", "F.upsample_bilinear"):
@@ -47,7 +47,7 @@ GRID_SAMPLE_MODE = {"bilinear": 1, "nearest": 2, "bicubic": 3}
 GRID_SAMPLE_PADDING = {"zeros": 1, "border": 2, "reflection": 3}
 
 
-@LOWERINGS.register("F.grid_sample")
+@LOWERINGS.register("F.grid_sample", batch=FIRST, batched_inputs=2)
 def grid_sample(ctx: Context, op) -> None:
     """GridSample over a (1,C,H,W) input with a (1,Ho,Wo,2) grid, or (1,C,D,H,W) with (1,Do,Ho,Wo,3):
     0=sample type, 1=padding mode, 2=align_corners, 3=permute_fusion (grid kept as torch lays it)."""

@@ -1,11 +1,12 @@
-"""nn.TransformerEncoderLayer (batch_first, batch 1, no masks) -> MultiHeadAttention, BinaryOp
-adds, LayerNorms and the feed-forward InnerProducts, through those operators' own lowerings."""
+"""nn.TransformerEncoderLayer (no masks) -> MultiHeadAttention, BinaryOp adds, LayerNorms and the
+feed-forward InnerProducts, through those operators' own lowerings (ctx.lower_operator, which
+carries each operand's batch axis as the driver does)."""
 from __future__ import annotations
 
 from ....errors import Unsupported
 from ....ir import Operand, Operator
 from ..context import Context, param
-from ..registry import LOWERINGS
+from ..registry import LOWERINGS, SEQUENCE
 
 # nn.TransformerEncoderLayer: each sub-module is handed, as a stand-alone operator over fresh
 # operands, to the lowering registered for it (MultiheadAttention, LayerNorm, Linear, the
@@ -16,12 +17,10 @@ FEED_FORWARD_ACTIVATIONS = {"relu": "nn.ReLU", "gelu": "nn.GELU"}
 def _check_encoder_layer(ctx: Context, op) -> None:
     if len(op.inputs) > 1 or param(op, "is_causal", False):
         raise Unsupported("src_mask / src_key_padding_mask / is_causal are not lowered")
-    if not param(op, "batch_first", False):
-        raise Unsupported("batch_first=False puts the sequence on dim 0, where ncnn expects the batch")
     if param(op, "activation", "relu") not in FEED_FORWARD_ACTIVATIONS:
         raise Unsupported(f"feed-forward activation {param(op, 'activation')!r} is not lowered (relu, gelu)")
     if ctx.rank(op.inputs[0]) != 2:
-        raise Unsupported("expects a (1, L, E) input")
+        raise Unsupported("expects an (N, L, E), (L, N, E) or (L, E) input")
 
 
 class _EncoderLayer:
@@ -38,11 +37,12 @@ class _EncoderLayer:
         result = Operand(name, [*self.seq, width], self.op.inputs[0].dtype)
         sub = Operator(op_type, f"{self.op.name}.{part}", list(inputs), [result], dict(params or {}), attrs)
         result.producer = sub
-        LOWERINGS.lookup(op_type).fn(self.ctx, sub)
+        self.ctx.lower_operator(sub)
         return result
 
     def attention(self, x):
-        params = {"embed_dim": self.embed, "num_heads": int(param(self.op, "nhead")), "batch_first": True}
+        params = {"embed_dim": self.embed, "num_heads": int(param(self.op, "nhead")),
+                  "batch_first": bool(param(self.op, "batch_first", False))}
         return self._sub("nn.MultiheadAttention", "self_attn", [x, x, x], self.embed, params)
 
     def norm(self, x, part: str, out=None):
@@ -59,7 +59,16 @@ class _EncoderLayer:
         return self._sub("torch.add", "residual", [a, b], self.embed, prefix="", out=out)
 
 
-@LOWERINGS.register("nn.TransformerEncoderLayer")
+def sequence_axes(ctx, op) -> tuple[list, list]:
+    """The batch: dim 0 (batch_first) or 1 of 3-d inputs and outputs; none when unbatched."""
+    x = op.inputs[0]
+    if x.shape is None or len(x.shape) != 3:
+        return [None] * len(op.inputs), [None] * len(op.outputs)
+    first = 0 if param(op, "batch_first", False) else 1
+    return [first] * len(op.inputs), [first] * len(op.outputs)
+
+
+@LOWERINGS.register("nn.TransformerEncoderLayer", batch=SEQUENCE, sequence_axes=sequence_axes)
 def transformer_encoder_layer(ctx: Context, op) -> None:
     """torch's order: x + sa(norm1(x)), then + ff(norm2(.)) when norm_first; otherwise
     norm1(x + sa(x)), then norm2(. + ff(.))."""
