@@ -1,7 +1,8 @@
 """The case registry: every family module joins with `@family("op.Name")`.
 
 A family is a function yielding `Case`s for one table row. `all_cases()` imports every
-module under `families/`, runs the families and returns the cases sorted by id.
+module under `families/`, runs the families, adds the batch variants derived from each row's
+smoke case (batch_variants.py) and returns the cases sorted by id.
 """
 from __future__ import annotations
 
@@ -45,6 +46,10 @@ def all_cases() -> tuple[Case, ...]:
                 raise ValueError(f"{fn.__module__}.{fn.__name__} registered for {sorted(ops)} "
                                  f"but yields {case.id}")
             cases[case.id] = case
+    from .batch_variants import derive
+
+    for case in derive(sorted(cases.values(), key=lambda c: c.id)):
+        cases[case.id] = case
     return tuple(sorted(cases.values(), key=lambda c: c.id))
 
 

@@ -29,7 +29,7 @@ BATCH_FIRST = {
         "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "grid_sample",
         "interpolate", "lp_pool1d", "lp_pool2d", "lp_pool3d", "max_pool1d", "max_pool2d", "max_pool3d",
         "normalize", "pad", "pixel_shuffle", "pixel_unshuffle", "prelu", "upsample", "upsample_bilinear",
-        "upsample_nearest")),
+        "upsample_nearest", "fold", "unfold", "affine_grid", "scaled_dot_product_attention")),
     *(f"nn.{n}" for n in (
         "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
         "AdaptiveMaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "ChannelShuffle", "ConstantPad1d",
@@ -37,13 +37,13 @@ BATCH_FIRST = {
         "ConvTranspose3d", "LPPool1d", "LPPool2d", "LPPool3d", "MaxPool1d", "MaxPool2d", "MaxPool3d", "PReLU",
         "PixelShuffle", "PixelUnshuffle", "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d",
         "ReplicationPad2d", "ReplicationPad3d", "Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d",
-        "ZeroPad1d", "ZeroPad2d", "ZeroPad3d")),
+        "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "Fold", "Unfold")),
     "torch.channel_shuffle",
 }
 # FIRST lowerings whose input always has a batch axis (no unbatched_rank)
 ALWAYS_BATCHED = {"F.interpolate", "F.upsample", "F.upsample_bilinear", "F.upsample_nearest", "nn.Upsample",
                   "nn.UpsamplingBilinear2d", "nn.UpsamplingNearest2d", "F.grid_sample", "F.channel_shuffle",
-                  "nn.ChannelShuffle", "torch.channel_shuffle"}
+                  "nn.ChannelShuffle", "torch.channel_shuffle", "F.affine_grid"}
 # recurrent and attention layers (batch=SEQUENCE): the batch is dim 0 or 1 by batch_first
 SEQUENCE_LAYERS = {"nn.RNN", "nn.LSTM", "nn.GRU", "nn.MultiheadAttention", "nn.TransformerEncoderLayer",
                    "nn.TransformerDecoderLayer", "nn.TransformerEncoder", "nn.TransformerDecoder", "nn.Transformer"}
@@ -54,6 +54,8 @@ BOOL_OPERANDS = {
         "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_not", "all", "any", "where")),
     "Tensor.masked_fill", "Tensor.masked_fill_", "Tensor.float", "Tensor.double", "Tensor.half",
     "Tensor.bool", "Tensor.long", "Tensor.int", "Tensor.to", "Tensor.type_as",
+    # bool attention masks (True: masked) read as 0/1 blobs
+    "nn.MultiheadAttention", "nn.TransformerEncoderLayer", "nn.TransformerDecoderLayer", "nn.Transformer",
 }
 
 

@@ -125,7 +125,9 @@ class _NcnnBackend(Backend):
                 if b != NO_BATCH and not 0 <= b < x.ndim or b != NO_BATCH and x.ndim < 2:
                     raise RuntimeFailed(f"{name}: batch_index={b} for a {x.ndim}-d input")
                 batched |= name not in self.batch_index and b == 0 and x.shape[0] == 1
-                ex.input(name, ncnn.Mat(np.ascontiguousarray(x, dtype=_blob_dtype(x)), batch_index=b).clone())
+                # a named array: ncnn.Mat only points at it until clone() copies it
+                data = np.ascontiguousarray(x, dtype=_blob_dtype(x))
+                ex.input(name, ncnn.Mat(data, batch_index=b).clone())
             outs = []
             for name in self.out_names:
                 ret, mat = ex.extract(name)

@@ -7,8 +7,9 @@ size. Each lowering declares on its registration what it can run that way (trait
   FIRST     (N, C, ...) operators (convolution, pooling, padding, resize, shuffles): input 0
             and the outputs carry dim 0 as the batch when input 0 has more dims than the
             unbatched form (trait `unbatched_rank`, an int or fn(op); None: always batched),
-            and no batch otherwise; `batched_inputs=k`: the first k inputs so (grid_sample's
-            grid); the other inputs (run-time weights) hold every dim.
+            and no batch otherwise; `batched_inputs=k`: the first k inputs so when they have
+            input 0's rank (grid_sample's grid, attention's key, value and mask); the other
+            inputs (run-time weights) hold every dim.
   LEADING   per-sample lowerings that read every layout from ctx.shape / ctx.axis: the batch is
             dim 0 of the highest-rank inputs and of the outputs, or nowhere.
   ANY       elementwise: the batch may be any dim; operands align from the right (broadcast).
@@ -98,7 +99,7 @@ def _first(op: Operator, traits: dict) -> Plan:
     if unbatched is not None and len(x.shape) <= unbatched:
         return result
     for i in range(min(int(traits.get("batched_inputs", 1)), len(op.inputs))):
-        if op.inputs[i].shape:
+        if op.inputs[i].shape is not None and len(op.inputs[i].shape) == len(x.shape):
             result.inputs[i] = 0
     batch = _size(x, 0)
     for j, out in enumerate(op.outputs):
@@ -264,7 +265,7 @@ def permutation_of(op: Operator) -> list[int] | None:
         a, b = a % rank, b % rank
         perm[a], perm[b] = perm[b], perm[a]
     elif op.type in ("torch.t", "Tensor.t"):
-        perm = [0, 1] if rank < 2 else [1, 0]
+        perm = list(range(rank)) if rank < 2 else [1, 0]
     elif op.type in ("torch.movedim", "Tensor.movedim", "torch.moveaxis", "Tensor.moveaxis"):
         source, destination = op.params.get("source"), op.params.get("destination")
         if source is None or destination is None:

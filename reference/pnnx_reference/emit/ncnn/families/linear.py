@@ -8,11 +8,13 @@ from ....errors import Unsupported
 from ..arithmetic import MUL
 from ..context import Context
 from ..inner_product import inner_product, inner_product_rows
-from ..registry import LEADING, LOWERINGS
+from ..registry import ANY, LEADING, LOWERINGS
 
 
-@LOWERINGS.register("nn.Linear", "F.linear", batch=LEADING)
+@LOWERINGS.register("nn.Linear", "F.linear", batch=ANY)
 def linear(ctx: Context, op) -> None:
+    """Over the last dim only: the batch may be any other dim (a sequence-first batch too)."""
+    ctx.axis(op.inputs[0], -1)
     if "weight" in op.attrs:
         weight = op.attrs["weight"].to_numpy().astype(np.float32)
     else:

@@ -44,9 +44,7 @@ def matmul(ctx: Context, op) -> None:
     if ctx.constant(b) is not None and len(ctx.torch_shape(b)) == 2 and op.type != "torch.bmm":
         inner_product(ctx, op, a, np.ascontiguousarray(ctx.constant(b).astype(np.float32).T), None)
         return
-    ra, rb = ctx.rank(a), ctx.rank(b)
-    if ra != rb:
-        raise Unsupported(f"matmul of rank-{ra + 1} by rank-{rb + 1} tensors (broadcast batch) is not lowered")
+    # ncnn MatMul broadcasts as torch.matmul does (a vector on either side, leading dims)
     ctx.emit("MatMul", "matmul", [ctx.blob(a), ctx.blob(b)], [op.outputs[0].name], {0: 0})
 
 
