@@ -9,7 +9,7 @@ import numpy as np
 
 from ....errors import Unsupported
 from ..arithmetic import MUL
-from ..context import Context, dims_params, param
+from ..context import AlongBatch, Context, dims_params, param
 from ..layers import Weight
 from ..registry import LEADING, LOWERINGS
 
@@ -18,7 +18,7 @@ from ..registry import LEADING, LOWERINGS
 def diag(ctx: Context, op) -> None:
     src = op.inputs[0]
     if ctx.has_batch(src):
-        raise Unsupported("diag of a tensor with a batch axis: dim 0 would be dropped by ncnn")
+        raise AlongBatch("diag of a tensor with a batch axis: dim 0 would be dropped by ncnn")
     ctx.emit("Diag", "diag", [ctx.blob(src)], [op.outputs[0].name], {0: int(param(op, "diagonal", 0))})
 
 

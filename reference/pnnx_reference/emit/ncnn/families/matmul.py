@@ -68,7 +68,7 @@ def mv(ctx: Context, op) -> None:
         inner_product_rows(ctx, ctx.blob(vec), ctx.shape(vec), out, weight.astype(np.float32), None)
         return
     if ctx.rank(mat) != 2 or ctx.rank(vec) != 1:
-        raise Unsupported(f"mv of blobs shaped {ctx.shape(mat)} and {ctx.shape(vec)} in ncnn (batch axis "
+        raise AlongBatch(f"mv of blobs shaped {ctx.shape(mat)} and {ctx.shape(vec)} in ncnn (batch axis "
                           "dropped) is not lowered")
     ctx.emit("MatMul", "mv", [ctx.blob(mat), ctx.blob(vec)], [out], {0: 0})
 
@@ -80,8 +80,7 @@ def outer(ctx: Context, op) -> None:
     out = op.outputs[0]
     shape = ctx.shape(out)
     if len(shape) != 2:
-        raise Unsupported(f"outer product of shape {tuple(ctx.torch_shape(out))} with a batch axis: "
-                          "ncnn blobs have no batch axis")
+        raise AlongBatch(f"outer product of shape {tuple(ctx.torch_shape(out))} with a batch axis")
     column = ctx.reshaped(ctx.blob(a), [shape[0], 1], out.name)
     row = ctx.reshaped(ctx.blob(b), [1, shape[1]], out.name)
     ctx.emit("BinaryOp", "outer", [column, row], [out.name], {0: MUL})

@@ -10,7 +10,7 @@ import numpy as np
 
 from ....errors import Unsupported
 from ..arithmetic import ABS, MUL, RSUB, SUB, binary, lower_binary_function, unary
-from ..context import Context, dims_params, param
+from ..context import AlongBatch, Context, dims_params, param
 from ..layers import Weight
 from ..reduction import (REDUCE_L1, REDUCE_L2, REDUCE_LOGSUMEXP, REDUCE_MAX, REDUCE_MEAN, REDUCE_MIN, REDUCE_PROD,
                          REDUCE_SUM, REDUCE_SUMSQ, reduced_axes, reduction)
@@ -35,10 +35,10 @@ def _reduce(ctx: Context, op, operation: int) -> None:
     src, out = op.inputs[0], op.outputs[0]
     keep = bool(param(op, "keepdim", False))
     if dims is None or dims == []:
-        if keep:
-            raise Unsupported("reduces every dim with keepdim (the batch axis too)")
-        # 0-d result: reduce_all gives a 1-element blob
-        ctx.emit("Reduction", "reduce", [ctx.blob(src)], [out.name], {0: operation, 1: 1, 4: 0, 5: 1})
+        if ctx.has_batch(src) and (keep or src.shape[ctx.batch_axis(src)] != 1):
+            raise AlongBatch("reduces every dim (the batch axis too)")
+        # reduce_all: a 1-element blob (0-d result), or every dim kept as 1
+        ctx.emit("Reduction", "reduce", [ctx.blob(src)], [out.name], {0: operation, 1: 1, 4: int(keep), 5: 1})
         return
     dims = [dims] if isinstance(dims, int) else list(dims)
     axes = sorted(ctx.axis(src, int(d)) for d in dims)
