@@ -210,7 +210,15 @@ def _static(shape) -> bool:
     return shape is not None and all(isinstance(d, int) and d > 0 for d in shape)
 
 
+def _fits(shape, axis: int | None) -> bool:
+    """Whether a tensor of `shape` carried with batch `axis` fits an ncnn blob."""
+    return (axis is None or axis < len(shape)) and len(shape) - (axis is not None) <= MAX_BLOB_RANK
+
+
 def _reshape(ctx: Context, op: Operator, preferred: dict[str, int | None]) -> Plan:
+    """The input keeps its axis; the output takes the one its consumers want, else the dim the
+    reshape maps a batch (of more than 1) onto with each sample whole, else none (dim 0 for a
+    rank-5 result, or when a batch of 1 stays its leading 1, as upstream drops it)."""
     result = physical(op)
     x, out = op.inputs[0], op.outputs[0]
     b = current_axis(ctx, x)
@@ -221,18 +229,16 @@ def _reshape(ctx: Context, op: Operator, preferred: dict[str, int | None]) -> Pl
         result.inputs[0] = b if b == 0 else None
         result.outputs[0] = 0 if b == 0 and out.shape and out.shape[0] == x.shape[0] else None
         return result
-    want = preferred.get(out.name, "unset")
-    if want != "unset" and (want is None and len(out.shape) <= MAX_BLOB_RANK
-                            or want is not None and want < len(out.shape) and len(out.shape) - 1 <= MAX_BLOB_RANK):
-        result.outputs[0] = want
+    if out.name in preferred and _fits(out.shape, preferred[out.name]):
+        result.outputs[0] = preferred[out.name]
         return result
     kept = keeps_samples(list(x.shape), b, list(out.shape)) if b is not None and x.shape else None
     if kept is not None and x.shape[b] > 1:
         result.outputs[0] = kept
     elif len(out.shape) > MAX_BLOB_RANK:
         result.outputs[0] = 0
-    elif b is not None and x.shape and x.shape[b] == 1 and out.shape and out.shape[0] == 1 and len(out.shape) > 1:
-        result.outputs[0] = 0  # a batch of 1 stays the leading 1 (as upstream drops it)
+    elif b is not None and x.shape and x.shape[b] == 1 and len(out.shape) > 1 and out.shape[0] == 1:
+        result.outputs[0] = 0
     return result
 
 

@@ -36,15 +36,20 @@ def repeat(ctx: Context, op) -> None:
 
 @LOWERINGS.register("Tensor.expand", "Tensor.expand_as", batch=LEADING)
 def expand(ctx: Context, op) -> None:
+    """Tile of the size-1 dims; new leading dims are added as 1s first (a Reshape)."""
     src, out = op.inputs[0], op.outputs[0]
     in_shape, out_shape = ctx.shape(src), ctx.shape(out)
-    if len(in_shape) != len(out_shape):
-        raise Unsupported("expand that adds leading dims is not lowered")
+    if -1 in in_shape or -1 in out_shape or len(out_shape) > 4 or len(in_shape) > len(out_shape):
+        raise Unsupported(f"expand of {tuple(in_shape)} to {tuple(out_shape)} is not lowered")
     if in_shape == out_shape:
         ctx.alias(out, src)
         return
+    blob = ctx.blob(src)
+    if len(in_shape) < len(out_shape):
+        in_shape = [1] * (len(out_shape) - len(in_shape)) + in_shape
+        blob = ctx.reshaped(blob, in_shape, out.name)
     repeats = [o // i if i == 1 else 1 for i, o in zip(in_shape, out_shape)]
-    ctx.emit("Tile", "expand", [ctx.blob(src)], [out.name], {2: repeats})
+    ctx.emit("Tile", "expand", [blob], [out.name], {2: repeats})
 
 
 def _repeat_counts(ctx: Context, op) -> np.ndarray:
