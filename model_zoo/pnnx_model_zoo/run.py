@@ -31,6 +31,7 @@ PROVIDER = "pnnx_model_zoo.zoo:zoo_cases"
 RESULTS = "results.jsonl"
 # short name (as the reports show it) -> the spec the harness loads
 CONVERTERS = {"reference": "pnnx_model_zoo.converters:ZooReference",
+              "reference-export": "pnnx_model_zoo.converters:ZooReferenceExport",
               "upstream": "pnnx_model_zoo.converters:ZooUpstream"}
 # (backend entry-point name, precision) per parity check: fp32 everywhere, and ncnn also in its
 # default options and Vulkan fp16, compared at network level (see tolerances.OP_OVERRIDES)
@@ -71,9 +72,9 @@ def plan(cases, upstream: bool = True) -> list[Unit]:
     """Per case and converter: the conversion, then parity on every backend."""
     units = []
     for case in cases:
-        ref = CONVERTERS["reference"]
-        units.append(Unit(case.id, ref, "convert"))
-        units += [Unit(case.id, ref, "parity", b, p) for b, p in MODES]
+        for name in ("reference", "reference-export"):
+            units.append(Unit(case.id, CONVERTERS[name], "convert"))
+            units += [Unit(case.id, CONVERTERS[name], "parity", b, p) for b, p in MODES]
         if upstream:
             up = CONVERTERS["upstream"]
             units.append(Unit(case.id, up, "convert"))
@@ -112,12 +113,13 @@ def run_zoo(cases, out: Path, *, upstream: bool = True, jobs: int = 1, timeout_s
         if not keep_artefacts:
             shutil.rmtree(workroot, ignore_errors=True)
     write_results(out / RESULTS, results)
-    converters = ["reference", "upstream"] if upstream else ["reference"]
+    converters = ["reference", "reference-export"] + (["upstream"] if upstream else [])
     write_run_info(out, run_info("model_zoo", tier_of(cases), converters, len(cases), jobs, time.monotonic() - began))
     return results
 
 
 COLUMNS = [("reference", "convert", None, None)] + [("reference", "parity", *m) for m in MODES] + \
+          [("reference-export", "convert", None, None)] + [("reference-export", "parity", *m) for m in MODES] + \
           [("upstream", "convert", None, None)] + [("upstream", "parity", *m) for m in UPSTREAM_MODES]
 
 
@@ -154,7 +156,7 @@ def table(results: list[Result]) -> str:
 
 def failures(results: list[Result]) -> list[Result]:
     """Reference records that did not pass (upstream's are information, not our failures)."""
-    return [r for r in results if r.converter == "reference" and r.status not in PASSING]
+    return [r for r in results if r.converter in ("reference", "reference-export") and r.status not in PASSING]
 
 
 def main(argv=None) -> int:

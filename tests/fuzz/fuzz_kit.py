@@ -107,6 +107,8 @@ SUFFIXES = {"pnnxparam": ".pnnx.param", "pnnxbin": ".pnnx.bin", "ncnnparam": ".n
 
 def check(target: Target, data: bytes, workdir: Path, seeds: dict[str, Path]) -> None:
     """Run `target` on `data`; raise AssertionError on a crash or a multi-line error."""
+    for stale in workdir.glob("fuzz*"):  # a file left by another target would change what is read
+        stale.unlink()
     path = workdir / f"fuzz{SUFFIXES[target.seed]}"
     path.write_bytes(data)
     try:

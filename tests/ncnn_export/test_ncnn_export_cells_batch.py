@@ -9,7 +9,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from ncnn_export_helpers import FP32, assert_outputs_match, run_ncnn, torch_outputs
+from conformance_runs import assert_close, run_ncnn
+from ncnn_export_helpers import FP32, torch_outputs
 from pnnx_reference.api import capture
 from pnnx_reference.emit.ncnn import write_ncnn
 
@@ -147,10 +148,10 @@ def _export(name: str, tmp_path):
 def _check(name: str, tmp_path, mode: str = "fp32") -> None:
     model, inputs, base = _export(name, tmp_path)
     expected = torch_outputs(model, inputs)
-    got = run_ncnn(base, inputs, len(expected), mode)
+    got = run_ncnn(base, inputs, mode)
     for g, e in zip(got, expected):  # ncnn may drop or keep leading 1s; the data must line up
         assert [d for d in g.shape if d != 1] == [d for d in e.shape if d != 1], f"{name}: {g.shape} vs {e.shape}"
-    assert_outputs_match([g.reshape(e.shape) for g, e in zip(got, expected)], expected, FP32, name)
+    assert_close([g.reshape(e.shape) for g, e in zip(got, expected)], expected, FP32, name)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -191,4 +192,4 @@ def test_layout_bound_ops_carry_the_batch_in_the_mat(model, shape, tmp_path):
     write_ncnn(capture(model.eval(), (x,)), f"{base}.ncnn.param", f"{base}.ncnn.bin", f"{base}_ncnn.py", fp16=False)
     assert "batch_index=0" in open(f"{base}_ncnn.py").read()
     expected = torch_outputs(model, [x])
-    assert_outputs_match(run_ncnn(base, [x], 1), expected, FP32, "batch 2")
+    assert_close(run_ncnn(base, [x]), expected, FP32, "batch 2")

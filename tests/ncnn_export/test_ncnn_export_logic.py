@@ -12,7 +12,8 @@ import pytest
 import torch
 
 from fn_modules import Fn
-from ncnn_export_helpers import run_ncnn, torch_outputs
+from conformance_runs import assert_close, run_ncnn, tolerance
+from ncnn_export_helpers import torch_outputs
 from pnnx_conformance.artefacts import Artefacts
 from pnnx_conformance.backends.ncnn_backend import NcnnCpuBackend
 from pnnx_reference.api import capture, export
@@ -21,6 +22,7 @@ from pnnx_reference.errors import UnsupportedOperator
 from pnnx_reference.formats import ncnn_param
 
 TINY = float(np.finfo(np.float32).smallest_subnormal)
+EXACT = tolerance(0.0, 0.0, "comparisons and selections are exact")
 
 
 def _ties(*shape, seed=0):
@@ -116,11 +118,10 @@ def _export(tmp_path, model, inputs):
 def test_logic_matches_torch_exactly_on_ncnn_cpu(tmp_path, name):
     model, inputs = CASES[name]
     expected = torch_outputs(model.eval(), inputs)
-    got = run_ncnn(_export(tmp_path, model, inputs), inputs, len(expected))
+    got = run_ncnn(_export(tmp_path, model, inputs), inputs)
     for g, e in zip(got, expected):
         g = g.reshape(e.shape) if g.size == e.size == 1 else g
-        assert g.shape == e.shape, f"{name}: shape {g.shape} != {e.shape}"
-        assert np.array_equal(g, e.astype(np.float32)), f"{name}: {g} != {e}"
+        assert_close([g], [e.astype(np.float32)], EXACT, name)
 
 
 @pytest.mark.parametrize("name", ["torch.where_inf", "Tensor.masked_fill_neg_inf", "Tensor.masked_fill_inf_compare"])
@@ -165,7 +166,7 @@ def test_conformance_backend_feeds_bool_inputs_as_float(tmp_path, precision):
         got = backend.run([t.numpy() for t in inputs])[0]
     finally:
         backend.release()
-    np.testing.assert_array_equal(got, torch_outputs(model, inputs)[0].astype(np.float32))
+    assert_close([got], [torch_outputs(model, inputs)[0].astype(np.float32)], EXACT)
 
 
 def test_generated_ncnn_py_feeds_bool_inputs_as_float_0_1(tmp_path):

@@ -6,10 +6,12 @@ import importlib
 from ..errors import HarnessError
 from .base import Converter
 from .reference import ReferenceConverter
+from .reference_export import ReferenceExportConverter
 from .upstream import UpstreamConverter
 
-BUILTIN = {"reference": ReferenceConverter, "upstream": UpstreamConverter}
-DEFAULT = ("reference", "upstream")
+BUILTIN = {"reference": ReferenceConverter, "reference-export": ReferenceExportConverter,
+           "upstream": UpstreamConverter}
+DEFAULT = ("reference", "reference-export", "upstream")
 
 
 def load_converter(spec: str) -> Converter:

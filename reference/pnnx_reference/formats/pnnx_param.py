@@ -142,6 +142,11 @@ class _Reader(CountedLineReader):
             self.fail(f"parameter with empty key: ={value[:40]}")
         if key in op.params:
             self.fail(f"duplicate parameter {key}")
+        if op.type == "pnnx.Expression" and key == "expr":
+            # the expression grammar is its own: `[size(@0,0),-1]` is no parameter list and
+            # `2.000000e-01` stays the text the expression parser reads
+            op.params[key] = value
+            return
         try:
             op.params[key] = decode_value(value)
         except ValueTextError as err:

@@ -60,5 +60,9 @@ def dump_operator(op) -> str:
 def dumps(graph) -> str:
     """The pnnx.param text of `graph`. Raises ValueError for values the format cannot hold."""
     lines = [MAGIC, f"{len(graph.ops)} {len(graph.operands)}"]
-    lines += [dump_operator(op) for op in graph.ops]
+    for op in graph.ops:
+        try:
+            lines.append(dump_operator(op))
+        except ValueError as err:  # name the operator the value belongs to
+            raise ValueError(f"{op.type} {op.name}: {err}") from None
     return "\n".join(lines) + "\n"

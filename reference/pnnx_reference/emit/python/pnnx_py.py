@@ -34,7 +34,8 @@ from pnnx_reference.emit.python.context import Context
 from pnnx_reference.emit.python.forward import render_forward_op
 from pnnx_reference.emit.python.init import init_body
 from pnnx_reference.emit.python.names import CodegenError, Namer, sanitize
-from pnnx_reference.errors import FormatError, PnnxError
+from pnnx_reference.errors import ConversionError, FormatError, PnnxError
+from pnnx_reference.files import new_file_mode
 from pnnx_reference.ir import DTYPES, Graph, Operand, Operator
 
 __all__ = ["CodegenError", "generate_python", "write_python", "regenerate", "main_regenerate"]
@@ -230,6 +231,7 @@ def write_python(graph: Graph, py_path, bin_path, input_shapes=None) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(source)
+        os.chmod(tmp, new_file_mode())  # mkstemp's 0600 -> what any new file of the user gets
         os.replace(tmp, py_path)
     except BaseException:
         if os.path.exists(tmp):
@@ -251,7 +253,10 @@ def regenerate(param_path, py_path=None, bin_path=None) -> Path:
     bin_path = Path(bin_path) if bin_path is not None else pnnx_param.default_bin_path(param_path)
     graph = pnnx_param.load(param_path, bin_path)
     py_path = Path(py_path) if py_path is not None else default_py_path(param_path)
-    write_python(graph, py_path, bin_path)
+    try:
+        write_python(graph, py_path, bin_path)
+    except OSError as err:
+        raise ConversionError(f"{py_path}: cannot write: {err.strerror or err}") from None
     return py_path
 
 
@@ -260,14 +265,16 @@ _USAGE = "usage: pnnxref regenerate FILE.pnnx.param [pnnxbin=FILE.pnnx.bin] [pnn
 
 def main_regenerate(argv: list[str]) -> int:
     """`pnnxref regenerate FILE.pnnx.param [pnnxbin=...] [pnnxpy=...]`; returns the exit code."""
+    param = None
     try:
         param, options = _parse_regenerate_args(argv)
         out = regenerate(param, options.get("pnnxpy"), options.get("pnnxbin"))
     except FormatError as err:  # already `file:line: message`
         print(str(err), file=sys.stderr)
         return 1
-    except PnnxError as err:
-        print(f"error: {err}", file=sys.stderr)
+    except PnnxError as err:  # what the file holds cannot become Python: name the file
+        print(f"error: {param}: {err}" if param and not str(err).startswith(str(param)) else f"error: {err}",
+              file=sys.stderr)
         return 1
     except OSError as err:
         print(f"error: {err.filename or ''}: {err.strerror}", file=sys.stderr)
