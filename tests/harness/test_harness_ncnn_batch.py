@@ -71,3 +71,11 @@ def test_without_a_declaration_dim_0_is_the_batch(tmp_path):
     (y,) = backend.run([x])
     np.testing.assert_allclose(y, np.maximum(x, 0) * 2.0, rtol=1e-6)
     backend.release()
+
+
+def test_an_emitter_refusal_is_reported_once_as_unsupported(tmp_path):
+    """The emitter's message already starts with "unsupported: "; the harness does not say it twice."""
+    arts = Artefacts("reference", "t", tmp_path, {}, {"ncnn": "unsupported: F.embedding (op_0): weight is not a constant"})
+    assert arts.missing_reason(("ncnn.param",)) == "unsupported: F.embedding (op_0): weight is not a constant"
+    arts = Artefacts("reference", "t", tmp_path, {}, {"ncnn": "no lowering"})
+    assert arts.missing_reason(("ncnn.param",)) == "unsupported: no lowering"
