@@ -221,6 +221,9 @@ BATCHLESS = {
     "cat_permute": (lambda a, b: torch.cat([a, b], dim=0).permute(2, 0, 1), [(2, 3, 4), (3, 3, 4)]),
     "repeat": (lambda a: a.repeat(2, 1, 3), [(2, 3, 4)]),
     "addmm": (lambda c, a, b: torch.addmm(c, a, b, beta=0.5, alpha=2.0), [(4, 5), (4, 6), (6, 5)]),
+    # a (1, 4) input among inputs whose dim 0 is data: its 1 is data too, not a batch of 1
+    "cat_row_among_rows": (lambda a, b, c: torch.cat([a, b, c], dim=0), [(2, 4), (1, 4), (3, 4)]),
+    "add_row_to_rows": (lambda a, b: torch.cat([a, b], dim=0) * (b + a[:1]), [(3, 4), (1, 4)]),
     # batch-1 input, batch folded into dim 0 by a reshape, then shape-following operators
     "flatten_all_relu": (lambda a: torch.relu(torch.flatten(a)), [(1, 3, 4, 4)]),
     "squeeze_sum": (lambda a: torch.squeeze(a).sum(dim=0, keepdim=True), [(1, 3, 1, 8)]),

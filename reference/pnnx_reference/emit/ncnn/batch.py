@@ -131,6 +131,8 @@ def _leading(ctx: Context, op: Operator) -> Plan:
     batch = max(_size(op.inputs[i], 0) for i in batched)
     if any(i not in batched and _size(op.inputs[i], 0) == batch and batch > 1 for i in lead):
         return physical(op)  # another input holds the same batch as a dim: run everything whole
+    if batch == 1 and any(i not in batched and _size(op.inputs[i], 0) > 1 for i in lead):
+        return physical(op)  # dim 0 is data for another input (cat along it): the 1 is data too
     outputs: list[int | None] = []
     for out in op.outputs:
         if out.shape and out.shape[0] == batch:
