@@ -63,22 +63,22 @@ def _run_ncnn(base: str, inputs, n_out: int, mode: str):
     net.opt.num_threads = 1
     if net.load_param(f"{base}.ncnn.param") or net.load_model(f"{base}.ncnn.bin"):
         raise RuntimeError("ncnn cannot load the exported files")
-    from pnnx_reference.emit.ncnn.context import is_batchless
+    from pnnx_conformance.backends.ncnn_backend import declared_batch_indices
 
-    no_batch = is_batchless([tuple(t.shape) for t in inputs])
+    declared = declared_batch_indices(f"{base}_ncnn.py")  # the batch index of each in<i> / out<i>
     ex = net.create_extractor()
     for i, t in enumerate(inputs):
         # bools are float 0/1 blobs; other integers int32 words (read by Embed)
         t = t.float() if t.dtype == torch.bool else t if t.is_floating_point() else t.to(torch.int32)
         t = t.reshape(1) if t.dim() == 0 else t  # a 0-d input is a 1-element blob
         ex.input(f"in{i}", ncnn.Mat(t.float().numpy() if t.is_floating_point() else t.numpy(),
-                                    batch_index=0 if t.dim() >= 2 and not no_batch else NO_BATCH).clone())
+                                    batch_index=declared.get(f"in{i}", NO_BATCH)).clone())
     outs = []
     for i in range(n_out):
         ret, mat = ex.extract(f"out{i}")
         if ret != 0:
             raise RuntimeError(f"ncnn extract out{i} returned {ret}")
-        outs.append(np.array(mat.numpy()).copy())
+        outs.append(np.array(mat.numpy(batch_index=declared.get(f"out{i}", NO_BATCH))).copy())
     del ex
     net.clear()
     return outs

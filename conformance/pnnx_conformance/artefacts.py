@@ -38,8 +38,9 @@ class Artefacts:
         missing = [k for k in kinds if not self.has(k)]
         for k in missing:
             for name in EMITTERS.get(k, ()) + (k,):
-                if name in self.unsupported:
-                    return f"unsupported: {self.unsupported[name]}"
+                if name in self.unsupported:  # the emitter's reason, said once as "unsupported: ..."
+                    reason = self.unsupported[name]
+                    return reason if reason.startswith("unsupported: ") else f"unsupported: {reason}"
         return f"{self.converter} converter wrote no {', '.join(missing)}"
 
     def sizes(self) -> dict[str, int]:

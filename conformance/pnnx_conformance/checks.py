@@ -54,6 +54,7 @@ class Executor:
             self._case_id = case_id
 
     def subject(self, case, rounding=None) -> Subject:
+        self._enter_case(case.id)  # never another case's oracle, whoever calls
         if rounding not in self._subjects:
             self._subjects[rounding] = Subject(case, rounding)
         return self._subjects[rounding]
@@ -61,6 +62,7 @@ class Executor:
     def artefacts(self, case, converter: str, rounding=None) -> Artefacts:
         """The converter's artefacts (converted once; a restarted worker reuses the manifest).
         Raises the conversion's outcome when it did not succeed."""
+        self._enter_case(case.id)  # never another case's artefacts, whoever calls
         key = (converter, rounding)
         if key not in self._artefacts:
             self._artefacts[key] = self._convert(case, converter, rounding)

@@ -29,7 +29,7 @@ REASON_TAGS = frozenset({TAG_RANDOM, TAG_TRAINING_ONLY, TAG_NO_TRACE})
 
 KNOWN_TAGS = {TIER_SMOKE, TAG_RANDOM, TAG_TRAINING_ONLY, TAG_NO_TRACE, TAG_OURS,
               "multi-input", "multi-output", "integer", "bool", "noncontiguous",
-              "dynamic", "unbatched", "complex", "inplace"}
+              "dynamic", "unbatched", "batched", "complex", "inplace"}
 
 
 @dataclass(frozen=True)

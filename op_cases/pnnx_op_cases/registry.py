@@ -3,8 +3,9 @@
 A family is a function yielding `Case`s for the table rows it names. The names are string
 literals, so `grep -rn '"nn.Conv2d"' op_cases` finds every family of a row (a unit test
 holds every module to that). `all_cases()` imports every module under `families/`, runs the
-families and returns the cases sorted by id; a family yielding a row it did not name, or
-naming a row it yields nothing for, is an error.
+families, adds the batch variants derived from each row's smoke case (batch_variants.py) and
+returns the cases sorted by id; a family yielding a row it did not name, or naming a row it
+yields nothing for, is an error.
 """
 from __future__ import annotations
 
@@ -53,6 +54,10 @@ def all_cases() -> tuple[Case, ...]:
         if ops - yielded:
             raise ValueError(f"{fn.__module__}.{fn.__name__} registered for {sorted(ops - yielded)} "
                              "but yields no case of them")
+    from .batch_variants import derive
+
+    for case in derive(sorted(cases.values(), key=lambda c: c.id)):
+        cases[case.id] = case
     return tuple(sorted(cases.values(), key=lambda c: c.id))
 
 

@@ -3,11 +3,11 @@ lowerings, the `_pnnx.py` renderers, the frontends' aten and ONNX rules.
 
     LOWERINGS = Registry("ncnn")
 
-    @LOWERINGS.register("nn.Conv2d", "F.conv2d", batchless=True)
+    @LOWERINGS.register("nn.Conv2d", "F.conv2d", batch=FIRST, unbatched_rank=3)
     def conv(ctx, op): ...
 
     rule = LOWERINGS.lookup("nn.Conv2d")    # Rule(key, fn, traits, file, line) or None
-    rule.fn(ctx, op); rule.traits["batchless"]; rule.where  # "reference/.../conv.py:12"
+    rule.fn(ctx, op); rule.traits["batch"]; rule.where  # "reference/.../conv.py:12"
 
 A capability is a keyword on `register` (stored in `Rule.traits`), never derived from the
 file a rule lives in. Keys are exact; `register_prefix("torch.")` adds a rule for every key

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from pnnx_reference.emit.ncnn import lower as _ncnn  # noqa: F401  (registers every ncnn lowering)
+from pnnx_reference.emit.ncnn.registry import ANY, FIRST, LEADING, PERMUTE, RESHAPE, SEQUENCE
 from pnnx_reference.emit.ncnn.registry import LOWERINGS as NCNN
 from pnnx_reference.emit.onnx import lower as _onnx  # noqa: F401  (registers every ONNX lowering)
 from pnnx_reference.emit.onnx.registry import COMPLEX_LOWERINGS as ONNX_COMPLEX
@@ -14,28 +15,38 @@ from pnnx_reference.emit.onnx.registry import LOWERINGS as ONNX
 from pnnx_reference.emit.python.forward import RENDERERS
 from pnnx_reference.registry import REGISTRIES
 
+POLICIES = {FIRST, LEADING, ANY, RESHAPE, PERMUTE, SEQUENCE}
 PACKAGE = Path(__file__).resolve().parents[2] / "reference" / "pnnx_reference"
 FAMILIES = {"ncnn": PACKAGE / "emit" / "ncnn" / "families", "onnx": PACKAGE / "emit" / "onnx" / "families"}
 DRAWER_WORDS = ("misc", "extra", "composite", "other", "util", "helper", "common", "general", "stuff")
 
-# the ncnn lowerings that need an (N=1, C, ...) layout, i.e. every one NOT registered with
-# batchless=True: the set lower.BATCHLESS_FAMILIES derived from file names before the traits
-NEEDS_BATCH_AXIS = {
-    "F.adaptive_avg_pool1d", "F.adaptive_avg_pool2d", "F.adaptive_avg_pool3d", "F.adaptive_max_pool1d",
-    "F.adaptive_max_pool2d", "F.adaptive_max_pool3d", "F.avg_pool1d", "F.avg_pool2d", "F.avg_pool3d",
-    "F.channel_shuffle", "F.conv1d", "F.conv2d", "F.conv3d", "F.conv_transpose1d", "F.conv_transpose2d",
-    "F.conv_transpose3d", "F.grid_sample", "F.interpolate", "F.max_pool1d", "F.max_pool2d", "F.max_pool3d",
-    "F.normalize", "F.pad", "F.pixel_shuffle", "F.pixel_unshuffle", "F.upsample", "F.upsample_bilinear",
-    "F.upsample_nearest", "nn.AdaptiveAvgPool1d", "nn.AdaptiveAvgPool2d", "nn.AdaptiveAvgPool3d",
-    "nn.AdaptiveMaxPool1d", "nn.AdaptiveMaxPool2d", "nn.AdaptiveMaxPool3d", "nn.AvgPool1d", "nn.AvgPool2d",
-    "nn.AvgPool3d", "nn.ChannelShuffle", "nn.ConstantPad1d", "nn.ConstantPad2d", "nn.ConstantPad3d",
-    "nn.Conv1d", "nn.Conv2d", "nn.Conv3d", "nn.ConvTranspose1d", "nn.ConvTranspose2d", "nn.ConvTranspose3d",
-    "nn.MaxPool1d", "nn.MaxPool2d", "nn.MaxPool3d", "nn.MultiheadAttention", "nn.PixelShuffle",
-    "nn.PixelUnshuffle", "nn.ReflectionPad1d", "nn.ReflectionPad2d", "nn.ReplicationPad1d",
-    "nn.ReplicationPad2d", "nn.ReplicationPad3d", "nn.TransformerEncoderLayer", "nn.Upsample",
-    "nn.UpsamplingBilinear2d", "nn.UpsamplingNearest2d", "nn.ZeroPad1d", "nn.ZeroPad2d", "nn.ZeroPad3d",
+# the ncnn lowerings of (N, C, ...) operators (trait batch=FIRST): dim 0 of their input is the
+# ncnn Mat batch whenever the input has one (upstream's operators "with batch index 0")
+BATCH_FIRST = {
+    *(f"{t}.{n}" for t in ("F",) for n in (
+        "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
+        "adaptive_max_pool2d", "adaptive_max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d", "channel_shuffle",
+        "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "grid_sample",
+        "interpolate", "lp_pool1d", "lp_pool2d", "lp_pool3d", "max_pool1d", "max_pool2d", "max_pool3d",
+        "normalize", "pad", "pixel_shuffle", "pixel_unshuffle", "prelu", "upsample", "upsample_bilinear",
+        "upsample_nearest", "fold", "unfold", "affine_grid", "scaled_dot_product_attention")),
+    *(f"nn.{n}" for n in (
+        "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
+        "AdaptiveMaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "ChannelShuffle", "ConstantPad1d",
+        "ConstantPad2d", "ConstantPad3d", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
+        "ConvTranspose3d", "LPPool1d", "LPPool2d", "LPPool3d", "MaxPool1d", "MaxPool2d", "MaxPool3d", "PReLU",
+        "PixelShuffle", "PixelUnshuffle", "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d",
+        "ReplicationPad2d", "ReplicationPad3d", "Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d",
+        "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "Fold", "Unfold")),
     "torch.channel_shuffle",
 }
+# FIRST lowerings whose input always has a batch axis (no unbatched_rank)
+ALWAYS_BATCHED = {"F.interpolate", "F.upsample", "F.upsample_bilinear", "F.upsample_nearest", "nn.Upsample",
+                  "nn.UpsamplingBilinear2d", "nn.UpsamplingNearest2d", "F.grid_sample", "F.channel_shuffle",
+                  "nn.ChannelShuffle", "torch.channel_shuffle", "F.affine_grid"}
+# recurrent and attention layers (batch=SEQUENCE): the batch is dim 0 or 1 by batch_first
+SEQUENCE_LAYERS = {"nn.RNN", "nn.LSTM", "nn.GRU", "nn.MultiheadAttention", "nn.TransformerEncoderLayer",
+                   "nn.TransformerDecoderLayer", "nn.TransformerEncoder", "nn.TransformerDecoder", "nn.Transformer"}
 # the ncnn lowerings that read bool operands as float 0/1 blobs (bool_operands=True)
 BOOL_OPERANDS = {
     *(f"{table}.{name}" for table in ("torch", "Tensor") for name in (
@@ -43,6 +54,8 @@ BOOL_OPERANDS = {
         "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_not", "all", "any", "where")),
     "Tensor.masked_fill", "Tensor.masked_fill_", "Tensor.float", "Tensor.double", "Tensor.half",
     "Tensor.bool", "Tensor.long", "Tensor.int", "Tensor.to", "Tensor.type_as",
+    # bool attention masks (True: masked) read as 0/1 blobs
+    "nn.MultiheadAttention", "nn.TransformerEncoderLayer", "nn.TransformerDecoderLayer", "nn.Transformer",
 }
 
 
@@ -50,9 +63,24 @@ def _traited(registry, trait: str) -> set[str]:
     return {key for key in registry if registry.lookup(key).traits.get(trait)}
 
 
-def test_batchless_lowerings_are_the_declared_ones():
-    assert set(NCNN) - _traited(NCNN, "batchless") == NEEDS_BATCH_AXIS
-    assert len(_traited(NCNN, "batchless")) == 391
+def _policy(key: str) -> str:
+    return NCNN.lookup(key).traits.get("batch")
+
+
+def test_every_ncnn_lowering_declares_its_batch_policy():
+    assert {key for key in NCNN if _policy(key) not in POLICIES} == set()
+
+
+def test_batch_first_lowerings_are_the_declared_ones():
+    assert {key for key in NCNN if _policy(key) == FIRST} == BATCH_FIRST
+    no_rank = {key for key in BATCH_FIRST if NCNN.lookup(key).traits.get("unbatched_rank") is None}
+    assert no_rank == ALWAYS_BATCHED
+
+
+def test_sequence_lowerings_say_where_their_batch_is():
+    declared = {key for key in NCNN if _policy(key) == SEQUENCE}
+    assert declared <= SEQUENCE_LAYERS and {"nn.LSTM", "nn.GRU", "nn.RNN", "nn.MultiheadAttention"} <= declared
+    assert all(callable(NCNN.lookup(key).traits.get("sequence_axes")) for key in declared)
 
 
 def test_bool_operand_lowerings_are_the_declared_ones():

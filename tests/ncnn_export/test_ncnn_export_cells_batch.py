@@ -1,6 +1,6 @@
-"""LSTMCell/GRUCell, norms and RNNs on inputs whose dim 0 is not 1 (batchless graphs: every
-torch dim is carried, the inputs fed whole with batch index 233, as the generated _ncnn.py
-does): exported from our capture, run in ncnn (CPU fp32, and a few on Vulkan), compared with torch."""
+"""LSTMCell/GRUCell, norms and RNNs on inputs whose dim 0 is not 1 (a batch above 1, or no batch
+axis): exported from our capture, run in ncnn (CPU fp32, and a few on Vulkan) with each blob fed
+and read with the batch index the generated _ncnn.py declares, compared with torch."""
 from __future__ import annotations
 
 import ncnn
@@ -13,7 +13,6 @@ from conformance_runs import assert_close, run_ncnn
 from ncnn_export_helpers import FP32, torch_outputs
 from pnnx_reference.api import capture
 from pnnx_reference.emit.ncnn import write_ncnn
-from pnnx_reference.errors import UnsupportedOperator
 
 
 class Cell(nn.Module):
@@ -107,6 +106,7 @@ def _norms():
         "batch_norm2d_batch_stats_b2": (_affine(nn.BatchNorm2d(8, track_running_stats=False)), [(2, 8, 5, 6)]),
         "batch_norm1d_batch_stats_b1": (_affine(nn.BatchNorm1d(8, track_running_stats=False)), [(1, 8, 9)]),
         "batch_norm1d_batch_stats_rows": (nn.BatchNorm1d(8, affine=False, track_running_stats=False), [(4, 8)]),
+        "instance_norm3d_b2": (nn.InstanceNorm3d(8), [(2, 8, 3, 4, 5)]),  # rank 5: the batch in the Mat
         "lrn_b2": (nn.LocalResponseNorm(3, alpha=0.5, k=2.0), [(2, 8, 7)]),  # (C, N, size) view
         "f_lrn_b2": (Fn(lambda m, x: F.local_response_norm(x, 5, alpha=0.3, beta=0.6)), [(2, 13, 5, 5)]),
         "lrn_rank5_b1": (nn.LocalResponseNorm(3, alpha=0.5), [(1, 8, 2, 3, 4)]),  # (C, 1, size) view
@@ -122,6 +122,10 @@ def _rnns():
         "rnn_layers2_bidirectional_h0_b3": (Seq(nn.RNN(4, 8, num_layers=2, bidirectional=True)),
                                             [(5, 3, 4), (4, 3, 8)]),
         "lstm_proj_h0_b2": (Seq(nn.LSTM(4, 8, proj_size=3, batch_first=True)), [(2, 5, 4), (1, 2, 3), (1, 2, 8)]),
+        "gru_large_batch_b6": (Seq(nn.GRU(4, 8)), [(5, 6, 4)]),
+        "lstm_batch_first_b32": (Seq(nn.LSTM(4, 8, batch_first=True)), [(32, 5, 4)]),
+        "gru_layers2_bidirectional_h0_b4": (Seq(nn.GRU(8, 16, num_layers=2, bidirectional=True)),
+                                            [(4, 5, 8), (4, 5, 16)]),
         "gru_layers2_unbatched_h0": (Seq(nn.GRU(4, 8, num_layers=2)), [(5, 4), (2, 8)]),
     }
 
@@ -172,29 +176,20 @@ def test_cells_are_inner_products_not_recurrent_layers(tmp_path):
     assert types.count("InnerProduct") == 2 and "LSTM" not in types and "Slice" in types
 
 
-def test_batch_split_rnn_runs_one_layer_per_sample(tmp_path):
+def test_rnn_batch_is_the_mat_batch(tmp_path):
+    """One ncnn layer per torch layer and direction set, whatever the batch: ncnn runs the layers
+    once per sequence, the time-major input fed with its dim 1 as the batch."""
     _, _, base = _export("rnn_layers2_bidirectional_h0_b3", tmp_path)
-    assert _layer_types(base).count("RNN") == 3 * 2  # 3 samples x 2 layers
-
-
-def _unsupported(model, shapes, tmp_path) -> str:
-    inputs = [torch.rand(s) for s in shapes]
-    base = tmp_path / "m"
-    with pytest.raises(UnsupportedOperator) as err:
-        write_ncnn(capture(model.eval(), tuple(inputs)), f"{base}.ncnn.param", f"{base}.ncnn.bin", f"{base}_ncnn.py")
-    return str(err.value)
-
-
-def test_large_rnn_batch_is_refused(tmp_path):
-    message = _unsupported(Seq(nn.GRU(4, 8)), [(5, 6, 4)], tmp_path)
-    assert "batch 6" in message and "copies of the layers" in message
-
-
-def test_rank5_batchless_norm_is_refused(tmp_path):
-    message = _unsupported(nn.InstanceNorm3d(8), [(2, 8, 3, 4, 5)], tmp_path)
-    assert "rank-5 blob" in message
+    assert _layer_types(base).count("RNN") == 2
+    assert 'ex.input("in0", ncnn.Mat(in0.numpy(), batch_index=1)' in open(f"{base}_ncnn.py").read()
 
 
 @pytest.mark.parametrize("model,shape", [(nn.Conv2d(8, 4, 3), (2, 8, 6, 6)), (nn.MaxPool2d(2), (2, 8, 6, 6))])
-def test_layout_bound_ops_still_need_a_batch_axis(model, shape, tmp_path):
-    assert "needs a batch axis" in _unsupported(model, [shape], tmp_path)
+def test_layout_bound_ops_carry_the_batch_in_the_mat(model, shape, tmp_path):
+    torch.manual_seed(0)
+    x = torch.rand(shape)
+    base = tmp_path / "m"
+    write_ncnn(capture(model.eval(), (x,)), f"{base}.ncnn.param", f"{base}.ncnn.bin", f"{base}_ncnn.py", fp16=False)
+    assert "batch_index=0" in open(f"{base}_ncnn.py").read()
+    expected = torch_outputs(model, [x])
+    assert_close(run_ncnn(base, [x]), expected, FP32, "batch 2")

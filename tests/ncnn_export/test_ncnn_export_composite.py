@@ -58,6 +58,7 @@ CASES = {
     "torch.var_mean_tuple": (Fn(lambda x: torch.var_mean(x, dim=(1, 2), correction=0)), [_x(*X4)]),
     "torch.std_mean": (Fn(lambda x: torch.std_mean(x, dim=2)), [_x(*X3)]),
     "F.lp_pool2d_p2": (Fn(lambda x: F.lp_pool2d(x, 2.0, 2)), [_x(*X4)]),
+    "F.lp_pool2d_p2_b2": (Fn(lambda x: F.lp_pool2d(x, 2.0, 2)), [_x(2, 6, 7, 9)]),  # the batch in the Mat
     "F.lp_pool1d_p3_ceil": (Fn(lambda x: F.lp_pool1d(x, 3.0, 3, stride=2, ceil_mode=True)),
                             [_x(*X3, low=0.0, high=1.0)]),
     "nn.LPPool2d_p1.5": (nn.LPPool2d(1.5, (2, 3)), [_x(*X4, low=0.1, high=1.0)]),
@@ -109,7 +110,6 @@ def test_threshold_is_strictly_greater(tmp_path):
 
 @pytest.mark.parametrize("fn, shape, reason", [
     (lambda x: F.rrelu(x, 0.1, 0.3, training=True), X3, "training=True"),
-    (lambda x: F.lp_pool2d(x, 2.0, 2), (2, 6, 7, 9), "no batch axis"),
     (lambda x: F.lp_pool2d(x, -1.0, 2), X4, "norm_type=-1.0"),
     (lambda x: torch.var(x, dim=1, correction=6), X3, "divides by <= 0"),
 ])

@@ -143,25 +143,41 @@ def _expect_unsupported(graph, tmp_path) -> str:
     return str(info.value)
 
 
-def test_batch_above_one_refuses_layout_bound_operators(tmp_path):
+def _written(graph, tmp_path) -> tuple[list, str]:
+    """(layers, _ncnn.py text) of a graph that lowers."""
+    write_ncnn(graph, tmp_path / "m.param", tmp_path / "m.bin", tmp_path / "m_ncnn.py")
+    return ncnn_param.load(tmp_path / "m.param").layers, (tmp_path / "m_ncnn.py").read_text()
+
+
+def test_batch_above_one_is_the_mat_batch_of_layout_bound_operators(tmp_path):
+    """A (2, 3, 8, 8) input of a pooling layer is fed with dim 0 as the ncnn Mat batch, which
+    ncnn runs the layers over one sample at a time (no Reshape needed)."""
     g = _graph([2, 3, 8, 8], ("nn.ReLU", {}), ("nn.MaxPool2d", {"kernel_size": 2}))
-    message = _expect_unsupported(g, tmp_path)
-    assert message.startswith("unsupported: nn.MaxPool2d (op_1): needs a batch axis, but input in0 "
-                              "(2, 3, 8, 8) has 2 along dim 0")
-    assert "nn.ReLU" not in message
+    g.operands[2].shape = [2, 3, 4, 4]
+    layers, code = _written(g, tmp_path)
+    assert [l.type for l in layers] == ["Input", "ReLU", "Pooling"]
+    assert 'ex.input("in0", ncnn.Mat(in0.numpy(), batch_index=0)' in code and "numpy(batch_index=0)" in code
 
 
-def test_batch_folded_by_a_reshape_refuses_layout_bound_operators(tmp_path):
+def test_batch_made_by_a_reshape_moves_into_the_mat(tmp_path):
+    """reshape(1, 6, 4, 4) -> (2, 3, 4, 4) then pooling: the reshape writes the new dim 0 as the
+    Mat batch (a batch-aware Reshape, 12/13 = input/output batch axis) for the pooling to run per
+    sample."""
     g = _graph([1, 6, 4, 4], ("Tensor.reshape", {"shape": [2, 3, 4, 4]}), ("nn.MaxPool2d", {"kernel_size": 2}))
     g.operands[1].shape = [2, 3, 4, 4]
     g.operands[2].shape = [2, 3, 2, 2]
-    message = _expect_unsupported(g, tmp_path)
-    assert "nn.MaxPool2d (op_1): needs a batch axis" in message and "Tensor.reshape" not in message
+    layers, code = _written(g, tmp_path)
+    reshape = next(l for l in layers if l.type == "Reshape")
+    assert reshape.params[12] == 0 and reshape.params[13] == 0 and [reshape.params[k] for k in (0, 1, 11, 2)] == [4, 4, 3, 2]
+    assert layers[-1].type == "Pooling" and "numpy(batch_index=0)" in code
 
 
-def test_op_along_batch_axis_is_refused(tmp_path):
-    message = _expect_unsupported(_graph([1, 3, 8], ("F.softmax", {"dim": 0})), tmp_path)
-    assert "batch axis" in message
+def test_op_along_batch_axis_runs_on_the_whole_blob(tmp_path):
+    """softmax over dim 0 cannot run sample by sample: the batch of 1 is folded into the blob
+    first (here a plain Reshape), and the Softmax runs over the blob's axis 0."""
+    layers, code = _written(_graph([1, 3, 8], ("F.softmax", {"dim": 0})), tmp_path)
+    assert [l.type for l in layers] == ["Input", "Reshape", "Softmax"]
+    assert layers[-1].params[0] == 0 and "numpy(batch_index=233)" in code
 
 
 def test_every_unsupported_operator_is_listed(tmp_path):
@@ -205,6 +221,9 @@ BATCHLESS = {
     "cat_permute": (lambda a, b: torch.cat([a, b], dim=0).permute(2, 0, 1), [(2, 3, 4), (3, 3, 4)]),
     "repeat": (lambda a: a.repeat(2, 1, 3), [(2, 3, 4)]),
     "addmm": (lambda c, a, b: torch.addmm(c, a, b, beta=0.5, alpha=2.0), [(4, 5), (4, 6), (6, 5)]),
+    # a (1, 4) input among inputs whose dim 0 is data: its 1 is data too, not a batch of 1
+    "cat_row_among_rows": (lambda a, b, c: torch.cat([a, b, c], dim=0), [(2, 4), (1, 4), (3, 4)]),
+    "add_row_to_rows": (lambda a, b: torch.cat([a, b], dim=0) * (b + a[:1]), [(3, 4), (1, 4)]),
     # batch-1 input, batch folded into dim 0 by a reshape, then shape-following operators
     "flatten_all_relu": (lambda a: torch.relu(torch.flatten(a)), [(1, 3, 4, 4)]),
     "squeeze_sum": (lambda a: torch.squeeze(a).sum(dim=0, keepdim=True), [(1, 3, 1, 8)]),
@@ -238,9 +257,6 @@ def test_batchless_and_folded_batch_graphs_match_torch(name, tmp_path):
                fp16=False)
     generated = runpy.run_path(f"{base}_ncnn.py")["test_inference"]()  # feeds the blobs without a batch axis
     assert generated.numel() == expected.size
-    batchless = any(t.shape[0] != 1 for t in inputs)
-    declared = declared_batch_indices(f"{base}_ncnn.py")
-    assert declared == {f"in{i}": NO_BATCH if batchless or t.dim() < 2 else 0 for i, t in enumerate(inputs)}
     (out,) = run_ncnn(base, inputs)  # the conformance backend feeds them as _ncnn.py declares
     assert out.size == expected.size
     assert [d for d in out.shape if d != 1] == [d for d in expected.shape if d != 1]
@@ -276,7 +292,8 @@ def test_time_major_rnn_with_final_states(kind, shape, tmp_path):
         expected = [t.numpy() for t in model(x)]
     base = tmp_path / "m"
     write_ncnn(capture(model, (x,)), f"{base}.ncnn.param", f"{base}.ncnn.bin", f"{base}_ncnn.py", fp16=False)
-    assert declared_batch_indices(f"{base}_ncnn.py") == {"in0": NO_BATCH}  # dim 0 is time: fed whole
+    # dim 0 is time: an unbatched sequence is fed whole, a batched one with dim 1 as the Mat batch
+    assert declared_batch_indices(f"{base}_ncnn.py")["in0"] == (NO_BATCH if len(shape) == 2 else 1)
     got = run_ncnn(base, [x])
     for g, e in zip(got, expected):
         assert [d for d in g.shape if d != 1] == [d for d in e.shape if d != 1]

@@ -138,7 +138,7 @@ def test_unbatched_window_partition_matches_torch_on_cpu(tmp_path):
     model, x = UnbatchedWindowPartition().eval(), torch.rand(8, 8, C) * 2 - 1
     expected = torch_outputs(model, [x])[0]
     base = _export(model, [x], tmp_path)
-    assert declared_batch_indices(f"{base}_ncnn.py") == {"in0": NO_BATCH}
+    assert declared_batch_indices(f"{base}_ncnn.py") == {"in0": NO_BATCH, "out0": NO_BATCH}
     assert_close(run_ncnn(base, [x], "fp32"), [expected], FP32)
 
 
@@ -153,7 +153,8 @@ def test_unmergeable_rank6_permute_is_refused(tmp_path):
     model, inputs = UnmergeablePermute().eval(), [torch.rand(72)]
     with pytest.raises(UnsupportedOperator) as info:
         _export(model, inputs, tmp_path)
-    assert "is a rank-6 blob: ncnn blobs have at most 4 dims" in str(info.value)
+    # a rank-6 view: one dim (of size 1 here) in the Mat batch still leaves a rank-5 blob
+    assert "is a rank-5 blob: ncnn blobs have at most 4 dims besides the batch" in str(info.value)
 
 
 @pytest.mark.parametrize("perm, runs", [
@@ -175,9 +176,10 @@ def test_merged_shapes_keep_the_element_order():
     assert torch.equal(merged.reshape(-1), x.permute(perm).reshape(-1))
 
 
-def test_a_rank5_input_is_refused_even_when_no_operator_reads_it(tmp_path):
-    """An eval-mode dropout is removed, leaving input -> output: the input blob itself cannot
-    be fed to ncnn (batch 2 is kept, so it has 5 dims)."""
-    model = nn.Dropout3d(0.2).eval()
-    with pytest.raises(UnsupportedOperator, match=r"pnnx.Input .*rank-5 blob: ncnn blobs have at most 4 dims"):
-        _export(model, [torch.rand(2, 13, 3, 4, 5)], tmp_path)
+def test_a_rank5_input_carries_its_dim_0_as_the_batch(tmp_path):
+    """An eval-mode dropout is removed, leaving input -> output: the (2, 13, 3, 4, 5) input is fed
+    with dim 0 as the ncnn Mat batch (4 dims left for the blob) and read back the same way."""
+    model, x = nn.Dropout3d(0.2).eval(), torch.rand(2, 13, 3, 4, 5)
+    base = _export(model, [x], tmp_path)
+    assert "batch_index=0" in open(f"{base}_ncnn.py").read()
+    assert_close(run_ncnn(base, [x]), [x.numpy()], FP32, "rank 5")

@@ -61,13 +61,19 @@ def test_tolerance_hints_say_why():
     assert not vague
 
 
+def _is_batch_variant(case) -> bool:
+    return bool({"batched", "unbatched"} & case.tags) and ("-batch" in case.id or "-nobatch" in case.id)
+
+
 def test_smoke_tier_is_small_and_covers_every_row():
-    smoke = Counter(c.op for c in CASES if c.tier == "smoke")
+    smoke = Counter(c.op for c in CASES if c.tier == "smoke" and not _is_batch_variant(c))
     ops = {c.op for c in CASES}
     no_smoke = sorted(ops - set(smoke))
     assert not no_smoke, no_smoke[:20]
     big = {op: n for op, n in smoke.items() if n > 3}
     assert not big, big
+    variants = Counter(c.op for c in CASES if c.tier == "smoke" and _is_batch_variant(c))
+    assert max(variants.values()) == 1, "one batch variant per row joins the smoke tier"
     assert len(registry.select(tier="smoke")) <= 3 * len(ops)
 
 

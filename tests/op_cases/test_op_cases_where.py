@@ -101,7 +101,8 @@ def _files(op: str, group: str) -> list[str]:
 def test_conv2d_story():
     found = where.pieces("nn.Conv2d")
     assert _files("nn.Conv2d", "table") == ["op_cases/pnnx_op_cases/tables/nn.tsv"]
-    assert set(_files("nn.Conv2d", "cases")) == {"op_cases/pnnx_op_cases/families/nn_conv.py"}
+    assert set(_files("nn.Conv2d", "cases")) == {"op_cases/pnnx_op_cases/families/nn_conv.py",
+                                                 "op_cases/pnnx_op_cases/families/batch_axes.py"}
     frontends = _files("nn.Conv2d", "frontends")
     assert "reference/pnnx_reference/frontends/torchscript/stdmodules.py" in frontends
     emitters = [p.what.split(":")[0] for p in found if p.group == "emitters"]

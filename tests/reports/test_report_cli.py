@@ -130,7 +130,7 @@ def _cli(*args, cwd):
 
 
 def test_certify_example_vendor_backend_then_tamper(tmp_path):
-    """One small real run: two cases through the example vendor backend (by module:Class),
+    """One small real run: two cases and their smoke batch variants through the example vendor backend (by module:Class),
     signed with a key made by keygen; an edited and re-hashed copy is a forgery."""
     from pnnx_conformance.report.certificate import digest_of
 
@@ -143,7 +143,7 @@ def test_certify_example_vendor_backend_then_tamper(tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     js = next((tmp_path / "cert").glob("certificate-*.json"))
     cert = json.loads(js.read_text())
-    assert [r["status"] for r in cert["results"]] == ["pass", "pass"]
+    assert [r["status"] for r in cert["results"]] == ["pass"] * 4
     assert cert["signature"]["fingerprint"] == fingerprint
     assert cert["environment"]["packages"]["torch"] and cert["environment"]["cpu"]
     assert "<h1>PNNX conformance certificate" in js.with_suffix(".html").read_text()

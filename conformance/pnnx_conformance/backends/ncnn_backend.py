@@ -1,11 +1,13 @@
 """ncnn on the CPU and on Vulkan, from ncnn.param + ncnn.bin.
 
-ncnn blobs have no batch axis: an input of rank >= 2 with batch 1 is fed with that axis
-squeezed and the outputs get it back; a batch above 1 is not supported. A converter may
-declare instead, in its generated `_ncnn.py`, that an input carries every torch dim
-(`batch_index=233`, as upstream's generator writes it): such inputs are fed whole and the
-outputs are taken as they are. Integer inputs are fed as int32 (Embed reads its indices so),
-bool inputs as float32 0/1 (the converters' comparison and logic lowerings read them so).
+An ncnn Mat holds up to 4 dims plus a batch count: each input is fed, and each output read,
+with the torch dim the converter's generated `_ncnn.py` declares as the batch
+(`ncnn.Mat(x, batch_index=B)`, `out.numpy(batch_index=B)`; 233: no batch axis, every dim in
+the blob), as upstream's generator writes it. Where a converter declares nothing, dim 0 of an
+input of rank >= 2 is its batch (upstream's convention before the 2026-07 batch work) and the
+outputs are read whole (a batch of 1 put back in front). Integer inputs are fed as int32 (Embed
+reads its indices so), bool inputs as float32 0/1 (the converters' comparison and logic
+lowerings read them so).
 """
 from __future__ import annotations
 
@@ -13,20 +15,23 @@ import re
 
 import numpy as np
 
-from ..errors import NotSupported, RuntimeFailed
+from ..errors import RuntimeFailed
 from .base import Backend
 
 NO_BATCH = 233  # upstream's "this blob has no batch axis" batch index
 _INPUT_BATCH = re.compile(r'ex\.input\("(in\d+)",.*batch_index=(\d+)')
+_OUTPUT_BATCH = re.compile(r'\b(out\d+)\.numpy\([^)]*batch_index=(\d+)')
 
 
 def declared_batch_indices(ncnn_py) -> dict[str, int]:
-    """in<i> -> the batch index the converter's `_ncnn.py` feeds that input with."""
+    """in<i> / out<i> -> the batch index the converter's `_ncnn.py` feeds or reads that blob with."""
     try:
         text = open(ncnn_py).read()
     except (OSError, TypeError):
         return {}
-    return {m.group(1): int(m.group(2)) for m in _INPUT_BATCH.finditer(text)}
+    found = {m.group(1): int(m.group(2)) for m in _INPUT_BATCH.finditer(text)}
+    found.update({m.group(1): int(m.group(2)) for m in _OUTPUT_BATCH.finditer(text)})
+    return found
 
 
 _COMPLEX_ANNOTATION = re.compile(r"#([^=\s]+)=\([^)]*\)c\d+")
@@ -111,22 +116,28 @@ class _NcnnBackend(Backend):
 
         if len(inputs) != len(self.in_names):
             raise RuntimeError(f"ncnn.param has {len(self.in_names)} inputs, case gives {len(inputs)}")
-        squeezed = False
+        batched = False  # an undeclared input fed with its dim 0 as the batch
         with self.net.create_extractor() as ex:
             for name, x in zip(self.in_names, inputs):
                 x = np.asarray(x)
-                if x.ndim >= 2 and self.batch_index.get(name) != NO_BATCH:
-                    if x.shape[0] != 1:
-                        raise NotSupported(f"unsupported: ncnn blobs have no batch axis (input batch {x.shape[0]})")
-                    x, squeezed = x[0], True
-                ex.input(name, ncnn.Mat(np.ascontiguousarray(x, dtype=_blob_dtype(x))).clone())
+                x = x.reshape(1) if x.ndim == 0 else x
+                b = self.batch_index.get(name, 0 if x.ndim >= 2 else NO_BATCH)
+                if b != NO_BATCH and not 0 <= b < x.ndim or b != NO_BATCH and x.ndim < 2:
+                    raise RuntimeFailed(f"{name}: batch_index={b} for a {x.ndim}-d input")
+                batched |= name not in self.batch_index and b == 0 and x.shape[0] == 1
+                # a named array: ncnn.Mat only points at it until clone() copies it
+                data = np.ascontiguousarray(x, dtype=_blob_dtype(x))
+                ex.input(name, ncnn.Mat(data, batch_index=b).clone())
             outs = []
             for name in self.out_names:
                 ret, mat = ex.extract(name)
                 if ret != 0:
                     raise RuntimeError(f"ncnn extract {name} returned {ret}")
-                y = np.array(mat.numpy(), copy=True)
-                y = y[None] if squeezed else y
+                if name in self.batch_index:
+                    y = np.array(mat.numpy(batch_index=self.batch_index[name]), copy=True)
+                else:
+                    y = np.array(mat.numpy(), copy=True)
+                    y = y[None] if batched else y
                 outs.append(_as_complex(y) if len(outs) in self.complex_outputs else y)
         return outs
 

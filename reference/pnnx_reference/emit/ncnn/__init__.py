@@ -13,12 +13,12 @@ from .writer import write_files
 
 def write_ncnn(graph: Graph, param_path, bin_path, py_path, fp16: bool = True, input_shapes=None) -> None:
     work = graph.copy()
-    layers, ctx, outputs = lower_graph(work)
+    lowered = lower_graph(work)
     inputs = [(list(op.outputs[0].shape or []), op.outputs[0].dtype) for op in work.inputs()]
     if input_shapes is not None:
         inputs = [(list(shape), dtype) for shape, (_, dtype) in zip(input_shapes, inputs)]
-    output_ranks = [len(o.shape) if o.shape is not None else 2 for o in outputs]
-    write_files(layers, param_path, bin_path, py_path, fp16, inputs, output_ranks, ctx.batchless)
+    write_files(lowered.layers, param_path, bin_path, py_path, fp16, inputs, lowered.input_axes,
+                lowered.output_axes)
 
 
 __all__ = ["write_ncnn"]

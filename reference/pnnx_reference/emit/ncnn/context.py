@@ -1,13 +1,15 @@
 """State shared by the lowerings: emitted layers, blob naming and the torch -> ncnn shape rules.
 
-ncnn blobs have no batch axis: torch dim 0 of every activation is the batch and must be 1
-(it is dropped), and a torch `dim=d` becomes ncnn axis `d-1` counted outermost-first, the
-order upstream writes for Concat, Slice, Crop, Softmax, Reduction (5=1), Squeeze...
-Constants (pnnx.Attribute) without a leading 1 keep all their dims (no batch axis).
-
-A graph whose inputs do not all lead with 1 is lowered batchless (like upstream's batch index
-233): every operand keeps all its dims, so only the lowerings registered with
-`batchless=True` (those that do not need an (N, C, ...) layout) can be lowered.
+An ncnn Mat carries up to 4 dims (w, h, d, c) plus a batch count `n`: every layer that does
+not handle the batch itself runs once per sample (ncnn's Net loops over `n`), and a blob with
+n = 1 is broadcast to every sample of the others. So each operand is carried with a batch axis:
+the torch dim that ncnn holds in `n` (see batch.py, which decides it per operator), or None
+when the blob holds every torch dim. A lowering sees its operands per sample: `shape(operand)`
+is the torch shape without that dim, and a torch `dim=d` becomes ncnn axis `axis(operand, d)`
+counted outermost-first (the order upstream writes for Concat, Slice, Crop, Softmax,
+Reduction (5=1), Squeeze...). A lowering that would work along the batch axis raises
+`AlongBatch` (through `axis`), and the driver lowers the operator again with every operand
+holding all its dims.
 
 A lowering that cannot lower its operator raises `pnnx_reference.errors.Unsupported`."""
 from __future__ import annotations
@@ -23,43 +25,61 @@ from .layers import Layer, Weight
 
 FLT_MAX = 3.40282347e38
 MAX_BLOB_RANK = 4  # ncnn Mat: w, h, d, c
+NO_BATCH = 233     # ncnn's batch index for "no batch axis" (ncnn.Mat(..., batch_index=233))
 
 
-# shape-only operators: one that leaves dim 0 other than 1 (flatten(x), squeeze(x) of a batch-1
-# tensor) has folded the batch away, and its result keeps all its dims (see has_batch)
+# shape-only operators (reshape family), lowered by families/shape.py
 RESHAPES = ("Tensor.view", "Tensor.reshape", "torch.reshape", "torch.flatten", "Tensor.flatten", "nn.Flatten",
             "nn.Unflatten", "torch.unflatten", "Tensor.unflatten", "Tensor.view_as", "Tensor.reshape_as",
             "torch.squeeze", "Tensor.squeeze", "torch.unsqueeze", "Tensor.unsqueeze", "torch.ravel")
 
 
-def is_batchless(input_shapes) -> bool:
-    """True when some input does not lead with a batch of 1 (nor a dynamic one): ncnn then
-    carries every dim of every blob and dim 0 is an ordinary axis."""
-    return any(shape and shape[0] not in (1, -1) for shape in input_shapes if shape is not None)
+class AlongBatch(Unsupported):
+    """The lowering would work along its operand's batch axis, which ncnn runs sample by sample."""
 
 
 class Context:
-    def __init__(self, graph: Graph, batchless: bool = False) -> None:
+    def __init__(self, graph: Graph) -> None:
         self.graph = graph
-        self.batchless = batchless
         self.layers: list[Layer] = []
         self.aliases: dict[str, str] = {}      # operand name -> blob that carries it
         self.blob_names: dict[str, str] = {}   # operand name -> ncnn blob name (in0, ...)
-        self.materialized: set[str] = set()    # pnnx.Attribute operands already a MemoryData
+        self.materialized: dict[tuple[str, int | None], str] = {}  # (constant, batch axis) -> MemoryData blob
         self.flat_views: dict[str, str] = {}   # (c,1,1) operand -> blob holding the same data as (c)
-        self._unbatched: dict[str, bool] = {}
+        self.axes: dict[str, int | None] = {}  # operand name -> batch axis of the blob carrying it
+        self.views: dict[str, tuple[str | None, int | None]] = {}  # the current operator's inputs as it reads them
+        self.converted: dict[tuple[str, int | None], str] = {}     # (operand, batch axis) -> converted blob
         self._counters: Counter = Counter()
         self._temps = 0
+        # set by the driver: lowers a stand-alone operator (a composite's part) as it lowers the
+        # graph's, with batch axes planned and inputs converted
+        self.lower_operator = None
+
+    # --- checkpoints (an operator lowered again without batch axes) --------------------
+    def checkpoint(self):
+        return (len(self.layers), dict(self.aliases), dict(self.materialized), dict(self.flat_views),
+                dict(self.axes), dict(self.converted), Counter(self._counters), self._temps)
+
+    def restore(self, state) -> None:
+        n, aliases, materialized, flat_views, axes, converted, counters, temps = state
+        del self.layers[n:]
+        self.aliases, self.materialized, self.flat_views = aliases, materialized, flat_views
+        self.axes, self.converted, self._counters, self._temps = axes, converted, counters, temps
+        self.views = {}
 
     # --- blobs ------------------------------------------------------------------------
     def blob(self, operand: Operand) -> str:
-        """The ncnn blob carrying `operand`; a constant becomes a MemoryData on first use."""
+        """The ncnn blob carrying `operand` (as the current operator reads it); a constant
+        becomes a MemoryData on first use."""
+        view = self.views.get(operand.name)
+        if view is not None and view[0] is not None:
+            return view[0]
         name = operand.name
         while name in self.aliases:
             name = self.aliases[name]
         producer = operand.producer
         if producer is not None and producer.type == "pnnx.Attribute" and name == operand.name:
-            self._memorydata(operand, producer)
+            return self._memorydata(operand, producer)
         return self.blob_names.get(name, name)
 
     def reshaped(self, blob: str, shape: list[int], base: str) -> str:
@@ -88,17 +108,25 @@ class Context:
         self.layers.append(layer)
         return layer
 
-    def _memorydata(self, operand: Operand, producer: Operator) -> None:
-        if operand.name in self.materialized:
-            return
+    def _memorydata(self, operand: Operand, producer: Operator) -> str:
+        """The constant as a MemoryData blob without its batch axis (which has size 1: the one
+        blob is broadcast to every sample)."""
+        key = (operand.name, self.batch_axis(operand))
+        if key in self.materialized:
+            return self.materialized[key]
         data = self.attribute_data(producer)
         shape = self.shape(operand)
         if len(shape) > 4:
             raise Unsupported(f"constant {operand.name} has rank {len(shape)} > 4 after dropping batch")
         params = dims_params(shape) if shape else {0: 1}
-        self.emit("MemoryData", producer.name.replace(".", "_"), [], [operand.name], params,
+        # the first form keeps the operand's name; a constant read with another batch axis too
+        # gets a second MemoryData
+        taken = any(name == operand.name for name, _ in self.materialized)
+        blob = f"{operand.name}_b{NO_BATCH if key[1] is None else key[1]}" if taken else operand.name
+        self.emit("MemoryData", producer.name.replace(".", "_"), [], [blob], params,
                   [Weight(data.astype(np.float32).reshape(-1), tagged=False)])
-        self.materialized.add(operand.name)
+        self.materialized[key] = blob
+        return blob
 
     # --- constants ----------------------------------------------------------------------
     @staticmethod
@@ -134,48 +162,30 @@ class Context:
             raise Unsupported(f"shape of operand {operand.name} is unknown")
         return list(operand.shape)
 
+    def batch_axis(self, operand: Operand) -> int | None:
+        """The torch dim of `operand` that ncnn carries as the Mat batch (None: every dim is a
+        blob dim). A constant nobody planned for drops a leading 1 (broadcast to every sample)."""
+        view = self.views.get(operand.name)
+        if view is not None:
+            return view[1]
+        if operand.name in self.axes:
+            return self.axes[operand.name]
+        shape = operand.shape or []
+        if self.constant(operand) is not None:
+            return 0 if len(shape) > 1 and shape[0] == 1 else None
+        return None
+
     def shape(self, operand: Operand) -> list[int]:
-        """ncnn shape (batch dropped), outermost first."""
+        """ncnn shape of one sample (the batch axis dropped), outermost first."""
         shape = self.torch_shape(operand)
-        if not self.has_batch(operand):
+        b = self.batch_axis(operand)
+        if b is None:
             return shape
-        if not shape:
-            return [1]  # a 0-d result (full reduction) is a 1-element blob, as upstream writes it
-        if shape[0] not in (1, -1):
-            raise Unsupported(f"operand {operand.name} has batch size {shape[0]}: ncnn blobs have no "
-                              "batch axis, only batch 1 can be lowered")
-        return shape[1:]
+        # a 0-d sample (full reduction) is a 1-element blob, as upstream writes it
+        return shape[:b] + shape[b + 1:] or [1]
 
     def has_batch(self, operand: Operand) -> bool:
-        """Activations always have the batch dim; a constant only when it leads with a 1."""
-        if self.batchless:
-            return False
-        producer = operand.producer
-        if producer is not None and producer.type == "pnnx.Attribute":
-            shape = operand.shape or []
-            return len(shape) > 1 and shape[0] == 1
-        return not self._batch_folded(operand)
-
-    def batch_folded(self, op: Operator) -> list[Operand]:
-        """Activations of `op` whose batch-1 axis a reshape folded away (dim 0 is data)."""
-        return [o for o in (*op.inputs, *op.outputs)
-                if not self.batchless and o.shape and o.producer is not None
-                and o.producer.type != "pnnx.Attribute" and self._batch_folded(o)]
-
-    def _batch_folded(self, operand: Operand) -> bool:
-        """Whether a shape-only operator upstream of `operand` folded the batch-1 axis into its
-        dim 0 (e.g. flatten(x) -> (192,)); elementwise successors inherit that."""
-        if operand.name in self._unbatched:
-            return self._unbatched[operand.name]
-        shape, producer = operand.shape, operand.producer
-        folded = False
-        if shape and shape[0] not in (1, -1) and producer is not None:
-            if producer.type in RESHAPES:
-                folded = True
-            else:
-                folded = any(i.shape and i.shape[0] == shape[0] and self._batch_folded(i) for i in producer.inputs)
-        self._unbatched[operand.name] = folded
-        return folded
+        return self.batch_axis(operand) is not None
 
     def rank(self, operand: Operand) -> int:
         return len(self.shape(operand))
@@ -186,11 +196,12 @@ class Context:
         d = dim + torch_rank if dim < 0 else dim
         if not 0 <= d < torch_rank:
             raise Unsupported(f"dim {dim} out of range for rank {torch_rank}")
-        if not self.has_batch(operand):
+        b = self.batch_axis(operand)
+        if b is None:
             return d
-        if d == 0:
-            raise Unsupported(f"works along the batch axis (dim {dim}): ncnn blobs have no batch axis")
-        return d - 1
+        if d == b:
+            raise AlongBatch(f"works along the batch axis (dim {dim})")
+        return d - 1 if d > b else d
 
 
 def dims_params(shape: list[int]) -> dict[int, int]:

@@ -1,5 +1,5 @@
 """Rewrites of rank-5/6 reshape -> permute chains into equivalent ones of lower rank, since ncnn
-blobs have at most 4 dims (plus the dropped batch). Both are exact (they only move data):
+blobs have at most 4 dims (besides the batch). Both are exact (they only move data):
 
   split_selected_permutes: x.reshape(B).permute(P)[i] (every consumer indexes one axis)
       -> slice x along the indexed block, reshape without that axis, permute the rest;
@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from ...ir import Graph, Operand, Operator
-from .context import is_batchless
+from .context import MAX_BLOB_RANK
 
 INT_MAX = 2147483647
 PERMUTES = {"Tensor.permute", "torch.permute"}
@@ -145,17 +145,18 @@ def _merged(shape: list[int], perm: list[int]) -> tuple[list[int], list[int], li
     return in_shape, new_perm, [in_shape[p] for p in new_perm]
 
 
-def _too_many_dims(shape: list[int], batchless: bool) -> bool:
-    """Whether the blob would exceed ncnn's 4 dims (a leading 1 is the dropped batch)."""
-    return len(shape) - (0 if batchless or shape[0] != 1 else 1) > 4
+def _too_many_dims(shape: list[int]) -> bool:
+    """Whether the tensor has more dims than an ncnn blob (merging is exact, so a rank-5 tensor,
+    which could carry one dim as the batch, is merged too)."""
+    return len(shape) > MAX_BLOB_RANK
 
 
-def _mergeable(permute: Operator, batchless: bool) -> bool:
+def _mergeable(permute: Operator) -> bool:
     """A too-high-rank permute fed by a reshape of its own and read only by reshapes, so both
     sides can take the merged shapes without new layers."""
     perm, src, out = _perm(permute), permute.inputs[0], permute.outputs[0]
     producer = src.producer
-    if perm is None or not _static(src.shape) or not _too_many_dims(list(src.shape), batchless):
+    if perm is None or not _static(src.shape) or not _too_many_dims(list(src.shape)):
         return False
     if producer is None or producer.type not in SHAPED_RESHAPES or len(src.consumers) != 1:
         return False
@@ -163,9 +164,8 @@ def _mergeable(permute: Operator, batchless: bool) -> bool:
 
 
 def merge_permute_runs(graph: Graph) -> None:
-    batchless = is_batchless([op.outputs[0].shape for op in graph.inputs()])
     for permute in [op for op in graph.ops if op.type in PERMUTES]:
-        if not _mergeable(permute, batchless):
+        if not _mergeable(permute):
             continue
         src = permute.inputs[0]
         merged = _merged(list(src.shape), _perm(permute))

@@ -1,12 +1,14 @@
-"""Graph -> list of ncnn layers: inputs, one lowering per operator, then the ncnn-level
-rewrites, Split insertion and output naming."""
+"""Graph -> list of ncnn layers: inputs, one lowering per operator (each operand carried with
+the batch axis batch.py decides), then the ncnn-level rewrites, Split insertion and output
+naming."""
 from __future__ import annotations
 
 from ...errors import PnnxError, Unsupported, UnsupportedOperator
-from ...ir import Graph, Operand
+from ...ir import Graph, Operand, Operator
+from . import batch
 from . import families  # noqa: F401  (registers every lowering)
 from .complex_blobs import COMPLEX, reads_complex
-from .context import MAX_BLOB_RANK, Context, is_batchless
+from .context import MAX_BLOB_RANK, AlongBatch, Context
 from .layers import Layer
 from .optimize import fold_padding, fuse_activations, remove_dead
 from .prepass import PREPASSES
@@ -40,16 +42,31 @@ def _skippable(op) -> bool:
                                       for out in op.outputs for c in out.consumers)
 
 
-def lower_graph(graph: Graph) -> tuple[list[Layer], Context, list[Operand]]:
+class Lowered:
+    """What the writer needs: the layers and the batch axis (None: none) of each graph input
+    and output blob, which `_ncnn.py` feeds and reads them with."""
+
+    def __init__(self, layers: list[Layer], ctx: Context, outputs: list[Operand],
+                 input_axes: list[int | None], output_axes: list[int | None]) -> None:
+        self.layers, self.ctx, self.outputs = layers, ctx, outputs
+        self.input_axes, self.output_axes = input_axes, output_axes
+
+
+def lower_graph(graph: Graph) -> Lowered:
     for prepass in PREPASSES:
         prepass(graph)
-    shapes = [op.outputs[0].shape for op in graph.inputs()]
-    ctx = Context(graph, batchless=is_batchless(shapes))
+    ctx = Context(graph)
+    axes, preferred = batch.input_axes(graph, LOWERINGS.lookup)
+    ctx.lower_operator = lambda op: _lower(ctx, op, _rule(op), preferred)
     outputs = graph_outputs(graph)
     failures: list[tuple[str, str, str]] = []
+    input_axes = []
     for i, op in enumerate(graph.inputs()):
         operand = op.outputs[0]
+        axis = axes.get(operand.name) if len(operand.shape or []) > 1 else None
         ctx.blob_names[operand.name] = f"in{i}"
+        ctx.axes[operand.name] = axis
+        input_axes.append(axis)
         ctx.layers.append(Layer("Input", f"in{i}", [], [f"in{i}"]))
         try:  # an input no operator reads (an identity model) is still fed
             _check_blob(ctx, operand)
@@ -62,55 +79,99 @@ def lower_graph(graph: Graph) -> tuple[list[Layer], Context, list[Operand]]:
         if rule is None:
             failures.append((op.type, op.name, "no ncnn lowering for this operator"))
             continue
-        if not rule.traits.get("batchless"):
-            reason = _layout_reason(ctx, op, shapes)
-            if reason:
-                failures.append((op.type, op.name, reason))
-                continue
         try:
-            _check_operands(ctx, op)
-            _check_dtypes(ctx, op, rule.traits.get("bool_operands", False))
-            rule.fn(ctx, op)
+            _lower(ctx, op, rule, preferred)
         except PnnxError as err:
             failures.append((op.type, op.name, str(err)))
-    out_blobs = []
+    out_blobs, output_axes = [], []
     for operand in outputs:
         try:
-            out_blobs.append(ctx.blob(operand))
+            blob, axis = _output(ctx, operand)
         except Unsupported as err:
             failures.append(("pnnx.Output", operand.name, str(err)))
+            continue
+        out_blobs.append(blob)
+        output_axes.append(axis)
     if failures:
         raise _unsupported(failures)
-    return _finish(ctx.layers, out_blobs), ctx, outputs
+    return Lowered(_finish(ctx.layers, out_blobs), ctx, outputs, input_axes, output_axes)
 
 
-def _layout_reason(ctx: Context, op, shapes) -> str | None:
-    """Why an operator that needs an (N=1, C, ...) layout cannot be lowered here, or None."""
-    if ctx.batchless:
-        i, shape = next((i, s) for i, s in enumerate(shapes) if s and s[0] not in (1, -1))
-        return (f"needs a batch axis, but input in{i} {tuple(shape)} has {shape[0]} along dim 0: ncnn "
-                "blobs have no batch axis, export with dim 0 of size 1")
-    folded = ctx.batch_folded(op)
-    if folded:
-        return (f"needs a batch axis, but operand {folded[0].name} {tuple(folded[0].shape)} has "
-                f"{folded[0].shape[0]} along dim 0 (a reshape folded the batch): ncnn blobs have no batch axis")
-    return None
+def _rule(op: Operator):
+    rule = LOWERINGS.lookup(op.type)
+    if rule is None:
+        raise Unsupported(f"{op.type}: no ncnn lowering for this operator")
+    return rule
+
+
+def _lower(ctx: Context, op: Operator, rule, preferred) -> None:
+    """Lower `op` with its operands carried as batch.plan says; a lowering that would work
+    along a batch axis is lowered again with every operand holding all its dims."""
+    outer = ctx.views  # a composite lowering its parts keeps its own inputs' views
+    plan = batch.plan(ctx, op, rule.traits, preferred)
+    state = ctx.checkpoint()
+    try:
+        _lower_with(ctx, op, rule, plan)
+    except AlongBatch:
+        if not plan.batched:
+            raise
+        ctx.restore(state)
+        _lower_with(ctx, op, rule, batch.physical(op))
+    finally:
+        ctx.views = outer
+
+
+def _lower_with(ctx: Context, op: Operator, rule, plan: batch.Plan) -> None:
+    _check_dtypes(ctx, op, rule.traits.get("bool_operands", False))
+    ctx.views = {}
+    for x, axis in zip(op.inputs, plan.inputs):
+        ctx.views[x.name] = _view(ctx, x, axis)
+    for out, axis in zip(op.outputs, plan.outputs):
+        ctx.axes[out.name] = axis
+    _check_operands(ctx, op)
+    rule.fn(ctx, op)
+
+
+def _view(ctx: Context, x: Operand, axis: int | None) -> tuple[str | None, int | None]:
+    """(blob, batch axis) the current operator reads operand `x` with, converted if needed."""
+    if x.shape is None:
+        return None, ctx.batch_axis(x)
+    if ctx.constant(x) is not None:
+        if axis is None or x.shape[axis] == 1:
+            return None, axis  # materialized in that form on first use (a batch of 1 dropped)
+        ctx.views[x.name] = (None, None)
+        return batch.convert(ctx, x, ctx.blob(x), None, axis), axis
+    current = ctx.axes.get(x.name)
+    if current == axis:
+        return None, axis
+    ctx.views.pop(x.name, None)
+    return batch.convert(ctx, x, ctx.blob(x), current, axis), axis
+
+
+def _output(ctx: Context, operand: Operand) -> tuple[str, int | None]:
+    """A graph output's blob and batch axis; a batch axis on a 1-d (or 0-d) output is moved
+    into the blob, since ncnn.Mat feeds and reads a batch only with 2 dims or more."""
+    blob = ctx.blob(operand)
+    axis = ctx.axes.get(operand.name) if ctx.constant(operand) is None else ctx.batch_axis(operand)
+    if axis is not None and len(operand.shape or []) < 2:
+        blob = batch.convert(ctx, operand, blob, axis, None)
+        axis = None
+    return blob, axis
 
 
 def _check_operands(ctx: Context, op) -> None:
-    """Every known-shape activation must have batch 1 (ncnn blobs have no batch axis) and fit in
-    an ncnn blob; an unused output (e.g. LSTM's final states) is never materialised, so it is
-    not checked."""
+    """Every known-shape operand must fit in an ncnn blob (4 dims besides the batch); an unused
+    output (e.g. LSTM's final states) is never materialised, so it is not checked."""
     for operand in (*op.inputs, *(o for o in op.outputs if o.consumers)):
         _check_blob(ctx, operand)
 
 
 def _check_blob(ctx: Context, operand: Operand) -> None:
-    if operand.shape is not None and (operand.shape or ctx.has_batch(operand)):
+    if operand.shape:
         rank = len(ctx.shape(operand))
         if rank > MAX_BLOB_RANK and ctx.constant(operand) is None:
             raise Unsupported(f"operand {operand.name} {tuple(operand.shape)} is a rank-{rank} blob: "
-                              f"ncnn blobs have at most {MAX_BLOB_RANK} dims")
+                              f"ncnn blobs have at most {MAX_BLOB_RANK} dims besides the batch")
 
 
 # operators whose integer inputs ncnn reads as integers (Embed reads int32 indices)

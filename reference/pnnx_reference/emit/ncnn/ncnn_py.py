@@ -5,7 +5,7 @@ from pathlib import Path
 
 from ...ir import DTYPES
 
-NO_BATCH = 233
+from .context import NO_BATCH
 
 
 def _make_input(name: str, shape: list[int], dtype: str | None) -> str:
@@ -20,9 +20,9 @@ def _make_input(name: str, shape: list[int], dtype: str | None) -> str:
 
 
 def render(param_path, bin_path, py_path, inputs: list[tuple[list[int], str | None]],
-           output_ranks: list[int], batchless: bool = False) -> str:
-    """`inputs`: torch shape and dtype per in<i>; `output_ranks`: torch rank per out<i>;
-    batchless: the blobs carry every torch dim (no batch axis to add or drop)."""
+           input_axes: list[int | None], output_axes: list[int | None]) -> str:
+    """`inputs`: torch shape and dtype per in<i>; `input_axes` / `output_axes`: the torch dim
+    each in<i> / out<i> blob carries as the ncnn Mat batch (None: none, batch_index=233)."""
     here = Path(py_path).resolve().parent
     rel_param, rel_bin = _relative(param_path, here), _relative(bin_path, here)
     lines = ["import os", "", "import numpy as np", "import ncnn", "import torch", "",
@@ -34,13 +34,13 @@ def render(param_path, bin_path, py_path, inputs: list[tuple[list[int], str | No
               f"        net.load_param(os.path.join(_HERE, {str(rel_param)!r}))",
               f"        net.load_model(os.path.join(_HERE, {str(rel_bin)!r}))", "",
               "        with net.create_extractor() as ex:"]
-    for i, (shape, _) in enumerate(inputs):
-        b = 0 if len(shape) >= 2 and not batchless else NO_BATCH
+    for i, ((shape, _), axis) in enumerate(zip(inputs, input_axes)):
+        b = NO_BATCH if axis is None else axis
         data = f"in{i}.numpy()" if shape else f"in{i}.reshape(1).numpy()"  # 0-d: a 1-element blob
         lines.append(f'            ex.input("in{i}", ncnn.Mat({data}, batch_index={b}).clone())')
     lines.append("")
-    for i, rank in enumerate(output_ranks):
-        b = 0 if rank >= 2 and not batchless else NO_BATCH
+    for i, axis in enumerate(output_axes):
+        b = NO_BATCH if axis is None else axis
         lines += [f'            _, out{i} = ex.extract("out{i}")',
                   f"            out.append(torch.from_numpy(np.array(out{i}.numpy(batch_index={b}))))"]
     lines += ["", "    if len(out) == 1:", "        return out[0]", "    return tuple(out)", "", "",

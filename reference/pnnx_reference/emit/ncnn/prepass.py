@@ -1,5 +1,5 @@
 """Graph rewrites on the working copy before lowering: module operators are replaced by their
-bodies (see inline); patterns that have a single ncnn layer: view(1,g,c/g,h,w) ->
+bodies (see inline); contiguous() dropped; patterns that have a single ncnn layer: view(1,g,c/g,h,w) ->
 transpose(1,2) -> view(1,c,h,w) is a ShuffleChannel; then the rank-5/6 reshape -> permute
 chains that ncnn's 4-d blobs cannot hold (see highrank)."""
 from __future__ import annotations
@@ -70,4 +70,12 @@ def _output_like(graph: Graph, op: Operator, last: Operator):
     return new
 
 
-PREPASSES = (inline_module_bodies, fuse_channel_shuffle, *HIGH_RANK_PREPASSES)
+def drop_contiguous(graph: Graph) -> None:
+    """Tensor.contiguous computes nothing: its consumers read its input (so the shape rewrites
+    below see a view -> permute -> contiguous -> view chain as view -> permute -> view)."""
+    for op in [op for op in graph.ops if op.type in NOOPS and len(op.inputs) == 1 and len(op.outputs) == 1]:
+        graph.replace_uses(op.outputs[0], op.inputs[0])
+        graph.remove_operator(op)
+
+
+PREPASSES = (inline_module_bodies, drop_contiguous, fuse_channel_shuffle, *HIGH_RANK_PREPASSES)

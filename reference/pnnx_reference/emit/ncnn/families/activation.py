@@ -9,7 +9,7 @@ from ....errors import Unsupported
 from ..arithmetic import UNARY, binary, lower_expression, scalar, unary
 from ..context import FLT_MAX, Context, param
 from ..layers import Weight
-from ..registry import LOWERINGS
+from ..registry import ANY, FIRST, LEADING, LOWERINGS
 
 
 def _single(ctx: Context, op, layer_type: str, prefix: str, params=None) -> None:
@@ -64,10 +64,10 @@ def _softplus(op) -> dict:
 
 
 for _types, (_layer, _prefix, _params) in PLAIN.items():
-    LOWERINGS.register(*_types, batchless=True)(_plain(_layer, _prefix, _params))
+    LOWERINGS.register(*_types, batch=ANY)(_plain(_layer, _prefix, _params))
 
 
-@LOWERINGS.register("nn.PReLU", "F.prelu", batchless=True)
+@LOWERINGS.register("nn.PReLU", "F.prelu", batch=FIRST, unbatched_rank=1)
 def prelu(ctx: Context, op) -> None:
     if "weight" in op.attrs:
         slope = op.attrs["weight"].to_numpy()
@@ -93,47 +93,47 @@ def _softmax_axis(ctx: Context, op) -> int:
     return ctx.axis(op.inputs[0], int(dim))
 
 
-@LOWERINGS.register("nn.Softmax", "F.softmax", "torch.softmax", "Tensor.softmax", batchless=True)
+@LOWERINGS.register("nn.Softmax", "F.softmax", "torch.softmax", "Tensor.softmax", batch=LEADING)
 def softmax(ctx: Context, op) -> None:
     _single(ctx, op, "Softmax", "softmax", {0: _softmax_axis(ctx, op), 1: 1})
 
 
-@LOWERINGS.register("nn.Softmax2d", batchless=True)
+@LOWERINGS.register("nn.Softmax2d", batch=LEADING)
 def softmax2d(ctx: Context, op) -> None:
     _single(ctx, op, "Softmax", "softmax", {0: ctx.axis(op.inputs[0], -3), 1: 1})
 
 
 @LOWERINGS.register("nn.LogSoftmax", "F.log_softmax", "torch.log_softmax", "Tensor.log_softmax",
-                    batchless=True)
+                    batch=LEADING)
 def log_softmax(ctx: Context, op) -> None:
     mid = ctx.temp(op.outputs[0].name)
     ctx.emit("Softmax", "softmax", [ctx.blob(op.inputs[0])], [mid], {0: _softmax_axis(ctx, op), 1: 1})
     ctx.emit("UnaryOp", "log", [mid], [op.outputs[0].name], {0: UNARY["log"]})
 
 
-@LOWERINGS.register("nn.LogSigmoid", "F.logsigmoid", batchless=True)
+@LOWERINGS.register("nn.LogSigmoid", "F.logsigmoid", batch=ANY)
 def log_sigmoid(ctx: Context, op) -> None:
     mid = ctx.temp(op.outputs[0].name)
     ctx.emit("Sigmoid", "sigmoid", [ctx.blob(op.inputs[0])], [mid])
     ctx.emit("UnaryOp", "log", [mid], [op.outputs[0].name], {0: UNARY["log"]})
 
 
-@LOWERINGS.register("nn.GLU", "F.glu", batchless=True)
+@LOWERINGS.register("nn.GLU", "F.glu", batch=LEADING)
 def glu(ctx: Context, op) -> None:
     _single(ctx, op, "GLU", "glu", {0: ctx.axis(op.inputs[0], int(param(op, "dim", -1)))})
 
 
-@LOWERINGS.register("F.softsign", "nn.Softsign", batchless=True)
+@LOWERINGS.register("F.softsign", "nn.Softsign", batch=ANY)
 def softsign(ctx: Context, op) -> None:
     lower_expression(ctx, op, "div(@0,add(abs(@0),1))", ("input",), op.outputs[0].name)
 
 
-@LOWERINGS.register("F.tanhshrink", "nn.Tanhshrink", batchless=True)
+@LOWERINGS.register("F.tanhshrink", "nn.Tanhshrink", batch=ANY)
 def tanhshrink(ctx: Context, op) -> None:
     lower_expression(ctx, op, "sub(@0,tanh(@0))", ("input",), op.outputs[0].name)
 
 
-@LOWERINGS.register("F.softmin", "nn.Softmin", batchless=True)
+@LOWERINGS.register("F.softmin", "nn.Softmin", batch=LEADING)
 def softmin(ctx: Context, op) -> None:
     """softmax(-x)."""
     dim = param(op, "dim")
@@ -144,7 +144,7 @@ def softmin(ctx: Context, op) -> None:
     ctx.emit("Softmax", "softmin", [negated], [out], {0: ctx.axis(src, int(dim)), 1: 1})
 
 
-@LOWERINGS.register("F.rrelu", "F.rrelu_", "nn.RReLU", batchless=True)
+@LOWERINGS.register("F.rrelu", "F.rrelu_", "nn.RReLU", batch=ANY)
 def rrelu(ctx: Context, op) -> None:
     """In eval mode RReLU is a leaky ReLU with the mean slope (lower + upper) / 2."""
     if param(op, "training", False):
@@ -153,7 +153,7 @@ def rrelu(ctx: Context, op) -> None:
     ctx.emit("ReLU", "rrelu", [ctx.blob(op.inputs[0])], [op.outputs[0].name], {0: slope})
 
 
-@LOWERINGS.register("F.threshold", "F.threshold_", "nn.Threshold", batchless=True)
+@LOWERINGS.register("F.threshold", "F.threshold_", "nn.Threshold", batch=ANY)
 def threshold(ctx: Context, op) -> None:
     """x if x > threshold else value: x * m + value * (1 - m), m = ncnn Threshold (1 where x >
     threshold, else 0); each term is exactly x, value or 0."""

@@ -1,13 +1,15 @@
 """Attention layers.
 
-nn.MultiheadAttention (batch_first, batch 1) -> MultiHeadAttention: per projection a tagged
-weight then an untagged bias (q, k, v, out); 6=scale.
+nn.MultiheadAttention -> MultiHeadAttention: per projection a tagged weight then an untagged
+bias (q, k, v, out); 6=scale. The batch (dim 0 with batch_first, else dim 1) is the ncnn Mat
+batch, so the layer sees one (L, E) sequence at a time.
 
 F.scaled_dot_product_attention -> SDPA: (heads, L, E) query, (groups, S, E) key,
 (groups, S, Ev) value, heads a multiple of groups (grouped-query attention repeats each kv
 head over consecutive query heads, as enable_gqa does). 5=attn_mask (a float blob added to
 the scores: (L, S) or (1 or heads, L, S)), 6=scale (0: 1/sqrt(E)). is_causal becomes a
-constant mask. Any leading axis of a batchless graph plays the heads' part, so the lowering
+constant mask. A 4-d (N, heads, L, E) query carries N as the ncnn Mat batch (so do key, value
+and a 4-d mask); without a batch axis, any leading axis plays the heads' part, so the lowering
 follows the operand shapes only."""
 from __future__ import annotations
 
@@ -16,9 +18,11 @@ import math
 import numpy as np
 
 from ....errors import Unsupported
+from ..arithmetic import scalar
+from ..batch import batch_reshape_params
 from ..context import FLT_MAX, Context, dims_params, param, required_inputs
 from ..layers import Weight
-from ..registry import LOWERINGS
+from ..registry import FIRST, LOWERINGS, SEQUENCE
 
 
 def _projections(op, embed: int):
@@ -36,20 +40,75 @@ def _projections(op, embed: int):
     return weights, biases
 
 
+def sequence_axes(ctx, op) -> tuple[list, list]:
+    """query/key/value and the result: dim 0 (batch_first) or 1 when 3-d; the attention
+    weights (N, L, S): dim 0; masks hold every dim."""
+    q = op.inputs[0]
+    if q.shape is None or len(q.shape) != 3:
+        return [None] * len(op.inputs), [None] * len(op.outputs)
+    first = 0 if param(op, "batch_first", False) else 1
+    return [first if i < 3 else None for i in range(len(op.inputs))], [first] + [0] * (len(op.outputs) - 1)
+
+
+MASK_FILL = -65504.0  # a masked score: fp16-finite, so no inf - inf in fp16 arithmetic
+
+
 def _check_multihead(ctx: Context, op) -> None:
-    if not param(op, "batch_first", False):
-        raise Unsupported("batch_first=False puts the sequence on dim 0, where ncnn expects the batch")
     if param(op, "add_bias_kv", False) or param(op, "add_zero_attn", False):
         raise Unsupported("add_bias_kv / add_zero_attn have no ncnn equivalent")
-    if len(op.inputs) > 3:
-        raise Unsupported("attention masks are not lowered")
     if len(op.outputs) > 1 and op.outputs[1].consumers:
         raise Unsupported("the attention weights output is used: ncnn returns only the result")
-    if any(ctx.rank(x) != 2 for x in op.inputs):
-        raise Unsupported("expects (1, L, E) query/key/value")
+    if any(ctx.rank(x) != 2 for x in op.inputs[:3]):
+        raise Unsupported("expects (N, L, E), (L, N, E) or (L, E) query/key/value")
+    names = op.inputnames[3:] if len(op.inputnames) == len(op.inputs) else ["?"] * (len(op.inputs) - 3)
+    if any(n not in ("attn_mask", "key_padding_mask") for n in names):
+        raise Unsupported("attention masks given by position are not lowered")
 
 
-@LOWERINGS.register("nn.MultiheadAttention")
+def _additive_mask(ctx: Context, op, q, k) -> str | None:
+    """The blob ncnn's MultiHeadAttention adds to the scores of each sequence (5=1): attn_mask
+    (L, S), a float one as it is, a bool one True -> MASK_FILL; plus a constant key_padding_mask
+    (N, S), which makes it one (L, S) mask per sequence, carried as the Mat batch."""
+    mask, padding = op.input("attn_mask"), op.input("key_padding_mask")
+    if mask is None and padding is None:
+        return None
+    lq, sk = ctx.shape(q)[0], ctx.shape(k)[0]
+    if mask is not None and list(ctx.torch_shape(mask)) != [lq, sk]:
+        raise Unsupported(f"attn_mask {tuple(ctx.torch_shape(mask))}: only an (L, S) mask is lowered")
+    if padding is None:
+        if mask.dtype != "bool":
+            return ctx.blob(mask)
+        value = ctx.constant(mask)
+        if value is None:  # a 0/1 blob at run time
+            return scalar(ctx, "mul", ctx.blob(mask), MASK_FILL, ctx.temp(op.outputs[0].name))
+        return _mask_data(ctx, op, np.where(value.astype(bool), MASK_FILL, 0.0), None)
+    keep = ctx.constant(padding)
+    batch_axis = ctx.batch_axis(q)
+    if keep is None or batch_axis is None or mask is not None and ctx.constant(mask) is None:
+        raise Unsupported("key_padding_mask is lowered only when constant, with a batched query and a constant "
+                          "attn_mask")
+    base = np.zeros((lq, sk)) if mask is None else ctx.constant(mask).astype(np.float64)
+    if mask is not None and mask.dtype == "bool":
+        base = np.where(base.astype(bool), MASK_FILL, 0.0)
+    padded = np.where(keep.astype(bool)[:, None, :], MASK_FILL, 0.0) if keep.dtype == bool else keep[:, None, :]
+    return _mask_data(ctx, op, base[None] + padded, 0)
+
+
+def _mask_data(ctx: Context, op, data: np.ndarray, batch_axis) -> str:
+    """A MemoryData of the mask; with batch_axis 0, its (N, L, S) data as one (L, S) per sample."""
+    name = ctx.temp(op.outputs[0].name)
+    data = data.astype(np.float32)
+    ctx.emit("MemoryData", "attn_mask", [], [name], dims_params(list(data.shape)),
+             [Weight(data.reshape(-1), tagged=False)])
+    if batch_axis is None:
+        return name
+    batched = ctx.temp(name)
+    ctx.emit("Reshape", "batchaxis", [name], [batched], batch_reshape_params(list(data.shape), None, batch_axis))
+    return batched
+
+
+@LOWERINGS.register("nn.MultiheadAttention", batch=SEQUENCE, sequence_axes=sequence_axes,
+                    bool_operands=True)
 def multihead_attention(ctx: Context, op) -> None:
     _check_multihead(ctx, op)
     embed, heads = int(param(op, "embed_dim")), int(param(op, "num_heads"))
@@ -61,10 +120,14 @@ def multihead_attention(ctx: Context, op) -> None:
     for w, b in zip(weights + [out_w], biases + [out_b]):
         blobs += [Weight(w.reshape(-1), tagged=True), Weight(b.reshape(-1), tagged=False)]
     q, k, v = op.inputs[:3]
-    inputs = [q] if q is k is v else [q, k] if k is v else [q, k, v]
+    inputs = [ctx.blob(x) for x in ([q] if q is k is v else [q, k] if k is v else [q, k, v])]
     p = {0: embed, 1: heads, 2: embed * embed, 3: int(weights[1].shape[1]), 4: int(weights[2].shape[1]),
          6: 1.0 / math.sqrt(embed // heads)}
-    ctx.emit("MultiHeadAttention", "attention", [ctx.blob(x) for x in inputs], [op.outputs[0].name], p, blobs)
+    mask = _additive_mask(ctx, op, q, k)
+    if mask is not None:
+        inputs.append(mask)
+        p[5] = 1
+    ctx.emit("MultiHeadAttention", "attention", inputs, [op.outputs[0].name], p, blobs)
 
 
 def _check_sdpa(ctx: Context, op, q, k, v) -> None:
@@ -106,7 +169,7 @@ def _causal_mask(ctx: Context, op, lq: int, sk: int) -> str:
     return name
 
 
-@LOWERINGS.register("F.scaled_dot_product_attention", batchless=True)
+@LOWERINGS.register("F.scaled_dot_product_attention", batch=FIRST, unbatched_rank=3, batched_inputs=4)
 def scaled_dot_product_attention(ctx: Context, op) -> None:
     q, k, v = required_inputs(op, "query", "key", "value")
     mask = op.input("attn_mask", 3)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ....errors import Unsupported
 from ..arithmetic import unary
 from ..context import Context
-from ..registry import LOWERINGS
+from ..registry import ANY, LOWERINGS
 from ..truth import above_zero, is_bool
 
 FLOATS, WIDE_INTS = ("f32", "f64"), ("i32", "i64")
@@ -27,4 +27,4 @@ def _cast(ctx: Context, op) -> None:
 
 
 LOWERINGS.register("Tensor.float", "Tensor.double", "Tensor.half", "Tensor.bool", "Tensor.long", "Tensor.int",
-                   "Tensor.to", "Tensor.type_as", bool_operands=True, batchless=True)(_cast)
+                   "Tensor.to", "Tensor.type_as", bool_operands=True, batch=ANY)(_cast)

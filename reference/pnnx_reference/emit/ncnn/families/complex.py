@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from ....errors import Unsupported
 from ..context import Context, dims_params
-from ..registry import LOWERINGS
+from ..registry import LEADING, LOWERINGS
 
 
-@LOWERINGS.register("torch.view_as_real", "torch.view_as_complex", batchless=True)
+@LOWERINGS.register("torch.view_as_real", "torch.view_as_complex", batch=LEADING)
 def _complex_view(ctx: Context, op) -> None:
     ctx.alias(op.outputs[0], op.inputs[0])
 
 
-@LOWERINGS.register("torch.complex", batchless=True)
+@LOWERINGS.register("torch.complex", batch=LEADING)
 def _complex(ctx: Context, op) -> None:
     """(real, imag) of the same shape -> a blob with a trailing axis of 2."""
     out = op.outputs[0]

@@ -6,7 +6,7 @@ import numpy as np
 from ....errors import Unsupported
 from ..context import Context, as_list, param
 from ..layers import Weight
-from ..registry import LOWERINGS
+from ..registry import FIRST, LOWERINGS
 
 # ncnn param ids per spatial axis, innermost (w) first
 KERNEL, DILATION, STRIDE, PAD = (1, 11, 21), (2, 12, 22), (3, 13, 23), (4, 14, 24)
@@ -103,7 +103,7 @@ def _explicit_padding(ctx: Context, op, p: dict, n: int, mode: str, src: str) ->
 
 
 def _register(n: int, transposed: bool, *types: str) -> None:
-    LOWERINGS.register(*types)(lambda ctx, op: _lower(ctx, op, n, transposed))
+    LOWERINGS.register(*types, batch=FIRST, unbatched_rank=n + 1)(lambda ctx, op: _lower(ctx, op, n, transposed))
 
 
 _register(1, False, "nn.Conv1d", "F.conv1d")

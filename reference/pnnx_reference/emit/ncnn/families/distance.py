@@ -9,7 +9,7 @@ from ....errors import Unsupported
 from ..arithmetic import argument_nodes, binary, lower_expression, power, root, scalar, unary
 from ..context import Context, param
 from ..reduction import REDUCE_L1, REDUCE_L2, REDUCE_MAX, REDUCE_SUM, reduction
-from ..registry import LOWERINGS
+from ..registry import LEADING, LOWERINGS
 
 
 def _tensor_inputs(op, names: tuple[str, ...]) -> list:
@@ -34,7 +34,7 @@ def _vector_norm(ctx: Context, src: str, p: float, axis: int, rank: int, keep: b
     root(ctx, total, p, out)
 
 
-@LOWERINGS.register("F.pairwise_distance", "nn.PairwiseDistance", batchless=True)
+@LOWERINGS.register("F.pairwise_distance", "nn.PairwiseDistance", batch=LEADING)
 def pairwise_distance(ctx: Context, op) -> None:
     """torch: ||x1 - x2 + eps||_p over the last dim."""
     out = op.outputs[0].name
@@ -45,7 +45,7 @@ def pairwise_distance(ctx: Context, op) -> None:
                  bool(param(op, "keepdim", False)), out)
 
 
-@LOWERINGS.register("F.cosine_similarity", "nn.CosineSimilarity", batchless=True)
+@LOWERINGS.register("F.cosine_similarity", "nn.CosineSimilarity", batch=LEADING)
 def cosine_similarity(ctx: Context, op) -> None:
     """torch (2.x): sum(x1 * x2) / (max(||x1||, eps) * max(||x2||, eps)) along dim, the norms
     taken over the broadcast inputs."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from .... import expression as ex
 from ..arithmetic import UNARY, argument_nodes, lower_binary_function, lower_expression, lower_tree
 from ..context import Context, param
-from ..registry import LOWERINGS
+from ..registry import ANY, LOWERINGS
 
 
 def _binary_fn(func: str):
@@ -25,19 +25,19 @@ def _unary_fn(func: str):
 
 for _f in ("add", "sub", "mul", "div", "maximum", "minimum", "pow", "atan2", "fmod", "remainder",
            "floor_divide", "logaddexp"):
-    LOWERINGS.register(f"torch.{_f}", f"Tensor.{_f}", batchless=True)(_binary_fn(_f))
+    LOWERINGS.register(f"torch.{_f}", f"Tensor.{_f}", batch=ANY)(_binary_fn(_f))
 for _f in list(UNARY) + ["erf"]:
     if _f != "tanh":  # torch.tanh is an activation (TanH)
-        LOWERINGS.register(f"torch.{_f}", f"Tensor.{_f}", batchless=True)(_unary_fn(_f))
+        LOWERINGS.register(f"torch.{_f}", f"Tensor.{_f}", batch=ANY)(_unary_fn(_f))
 
 
-@LOWERINGS.register("torch.addcmul", batchless=True)
+@LOWERINGS.register("torch.addcmul", batch=ANY)
 def addcmul(ctx: Context, op) -> None:
     lower_expression(ctx, op, "add(@0,mul(mul(@1,@2),@3))", ("input", "tensor1", "tensor2", "value"),
                      op.outputs[0].name)
 
 
-@LOWERINGS.register("torch.addcdiv", batchless=True)
+@LOWERINGS.register("torch.addcdiv", batch=ANY)
 def addcdiv(ctx: Context, op) -> None:
     lower_expression(ctx, op, "add(@0,mul(div(@1,@2),@3))", ("input", "tensor1", "tensor2", "value"),
                      op.outputs[0].name)

@@ -9,7 +9,7 @@ from ..arithmetic import binary, scalar
 from ..context import Context, dims_params, param
 from ..layers import Weight
 from ..reduction import REDUCE_MAX, REDUCE_MEAN, REDUCE_SUM, reduction
-from ..registry import LOWERINGS
+from ..registry import LEADING, LOWERINGS
 
 # layer featmask (param 31): no fp16 storage (2), no bf16 storage (4), no vulkan (16)
 _KEEP_INT32_BITS = 2 | 4 | 16
@@ -27,7 +27,7 @@ def _embed_indices(ctx: Context, operand, base: str) -> str:
     return flat
 
 
-@LOWERINGS.register("nn.Embedding", "F.embedding", batchless=True)
+@LOWERINGS.register("nn.Embedding", "F.embedding", batch=LEADING)
 def embedding(ctx: Context, op) -> None:
     weight = op.attrs["weight"].to_numpy() if "weight" in op.attrs else ctx.constant_input(op, "weight", 1)
     if weight is None:
@@ -117,7 +117,7 @@ def _weighted(ctx: Context, op, rows: str, shape: list[int], out: str) -> str:
     return binary(ctx, "mul", rows, column, ctx.temp(out))
 
 
-@LOWERINGS.register("nn.EmbeddingBag", "F.embedding_bag", batchless=True)
+@LOWERINGS.register("nn.EmbeddingBag", "F.embedding_bag", batch=LEADING)
 def embedding_bag(ctx: Context, op) -> None:
     """Embed every index, then reduce each bag: the last axis of a (B, L) input, or the Crops of
     a 1-d input between constant offsets (Concat of the per-bag results)."""

@@ -4,9 +4,9 @@ from __future__ import annotations
 from .... import expression as ex
 from ..arithmetic import lower_tree
 from ..context import Context, param
-from ..registry import LOWERINGS
+from ..registry import ANY, LOWERINGS
 
 
-@LOWERINGS.register("pnnx.Expression", batchless=True)
+@LOWERINGS.register("pnnx.Expression", batch=ANY)
 def expression(ctx: Context, op) -> None:
     lower_tree(ctx, op, ex.parse(param(op, "expr")), op.inputs, op.outputs[0].name)

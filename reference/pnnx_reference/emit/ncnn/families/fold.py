@@ -1,13 +1,12 @@
 """F.fold / nn.Fold -> Fold (col2im), F.unfold / nn.Unfold -> Unfold (im2col).
 
-ncnn's Fold reads a (C*kh*kw, L) blob and Unfold a (C, H, W) blob, which is the torch tensor
-with its batch-1 axis dropped, or the unbatched form as it is (a batchless graph): the lowering
-checks the ncnn rank, so it also lowers batchless graphs."""
+ncnn's Fold reads a (C*kh*kw, L) blob and Unfold a (C, H, W) blob: one sample of a batched
+input (dim 0 is the ncnn Mat batch), or the unbatched form as it is."""
 from __future__ import annotations
 
 from ....errors import Unsupported
 from ..context import Context, as_list, param
-from ..registry import LOWERINGS
+from ..registry import FIRST, LOWERINGS
 
 
 def _window(op) -> dict[int, int]:
@@ -22,18 +21,17 @@ def _window(op) -> dict[int, int]:
 def _check_rank(ctx: Context, op, rank: int, what: str) -> None:
     got = ctx.rank(op.inputs[0])
     if got != rank:
-        raise Unsupported(f"ncnn {what} takes a rank-{rank} blob, this input is rank {got} after "
-                          "dropping the batch axis (a batch other than 1 cannot be lowered)")
+        raise Unsupported(f"ncnn {what} takes a rank-{rank} blob per sample, this input is rank {got}")
 
 
-@LOWERINGS.register("F.fold", "nn.Fold", batchless=True)
+@LOWERINGS.register("F.fold", "nn.Fold", batch=FIRST, unbatched_rank=2)
 def fold(ctx: Context, op) -> None:
     _check_rank(ctx, op, 2, "Fold")
     oh, ow = as_list(param(op, "output_size"), 2)
     ctx.emit("Fold", "fold", [ctx.blob(op.inputs[0])], [op.outputs[0].name], {**_window(op), 20: ow, 21: oh})
 
 
-@LOWERINGS.register("F.unfold", "nn.Unfold", batchless=True)
+@LOWERINGS.register("F.unfold", "nn.Unfold", batch=FIRST, unbatched_rank=3)
 def unfold(ctx: Context, op) -> None:
     _check_rank(ctx, op, 3, "Unfold")
     ctx.emit("Unfold", "unfold", [ctx.blob(op.inputs[0])], [op.outputs[0].name], _window(op))

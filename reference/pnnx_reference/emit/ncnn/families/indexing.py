@@ -6,7 +6,7 @@ import numpy as np
 from ....errors import Unsupported
 from ..context import Context, single_dim
 from ..crops import crop, select_indices
-from ..registry import LOWERINGS
+from ..registry import LEADING, LOWERINGS
 
 
 def _constant_index(ctx: Context, op, what: str):
@@ -18,7 +18,7 @@ def _constant_index(ctx: Context, op, what: str):
     return src, values
 
 
-@LOWERINGS.register("torch.index_select", "Tensor.index_select", batchless=True)
+@LOWERINGS.register("torch.index_select", "Tensor.index_select", batch=LEADING)
 def index_select(ctx: Context, op) -> None:
     src, values = _constant_index(ctx, op, "index_select")
     dim = single_dim(op)
@@ -27,7 +27,7 @@ def index_select(ctx: Context, op) -> None:
     select_indices(ctx, ctx.blob(src), ctx.axis(src, dim), indices, op.outputs[0].name)
 
 
-@LOWERINGS.register("torch.gather", "Tensor.gather", batchless=True)
+@LOWERINGS.register("torch.gather", "Tensor.gather", batch=LEADING)
 def gather(ctx: Context, op) -> None:
     """A constant index that picks the same entries along dim at every other position is an
     index_select of the input cut to the index's extent; any other gather needs a Gather layer."""

@@ -9,16 +9,16 @@ import numpy as np
 
 from ....errors import Unsupported
 from ..arithmetic import MUL
-from ..context import Context, dims_params, param
+from ..context import AlongBatch, Context, dims_params, param
 from ..layers import Weight
-from ..registry import LOWERINGS
+from ..registry import LEADING, LOWERINGS
 
 
-@LOWERINGS.register("torch.diag", "Tensor.diag", batchless=True)
+@LOWERINGS.register("torch.diag", "Tensor.diag", batch=LEADING)
 def diag(ctx: Context, op) -> None:
     src = op.inputs[0]
     if ctx.has_batch(src):
-        raise Unsupported("diag of a tensor with a batch axis: dim 0 would be dropped by ncnn")
+        raise AlongBatch("diag of a tensor with a batch axis: dim 0 would be dropped by ncnn")
     ctx.emit("Diag", "diag", [ctx.blob(src)], [op.outputs[0].name], {0: int(param(op, "diagonal", 0))})
 
 
@@ -45,11 +45,11 @@ def _triangle(ctx: Context, op, lower: bool) -> None:
     ctx.emit("BinaryOp", "mask", [ctx.blob(src), mask_blob], [out.name], {0: MUL})
 
 
-@LOWERINGS.register("torch.tril", "Tensor.tril", batchless=True)
+@LOWERINGS.register("torch.tril", "Tensor.tril", batch=LEADING)
 def tril(ctx: Context, op) -> None:
     _triangle(ctx, op, lower=True)
 
 
-@LOWERINGS.register("torch.triu", "Tensor.triu", batchless=True)
+@LOWERINGS.register("torch.triu", "Tensor.triu", batch=LEADING)
 def triu(ctx: Context, op) -> None:
     _triangle(ctx, op, lower=False)

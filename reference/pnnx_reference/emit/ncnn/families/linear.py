@@ -8,11 +8,13 @@ from ....errors import Unsupported
 from ..arithmetic import MUL
 from ..context import Context
 from ..inner_product import inner_product, inner_product_rows
-from ..registry import LOWERINGS
+from ..registry import ANY, LEADING, LOWERINGS
 
 
-@LOWERINGS.register("nn.Linear", "F.linear", batchless=True)
+@LOWERINGS.register("nn.Linear", "F.linear", batch=ANY)
 def linear(ctx: Context, op) -> None:
+    """Over the last dim only: the batch may be any other dim (a sequence-first batch too)."""
+    ctx.axis(op.inputs[0], -1)
     if "weight" in op.attrs:
         weight = op.attrs["weight"].to_numpy().astype(np.float32, copy=False)
     else:
@@ -37,7 +39,7 @@ def _bilinear_weights(ctx: Context, op) -> tuple[np.ndarray, np.ndarray | None]:
     return values[0], values[1]
 
 
-@LOWERINGS.register("nn.Bilinear", "F.bilinear", batchless=True)
+@LOWERINGS.register("nn.Bilinear", "F.bilinear", batch=LEADING)
 def bilinear(ctx: Context, op) -> None:
     """y_k = x1 A_k x2 + b_k: per row the outer product x1 x2^T ((in1, 1) by (1, in2) BinaryOp
     broadcasting), flattened to in1*in2, then InnerProduct/Gemm with A_k flattened the same way."""

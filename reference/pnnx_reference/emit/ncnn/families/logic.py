@@ -22,7 +22,7 @@ from .... import expression as ex
 from ....errors import Unsupported
 from ..arithmetic import BINARY, argument_nodes, lower_tree
 from ..context import Context
-from ..registry import LOWERINGS
+from ..registry import ANY, LOWERINGS
 from ..truth import above_zero, complement, is_bool
 
 
@@ -66,7 +66,7 @@ ALIASES = {"gt": "greater", "ge": "greater_equal", "lt": "less", "le": "less_equ
 for _name, (_text, _negate) in COMPARISONS.items():
     _names = [_name] + ([ALIASES[_name]] if _name in ALIASES else [])
     LOWERINGS.register(*(f"{table}.{n}" for n in _names for table in ("torch", "Tensor")), bool_operands=True,
-                       batchless=True)(_comparison(_text, _negate))
+                       batch=ANY)(_comparison(_text, _negate))
 
 
 # --- boolean logic -----------------------------------------------------------------------------
@@ -90,17 +90,17 @@ def _and_or(func: str, op, ctx: Context, out: str) -> str:
     return above_zero(ctx, _tree(ctx, op, node, ctx.temp(out)), out)
 
 
-@LOWERINGS.register("torch.logical_and", "Tensor.logical_and", bool_operands=True, batchless=True)
+@LOWERINGS.register("torch.logical_and", "Tensor.logical_and", bool_operands=True, batch=ANY)
 def logical_and(ctx: Context, op) -> None:
     _and_or("min", op, ctx, op.outputs[0].name)
 
 
-@LOWERINGS.register("torch.logical_or", "Tensor.logical_or", bool_operands=True, batchless=True)
+@LOWERINGS.register("torch.logical_or", "Tensor.logical_or", bool_operands=True, batch=ANY)
 def logical_or(ctx: Context, op) -> None:
     _and_or("max", op, ctx, op.outputs[0].name)
 
 
-@LOWERINGS.register("torch.logical_xor", "Tensor.logical_xor", bool_operands=True, batchless=True)
+@LOWERINGS.register("torch.logical_xor", "Tensor.logical_xor", bool_operands=True, batch=ANY)
 def logical_xor(ctx: Context, op) -> None:
     """|a - b| of 0/1 operands; otherwise or - and (both 0/1 of the broadcast shape)."""
     out = op.outputs[0].name
@@ -112,7 +112,7 @@ def logical_xor(ctx: Context, op) -> None:
     ctx.emit("BinaryOp", "xor", [either, both], [out], {0: BINARY["sub"][0]})
 
 
-@LOWERINGS.register("torch.logical_not", "Tensor.logical_not", bool_operands=True, batchless=True)
+@LOWERINGS.register("torch.logical_not", "Tensor.logical_not", bool_operands=True, batch=ANY)
 def logical_not(ctx: Context, op) -> None:
     out = op.outputs[0].name
     if is_bool(op.inputs[0]):
@@ -121,7 +121,7 @@ def logical_not(ctx: Context, op) -> None:
         _mask_of(ctx, op, _call("abs", ex.input_ref(0)), negate=True)
 
 
-@LOWERINGS.register("torch.bitwise_not", "Tensor.bitwise_not", bool_operands=True, batchless=True)
+@LOWERINGS.register("torch.bitwise_not", "Tensor.bitwise_not", bool_operands=True, batch=ANY)
 def bitwise_not(ctx: Context, op) -> None:
     """~ of a bool (pnnx writes &, | and ^ as expressions); integer operands are refused earlier."""
     if not is_bool(op.inputs[0]):
@@ -155,12 +155,12 @@ def _select(ctx: Context, op, cond, x, y) -> None:
     _tree(ctx, op, _call("add", _term(cond, x), _term(not_cond, y)), op.outputs[0].name)
 
 
-@LOWERINGS.register("torch.where", "Tensor.where", bool_operands=True, batchless=True)
+@LOWERINGS.register("torch.where", "Tensor.where", bool_operands=True, batch=ANY)
 def where(ctx: Context, op) -> None:
     _select(ctx, op, *argument_nodes(op, ("condition", "input", "other")).values())
 
 
-@LOWERINGS.register("Tensor.masked_fill", "Tensor.masked_fill_", bool_operands=True, batchless=True)
+@LOWERINGS.register("Tensor.masked_fill", "Tensor.masked_fill_", bool_operands=True, batch=ANY)
 def masked_fill(ctx: Context, op) -> None:
     x, mask, value = argument_nodes(op, ("input", "mask", "value")).values()
     _select(ctx, op, mask, value, x)

@@ -5,8 +5,8 @@ addmm (InnerProduct with a constant weight and bias, else MatMul + BinaryOp), mv
 torch.einsum -> Einsum (0=the equation as character codes). ncnn's Einsum knows the letters
 i, j, k, l only, and loops the output's axes over them in that order: the output letters are
 renamed i, j, ... in order and the summed letters follow, so at most four distinct letters and
-an output of rank 1 to 4. A batch-1 axis (dropped from ncnn blobs) must be the leading letter
-of every batched operand and of the output; a batchless graph keeps every axis."""
+an output of rank 1 to 4. The batch axis (the ncnn Mat batch) must be one letter, that of
+every operand's batch axis and of the output's; its letter is dropped from the equation."""
 from __future__ import annotations
 
 from collections import Counter
@@ -15,12 +15,12 @@ import numpy as np
 
 from ....errors import Unsupported
 from ..arithmetic import ADD, MUL, scaled
-from ..context import Context, param, required_inputs
+from ..context import AlongBatch, Context, param, required_inputs
 from ..inner_product import inner_product, inner_product_rows
-from ..registry import LOWERINGS
+from ..registry import LEADING, LOWERINGS
 
 
-@LOWERINGS.register("torch.addmm", batchless=True)
+@LOWERINGS.register("torch.addmm", batch=LEADING)
 def addmm(ctx: Context, op) -> None:
     """addmm(input=bias, mat1=x, mat2=W^T): InnerProduct with constant W and 1-d bias,
     otherwise MatMul, scaled, plus input (BinaryOp broadcasting)."""
@@ -38,15 +38,13 @@ def addmm(ctx: Context, op) -> None:
     ctx.emit("BinaryOp", "add", [product, scaled(ctx, ctx.blob(inp), beta, out)], [out], {0: 0})
 
 
-@LOWERINGS.register("torch.matmul", "torch.bmm", "torch.mm", "Tensor.matmul", batchless=True)
+@LOWERINGS.register("torch.matmul", "torch.bmm", "torch.mm", "Tensor.matmul", batch=LEADING)
 def matmul(ctx: Context, op) -> None:
     a, b = op.inputs[0], op.inputs[1]
     if ctx.constant(b) is not None and len(ctx.torch_shape(b)) == 2 and op.type != "torch.bmm":
         inner_product(ctx, op, a, np.ascontiguousarray(ctx.constant(b).astype(np.float32).T), None)
         return
-    ra, rb = ctx.rank(a), ctx.rank(b)
-    if ra != rb:
-        raise Unsupported(f"matmul of rank-{ra + 1} by rank-{rb + 1} tensors (broadcast batch) is not lowered")
+    # ncnn MatMul broadcasts as torch.matmul does (a vector on either side, leading dims)
     ctx.emit("MatMul", "matmul", [ctx.blob(a), ctx.blob(b)], [op.outputs[0].name], {0: 0})
 
 
@@ -60,7 +58,7 @@ def _with_rank(ctx: Context, operand, rank: int, base: str) -> str:
     return ctx.reshaped(ctx.blob(operand), [1] * (rank - len(shape)) + shape, base)
 
 
-@LOWERINGS.register("torch.mv", "Tensor.mv", batchless=True)
+@LOWERINGS.register("torch.mv", "Tensor.mv", batch=LEADING)
 def mv(ctx: Context, op) -> None:
     """A constant matrix is an InnerProduct on the vector; otherwise MatMul (matrix by vector)."""
     mat, vec = required_inputs(op, "input", "vec")
@@ -70,26 +68,25 @@ def mv(ctx: Context, op) -> None:
         inner_product_rows(ctx, ctx.blob(vec), ctx.shape(vec), out, weight.astype(np.float32), None)
         return
     if ctx.rank(mat) != 2 or ctx.rank(vec) != 1:
-        raise Unsupported(f"mv of blobs shaped {ctx.shape(mat)} and {ctx.shape(vec)} in ncnn (batch axis "
+        raise AlongBatch(f"mv of blobs shaped {ctx.shape(mat)} and {ctx.shape(vec)} in ncnn (batch axis "
                           "dropped) is not lowered")
     ctx.emit("MatMul", "mv", [ctx.blob(mat), ctx.blob(vec)], [out], {0: 0})
 
 
-@LOWERINGS.register("torch.outer", "Tensor.outer", "torch.ger", "Tensor.ger", batchless=True)
+@LOWERINGS.register("torch.outer", "Tensor.outer", "torch.ger", "Tensor.ger", batch=LEADING)
 def outer(ctx: Context, op) -> None:
     """a[:, None] * b[None, :]: a column times a row, by BinaryOp broadcasting."""
     a, b = op.inputs[0], op.inputs[1]
     out = op.outputs[0]
     shape = ctx.shape(out)
     if len(shape) != 2:
-        raise Unsupported(f"outer product of shape {tuple(ctx.torch_shape(out))} with a batch axis: "
-                          "ncnn blobs have no batch axis")
+        raise AlongBatch(f"outer product of shape {tuple(ctx.torch_shape(out))} with a batch axis")
     column = ctx.reshaped(ctx.blob(a), [shape[0], 1], out.name)
     row = ctx.reshaped(ctx.blob(b), [1, shape[1]], out.name)
     ctx.emit("BinaryOp", "outer", [column, row], [out.name], {0: MUL})
 
 
-@LOWERINGS.register("torch.baddbmm", "Tensor.baddbmm", batchless=True)
+@LOWERINGS.register("torch.baddbmm", "Tensor.baddbmm", batch=LEADING)
 def baddbmm(ctx: Context, op) -> None:
     """beta * input + alpha * (batch1 @ batch2): MatMul, scaled, plus the input brought to the
     output's rank; with beta 0 the input is ignored (torch does not read it either)."""
@@ -124,16 +121,17 @@ def _parse(equation: str, count: int) -> tuple[list[str], str]:
 
 
 def _drop_batch(ctx: Context, op, tokens: list[str], rhs: str) -> tuple[list[str], str]:
-    """Remove the batch-1 letter, which ncnn blobs do not carry."""
-    if ctx.batchless:
+    """Remove the batch axis's letter, which ncnn runs sample by sample."""
+    axes = [ctx.batch_axis(x) for x in op.inputs]
+    out_axis = ctx.batch_axis(op.outputs[0])
+    if out_axis is None and all(a is None for a in axes):
         return tokens, rhs
-    batched = [ctx.has_batch(x) for x in op.inputs]
-    letter = rhs[:1]
-    if not ctx.has_batch(op.outputs[0]) or not letter or any(
-            b != t.startswith(letter) or letter in t[1:] for t, b in zip(tokens, batched)):
-        raise Unsupported("einsum must keep the batch axis as the leading letter of every operand and of "
-                          "the output: ncnn blobs have no batch axis")
-    return [t[1:] if b else t for t, b in zip(tokens, batched)], rhs[1:]
+    letter = rhs[out_axis] if out_axis is not None and out_axis < len(rhs) else None
+    for token, axis in zip(tokens, axes):
+        batched = axis is not None and axis < len(token) and token[axis] == letter
+        if letter is None or batched != (letter in token) or token.count(letter) > 1:
+            raise AlongBatch("einsum sums or repeats the batch axis's letter")
+    return [t.replace(letter, "") for t in tokens], rhs.replace(letter, "")
 
 
 def ncnn_equation(ctx: Context, op) -> str:
@@ -155,7 +153,7 @@ def ncnn_equation(ctx: Context, op) -> str:
     return ",".join("".join(rename[c] for c in t) for t in tokens) + "->" + "".join(rename[c] for c in rhs)
 
 
-@LOWERINGS.register("torch.einsum", batchless=True)
+@LOWERINGS.register("torch.einsum", batch=LEADING)
 def einsum(ctx: Context, op) -> None:
     equation = ncnn_equation(ctx, op)
     ctx.emit("Einsum", "einsum", [ctx.blob(x) for x in op.inputs], [op.outputs[0].name],

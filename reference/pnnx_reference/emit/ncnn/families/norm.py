@@ -1,7 +1,7 @@
 """BatchNorm, LayerNorm, GroupNorm, InstanceNorm, RMSNorm, LocalResponseNorm, F.normalize
-(weights untagged: ncnn reads them raw fp32). All but F.normalize read the layout from the
-torch shape, so they also lower batchless graphs: a kept batch N runs as N*C instances
-(per-channel parameters tiled N times) on a reshaped view."""
+(weights untagged: ncnn reads them raw fp32). The norms read the layout from the torch shape:
+a batch held in the blob (not as the ncnn Mat batch) runs as N*C instances (per-channel
+parameters tiled N times) on a reshaped view."""
 from __future__ import annotations
 
 import math
@@ -9,9 +9,11 @@ import math
 import numpy as np
 
 from ....errors import Unsupported
-from ..context import Context, dims_params, param, permutation_order_type
+from ..arithmetic import binary, power, root, scalar, unary
+from ..context import AlongBatch, Context, dims_params, param, permutation_order_type
 from ..layers import Weight
-from ..registry import LOWERINGS
+from ..reduction import REDUCE_L1, REDUCE_L2, REDUCE_SUM, reduction
+from ..registry import ANY, FIRST, LEADING, LOWERINGS
 
 
 def _array(ctx: Context, op, name: str, position: int):
@@ -58,7 +60,7 @@ def _tiled(array, repeat: int):
 
 
 @LOWERINGS.register("nn.BatchNorm1d", "nn.BatchNorm2d", "nn.BatchNorm3d", "nn.SyncBatchNorm", "F.batch_norm",
-                    batchless=True)
+                    batch=LEADING)
 def batch_norm(ctx: Context, op) -> None:
     mean = _array(ctx, op, "running_mean", 1)
     var = _array(ctx, op, "running_var", 2)
@@ -72,7 +74,11 @@ def batch_norm(ctx: Context, op) -> None:
 
 def _batch_statistics(ctx: Context, op, gamma, beta) -> None:
     """Without running statistics (track_running_stats=False, or training=True) each channel is
-    normalised over the batch and spatial dims: an InstanceNorm with the batch inside each channel."""
+    normalised over the batch and spatial dims: an InstanceNorm with the batch inside each channel
+    (so the batch must be a blob dim, not the ncnn Mat batch)."""
+    x = op.inputs[0]
+    if ctx.has_batch(x) and x.shape[ctx.batch_axis(x)] != 1:
+        raise AlongBatch("batch statistics are taken across the batch")
     channels = _instances_of_batch(ctx, op)[1]
     gamma = np.ones(channels, np.float32) if gamma is None else gamma
     beta = np.zeros(channels, np.float32) if beta is None else beta
@@ -130,6 +136,8 @@ def _trailing_view(ctx: Context, op, normalized: list[int]) -> list[int] | None:
     view they normalise row by row."""
     shape = ctx.shape(op.inputs[0])
     n = len(normalized)
+    for d in range(1, min(n, len(ctx.torch_shape(op.inputs[0]))) + 1):
+        ctx.axis(op.inputs[0], -d)  # the normalized dims cannot hold the batch
     if list(ctx.torch_shape(op.inputs[0])[-n:]) != normalized:
         raise Unsupported(f"normalized_shape={normalized} is not the trailing shape of the input")
     if len(shape) <= 3 and (n == 1 or (n == 2 and len(shape) == 3)):
@@ -143,7 +151,7 @@ def _normalized(op) -> list[int]:
     return [normalized] if isinstance(normalized, int) else [int(d) for d in normalized]
 
 
-@LOWERINGS.register("nn.LayerNorm", "F.layer_norm", batchless=True)
+@LOWERINGS.register("nn.LayerNorm", "F.layer_norm", batch=ANY)
 def layer_norm(ctx: Context, op) -> None:
     normalized = _normalized(op)
     view = _trailing_view(ctx, op, normalized)
@@ -154,7 +162,7 @@ def layer_norm(ctx: Context, op) -> None:
     _emit(ctx, op, "LayerNorm", "ln", {0: size, 1: float(param(op, "eps", 1e-5)), 2: int(affine)}, arrays, view)
 
 
-@LOWERINGS.register("nn.GroupNorm", "F.group_norm", batchless=True)
+@LOWERINGS.register("nn.GroupNorm", "F.group_norm", batch=LEADING)
 def group_norm(ctx: Context, op) -> None:
     """ncnn GroupNorm groups dim 0 of the blob; a kept batch runs as N*groups groups over an
     (N*C, 1, size) view, the affine parameters tiled."""
@@ -174,7 +182,7 @@ SPATIAL_DIMS = {"nn.InstanceNorm1d": 1, "nn.InstanceNorm2d": 2, "nn.InstanceNorm
 
 
 @LOWERINGS.register("nn.InstanceNorm1d", "nn.InstanceNorm2d", "nn.InstanceNorm3d", "F.instance_norm",
-                    batchless=True)
+                    batch=LEADING)
 def instance_norm(ctx: Context, op) -> None:
     """ncnn InstanceNorm normalises each channel of a (c, h, w) blob: any other layout (1-d or
     3-d spatial, a kept batch) runs as an (N*C, 1, size) view, the affine parameters tiled."""
@@ -195,7 +203,7 @@ def instance_norm(ctx: Context, op) -> None:
           [_tiled(a, repeat) for a in arrays], None if direct else [instances, 1, size])
 
 
-@LOWERINGS.register("nn.RMSNorm", "F.rms_norm", batchless=True)
+@LOWERINGS.register("nn.RMSNorm", "F.rms_norm", batch=ANY)
 def rms_norm(ctx: Context, op) -> None:
     normalized = _normalized(op)
     view = _trailing_view(ctx, op, normalized)
@@ -208,7 +216,7 @@ def rms_norm(ctx: Context, op) -> None:
           arrays, view)
 
 
-@LOWERINGS.register("nn.LocalResponseNorm", "F.local_response_norm", batchless=True)
+@LOWERINGS.register("nn.LocalResponseNorm", "F.local_response_norm", batch=LEADING)
 def local_response_norm(ctx: Context, op) -> None:
     size = int(param(op, "size"))
     if size % 2 == 0:
@@ -217,13 +225,25 @@ def local_response_norm(ctx: Context, op) -> None:
                                              3: float(param(op, "beta", 0.75)), 4: float(param(op, "k", 1.0))}, [])
 
 
-@LOWERINGS.register("F.normalize")
+@LOWERINGS.register("F.normalize", batch=FIRST, unbatched_rank=3)
 def normalize(ctx: Context, op) -> None:
-    """L2 normalisation over the channels of a (1,c,h,w) tensor (ncnn Normalize, eps_mode=1 is
-    torch's x / max(||x||, eps)); the scale weight is a single untagged 1."""
-    if float(param(op, "p", 2.0)) != 2.0:
-        raise Unsupported("only p=2 normalisation has an ncnn Normalize equivalent")
-    if ctx.rank(op.inputs[0]) != 3 or ctx.axis(op.inputs[0], int(param(op, "dim", 1))) != 0:
-        raise Unsupported("ncnn Normalize lowers F.normalize over dim 1 of a (1,c,h,w) tensor only")
-    _emit(ctx, op, "Normalize", "normalize",
-          {0: 0, 1: 1, 2: float(param(op, "eps", 1e-12)), 3: 1, 4: 1, 9: 1}, [np.ones(1, np.float32)])
+    """x / max(||x||_p, eps) along dim: over the channels of a (c, h, w) sample with p=2, ncnn
+    Normalize (eps_mode=1 is torch's x / max(||x||, eps); the scale weight a single untagged 1);
+    otherwise the norm as a Reduction kept along that axis (L1, L2, or sum(|x|^p)^(1/p)), max
+    with eps, and a broadcasting BinaryOp div."""
+    p, eps = float(param(op, "p", 2.0)), float(param(op, "eps", 1e-12))
+    x, out = op.inputs[0], op.outputs[0].name
+    axis = ctx.axis(x, int(param(op, "dim", 1)))
+    if p == 2.0 and ctx.rank(x) == 3 and axis == 0:
+        _emit(ctx, op, "Normalize", "normalize", {0: 0, 1: 1, 2: eps, 3: 1, 4: 1, 9: 1}, [np.ones(1, np.float32)])
+        return
+    if not p > 0 or math.isinf(p):
+        raise Unsupported(f"normalize with p={p} is not lowered (p > 0, finite)")
+    src, rank = ctx.blob(x), ctx.rank(x)
+    if p in (1.0, 2.0):
+        norm = reduction(ctx, REDUCE_L1 if p == 1.0 else REDUCE_L2, src, [axis], rank, True, ctx.temp(out))
+    else:
+        magnitude = unary(ctx, "abs", src, ctx.temp(out))
+        total = reduction(ctx, REDUCE_SUM, power(ctx, magnitude, p, out), [axis], rank, True, ctx.temp(out))
+        norm = root(ctx, total, p, ctx.temp(out))
+    binary(ctx, "div", src, scalar(ctx, "max", norm, eps, ctx.temp(out)), out)

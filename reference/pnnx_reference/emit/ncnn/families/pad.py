@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ....errors import Unsupported
 from ..context import Context, param
-from ..registry import LOWERINGS
+from ..registry import FIRST, LOWERINGS
 
 PAD_TYPE = {"constant": 0, "replicate": 1, "reflect": 2}
 
@@ -29,7 +29,8 @@ def _mode(op) -> str:
 
 @LOWERINGS.register("nn.ZeroPad1d", "nn.ZeroPad2d", "nn.ZeroPad3d", "nn.ConstantPad1d", "nn.ConstantPad2d",
                     "nn.ConstantPad3d", "nn.ReflectionPad1d", "nn.ReflectionPad2d", "nn.ReplicationPad1d",
-                    "nn.ReplicationPad2d", "nn.ReplicationPad3d", "F.pad")
+                    "nn.ReplicationPad2d", "nn.ReplicationPad3d", "F.pad", batch=FIRST,
+                    unbatched_rank=lambda op: len(_pads(op)) // 2 + 1)
 def pad(ctx: Context, op) -> None:
     mode = _mode(op)
     if mode not in PAD_TYPE:

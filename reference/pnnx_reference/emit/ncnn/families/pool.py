@@ -7,7 +7,7 @@ import math
 from ....errors import Unsupported
 from ..arithmetic import power, root, scalar, unary
 from ..context import Context, as_list, dims_params, param
-from ..registry import LOWERINGS
+from ..registry import FIRST, LOWERINGS
 
 KERNEL, STRIDE, PAD = (1, 11, 21), (2, 12, 22), (3, 13, 23)
 
@@ -20,7 +20,7 @@ MAX, AVG = 0, 1
 
 def _check_rank(ctx: Context, op, n: int) -> None:
     if ctx.rank(op.inputs[0]) != n + 1:
-        raise Unsupported(f"input is not batch + channels + {n} spatial dims (unbatched pooling input)")
+        raise Unsupported(f"input is not (batch,) channels + {n} spatial dims")
 
 
 def _check_single_output(op) -> None:
@@ -91,10 +91,13 @@ def _global(ctx: Context, op, n: int, kind: int, src: str) -> None:
 
 def _register(n: int) -> None:
     d = f"{n}d"
-    LOWERINGS.register(f"nn.MaxPool{d}", f"F.max_pool{d}")(lambda ctx, op: _pool(ctx, op, n, MAX))
-    LOWERINGS.register(f"nn.AvgPool{d}", f"F.avg_pool{d}")(lambda ctx, op: _pool(ctx, op, n, AVG))
-    LOWERINGS.register(f"nn.AdaptiveMaxPool{d}", f"F.adaptive_max_pool{d}")(lambda ctx, op: _adaptive(ctx, op, n, MAX))
-    LOWERINGS.register(f"nn.AdaptiveAvgPool{d}", f"F.adaptive_avg_pool{d}")(lambda ctx, op: _adaptive(ctx, op, n, AVG))
+    layout = {"batch": FIRST, "unbatched_rank": n + 1}
+    LOWERINGS.register(f"nn.MaxPool{d}", f"F.max_pool{d}", **layout)(lambda ctx, op: _pool(ctx, op, n, MAX))
+    LOWERINGS.register(f"nn.AvgPool{d}", f"F.avg_pool{d}", **layout)(lambda ctx, op: _pool(ctx, op, n, AVG))
+    LOWERINGS.register(f"nn.AdaptiveMaxPool{d}", f"F.adaptive_max_pool{d}", **layout)(
+        lambda ctx, op: _adaptive(ctx, op, n, MAX))
+    LOWERINGS.register(f"nn.AdaptiveAvgPool{d}", f"F.adaptive_avg_pool{d}", **layout)(
+        lambda ctx, op: _adaptive(ctx, op, n, AVG))
 
 
 for _n in (1, 2, 3):
@@ -102,18 +105,6 @@ for _n in (1, 2, 3):
 
 
 # --- power-average pooling (LPPool) --------------------------------------------------------------
-def _check_layout(ctx: Context, op, n: int) -> None:
-    """Pooling reads a (C, spatial) blob: a batch-1 input with its batch dropped, or an
-    unbatched (C, spatial) input kept whole in a batchless graph."""
-    rank = ctx.rank(op.inputs[0])
-    if rank == n + 2:  # only a batchless graph keeps a batch axis
-        raise Unsupported(f"needs a batch axis, but input {op.inputs[0].name} has "
-                          f"{ctx.torch_shape(op.inputs[0])[0]} along dim 0: ncnn blobs have no batch axis, "
-                          "export with dim 0 of size 1")
-    if rank != n + 1:
-        raise Unsupported(f"input is not (batch,) channels + {n} spatial dims")
-
-
 def _window_params(op, n: int) -> tuple[dict[int, int], int]:
     """Pooling kernel/stride/pad-mode params and the kernel area."""
     kernel = as_list(param(op, "kernel_size"), n)
@@ -128,7 +119,7 @@ def _window_params(op, n: int) -> tuple[dict[int, int], int]:
 def _lp_pool(ctx: Context, op, n: int) -> None:
     """torch: (avg_pool(x ** p) * kernel_area) ** (1/p), the average over the in-bounds part
     of a ceil-mode window (count_include_pad off); p = inf is max_pool(|x|)."""
-    _check_layout(ctx, op, n)
+    _check_rank(ctx, op, n)
     p = float(param(op, "norm_type"))
     window, area = _window_params(op, n)
     x, out = ctx.blob(op.inputs[0]), op.outputs[0].name
@@ -145,7 +136,8 @@ def _lp_pool(ctx: Context, op, n: int) -> None:
 
 
 def _register_lp_pool(n: int) -> None:
-    LOWERINGS.register(f"F.lp_pool{n}d", f"nn.LPPool{n}d", batchless=True)(lambda ctx, op: _lp_pool(ctx, op, n))
+    LOWERINGS.register(f"F.lp_pool{n}d", f"nn.LPPool{n}d", batch=FIRST, unbatched_rank=n + 1)(
+        lambda ctx, op: _lp_pool(ctx, op, n))
 
 
 for _n in (1, 2, 3):

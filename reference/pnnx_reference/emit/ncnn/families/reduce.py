@@ -10,11 +10,11 @@ import numpy as np
 
 from ....errors import Unsupported
 from ..arithmetic import ABS, MUL, RSUB, SUB, binary, lower_binary_function, unary
-from ..context import Context, dims_params, param
+from ..context import AlongBatch, Context, dims_params, param
 from ..layers import Weight
 from ..reduction import (REDUCE_L1, REDUCE_L2, REDUCE_LOGSUMEXP, REDUCE_MAX, REDUCE_MEAN, REDUCE_MIN, REDUCE_PROD,
                          REDUCE_SUM, REDUCE_SUMSQ, reduced_axes, reduction)
-from ..registry import LOWERINGS
+from ..registry import LEADING, LOWERINGS
 from ..truth import above_zero, is_bool
 
 OPS = {"torch.sum": REDUCE_SUM, "Tensor.sum": REDUCE_SUM, "torch.mean": REDUCE_MEAN, "Tensor.mean": REDUCE_MEAN,
@@ -35,10 +35,10 @@ def _reduce(ctx: Context, op, operation: int) -> None:
     src, out = op.inputs[0], op.outputs[0]
     keep = bool(param(op, "keepdim", False))
     if dims is None or dims == []:
-        if keep:
-            raise Unsupported("reduces every dim with keepdim (the batch axis too)")
-        # 0-d result: reduce_all gives a 1-element blob
-        ctx.emit("Reduction", "reduce", [ctx.blob(src)], [out.name], {0: operation, 1: 1, 4: 0, 5: 1})
+        if ctx.has_batch(src) and (keep or src.shape[ctx.batch_axis(src)] != 1):
+            raise AlongBatch("reduces every dim (the batch axis too)")
+        # reduce_all: a 1-element blob (0-d result), or every dim kept as 1
+        ctx.emit("Reduction", "reduce", [ctx.blob(src)], [out.name], {0: operation, 1: 1, 4: int(keep), 5: 1})
         return
     dims = [dims] if isinstance(dims, int) else list(dims)
     axes = sorted(ctx.axis(src, int(d)) for d in dims)
@@ -49,14 +49,14 @@ def _reduce(ctx: Context, op, operation: int) -> None:
 
 
 def _register(op_type: str, operation: int) -> None:
-    LOWERINGS.register(op_type, batchless=True)(lambda ctx, op: _reduce(ctx, op, operation))
+    LOWERINGS.register(op_type, batch=LEADING)(lambda ctx, op: _reduce(ctx, op, operation))
 
 
 for _type, _operation in OPS.items():
     _register(_type, _operation)
 
 
-@LOWERINGS.register("torch.norm", "Tensor.norm", "torch.linalg.vector_norm", batchless=True)
+@LOWERINGS.register("torch.norm", "Tensor.norm", "torch.linalg.vector_norm", batch=LEADING)
 def norm(ctx: Context, op) -> None:
     p = param(op, "p", param(op, "ord", 2))
     p = 2 if p == "fro" else p
@@ -79,8 +79,8 @@ def _reduce_truth(operation: int):
     return lower
 
 
-LOWERINGS.register("torch.all", "Tensor.all", bool_operands=True, batchless=True)(_reduce_truth(REDUCE_MIN))
-LOWERINGS.register("torch.any", "Tensor.any", bool_operands=True, batchless=True)(_reduce_truth(REDUCE_MAX))
+LOWERINGS.register("torch.all", "Tensor.all", bool_operands=True, batch=LEADING)(_reduce_truth(REDUCE_MIN))
+LOWERINGS.register("torch.any", "Tensor.any", bool_operands=True, batch=LEADING)(_reduce_truth(REDUCE_MAX))
 
 
 def _correction(op) -> float:
@@ -111,12 +111,12 @@ def _moments(ctx: Context, op, root: bool) -> None:
         ctx.emit("Reshape", "reshape", [mean], [outs[1].name], dims_params(ctx.shape(outs[1]) or [1]))
 
 
-@LOWERINGS.register("torch.var", "Tensor.var", "torch.var_mean", batchless=True)
+@LOWERINGS.register("torch.var", "Tensor.var", "torch.var_mean", batch=LEADING)
 def var(ctx: Context, op) -> None:
     _moments(ctx, op, root=False)
 
 
-@LOWERINGS.register("torch.std", "Tensor.std", "torch.std_mean", batchless=True)
+@LOWERINGS.register("torch.std", "Tensor.std", "torch.std_mean", batch=LEADING)
 def std(ctx: Context, op) -> None:
     _moments(ctx, op, root=True)
 
@@ -170,11 +170,11 @@ def _reduce_params(operation: int, shape: list[int], axis: int, keep: bool) -> d
     return {0: operation, 1: 0, 3: [axis], 4: int(keep), 5: 1}
 
 
-@LOWERINGS.register("torch.argmax", "Tensor.argmax", batchless=True)
+@LOWERINGS.register("torch.argmax", "Tensor.argmax", batch=LEADING)
 def argmax(ctx: Context, op) -> None:
     _arg_extreme(ctx, op, REDUCE_MAX)
 
 
-@LOWERINGS.register("torch.argmin", "Tensor.argmin", batchless=True)
+@LOWERINGS.register("torch.argmin", "Tensor.argmin", batch=LEADING)
 def argmin(ctx: Context, op) -> None:
     _arg_extreme(ctx, op, REDUCE_MIN)

@@ -7,10 +7,10 @@ import numpy as np
 from ....errors import Unsupported
 from ..context import Context, dims_params, param
 from ..crops import select_indices
-from ..registry import LOWERINGS
+from ..registry import LEADING, LOWERINGS
 
 
-@LOWERINGS.register("Tensor.repeat", "torch.tile", "Tensor.tile", batchless=True)
+@LOWERINGS.register("Tensor.repeat", "torch.tile", "Tensor.tile", batch=LEADING)
 def repeat(ctx: Context, op) -> None:
     """Tile; the repeat counts come from the shapes: torch lines the input up with the output's
     trailing dims (leading 1s for new dims), in ncnn shapes as well as in torch's."""
@@ -34,17 +34,22 @@ def repeat(ctx: Context, op) -> None:
     ctx.emit("Tile", "repeat", [blob], [out.name], {2: [o // i for i, o in zip(in_shape, out_shape)]})
 
 
-@LOWERINGS.register("Tensor.expand", "Tensor.expand_as", batchless=True)
+@LOWERINGS.register("Tensor.expand", "Tensor.expand_as", batch=LEADING)
 def expand(ctx: Context, op) -> None:
+    """Tile of the size-1 dims; new leading dims are added as 1s first (a Reshape)."""
     src, out = op.inputs[0], op.outputs[0]
     in_shape, out_shape = ctx.shape(src), ctx.shape(out)
-    if len(in_shape) != len(out_shape):
-        raise Unsupported("expand that adds leading dims is not lowered")
+    if -1 in in_shape or -1 in out_shape or len(out_shape) > 4 or len(in_shape) > len(out_shape):
+        raise Unsupported(f"expand of {tuple(in_shape)} to {tuple(out_shape)} is not lowered")
     if in_shape == out_shape:
         ctx.alias(out, src)
         return
+    blob = ctx.blob(src)
+    if len(in_shape) < len(out_shape):
+        in_shape = [1] * (len(out_shape) - len(in_shape)) + in_shape
+        blob = ctx.reshaped(blob, in_shape, out.name)
     repeats = [o // i if i == 1 else 1 for i, o in zip(in_shape, out_shape)]
-    ctx.emit("Tile", "expand", [ctx.blob(src)], [out.name], {2: repeats})
+    ctx.emit("Tile", "expand", [blob], [out.name], {2: repeats})
 
 
 def _repeat_counts(ctx: Context, op) -> np.ndarray:
@@ -58,7 +63,7 @@ def _repeat_counts(ctx: Context, op) -> np.ndarray:
     return counts.reshape(-1)
 
 
-@LOWERINGS.register("torch.repeat_interleave", "Tensor.repeat_interleave", batchless=True)
+@LOWERINGS.register("torch.repeat_interleave", "Tensor.repeat_interleave", batch=LEADING)
 def repeat_interleave(ctx: Context, op) -> None:
     """Each element along dim r times: for one count r, a new axis of 1 after dim is tiled r times
     and merged back; for per-element counts, Crops of the repeated indices and a Concat. Without

@@ -1,15 +1,19 @@
-"""Resampling: Upsample / interpolate -> Interp; grid_sample -> GridSample."""
+"""Resampling: Upsample / interpolate -> Interp; grid_sample -> GridSample; affine_grid -> a
+MatMul of the base coordinates by theta."""
 from __future__ import annotations
+
+import numpy as np
 
 from ....errors import Unsupported
 from ..context import Context, as_list, dims_params, param
-from ..registry import LOWERINGS
+from ..layers import Weight
+from ..registry import FIRST, LOWERINGS
 
 RESIZE_TYPE = {"nearest": 1, "bilinear": 2, "linear": 2, "bicubic": 3}
 
 
 @LOWERINGS.register("nn.Upsample", "F.interpolate", "F.upsample", "nn.UpsamplingNearest2d",
-                    "nn.UpsamplingBilinear2d", "F.upsample_nearest", "F.upsample_bilinear")
+                    "nn.UpsamplingBilinear2d", "F.upsample_nearest", "F.upsample_bilinear", batch=FIRST)
 def interp(ctx: Context, op) -> None:
     mode = param(op, "mode", "nearest")
     if op.type in ("nn.UpsamplingBilinear2d", "F.upsample_bilinear"):
@@ -47,7 +51,7 @@ GRID_SAMPLE_MODE = {"bilinear": 1, "nearest": 2, "bicubic": 3}
 GRID_SAMPLE_PADDING = {"zeros": 1, "border": 2, "reflection": 3}
 
 
-@LOWERINGS.register("F.grid_sample")
+@LOWERINGS.register("F.grid_sample", batch=FIRST, batched_inputs=2)
 def grid_sample(ctx: Context, op) -> None:
     """GridSample over a (1,C,H,W) input with a (1,Ho,Wo,2) grid, or (1,C,D,H,W) with (1,Do,Ho,Wo,3):
     0=sample type, 1=padding mode, 2=align_corners, 3=permute_fusion (grid kept as torch lays it)."""
@@ -64,3 +68,37 @@ def grid_sample(ctx: Context, op) -> None:
     p = {0: GRID_SAMPLE_MODE[mode], 1: GRID_SAMPLE_PADDING[padding],
          2: int(bool(param(op, "align_corners", False))), 3: 0}
     ctx.emit("GridSample", "gridsample", [ctx.blob(src), ctx.blob(grid)], [op.outputs[0].name], p)
+
+
+def _base_grid(size: list[int], align_corners: bool):
+    """torch's affine_grid base coordinates, one row per output position: (x, y[, z], 1), x along
+    the last spatial dim, each spanning [-1, 1] (pixel centres unless align_corners)."""
+    def steps(n: int):
+        if align_corners:
+            return np.linspace(-1.0, 1.0, n) if n > 1 else np.zeros(1)
+        return (np.arange(n) * 2.0 + 1.0) / n - 1.0
+
+    spatial = [int(s) for s in size[2:]]
+    axes = np.meshgrid(*[steps(n) for n in spatial], indexing="ij")  # (d,) h, w
+    coords = [a.reshape(-1) for a in reversed(axes)] + [np.ones(int(np.prod(spatial)))]
+    return np.stack(coords, axis=1).astype(np.float32), spatial
+
+
+@LOWERINGS.register("F.affine_grid", batch=FIRST)
+def affine_grid(ctx: Context, op) -> None:
+    """grid = base @ theta^T per sample: a MemoryData of the (positions, k + 1) base coordinates
+    times the (k, k + 1) theta (MatMul 0=1: B transposed), reshaped to (spatial..., k)."""
+    size = param(op, "size")
+    if not isinstance(size, (list, tuple)) or len(size) not in (4, 5) or not all(isinstance(s, int) for s in size):
+        raise Unsupported("affine_grid needs a constant 4-d or 5-d size")
+    theta = op.inputs[0]
+    k = len(size) - 2
+    if ctx.shape(theta) != [k, k + 1]:
+        raise Unsupported(f"theta of shape {tuple(ctx.torch_shape(theta))} for a {len(size)}-d size")
+    base, spatial = _base_grid(size, bool(param(op, "align_corners", False)))
+    out = op.outputs[0].name
+    coords, grid = ctx.temp(out), ctx.temp(out)
+    ctx.emit("MemoryData", "affine_base", [], [coords], dims_params(list(base.shape)),
+             [Weight(base.reshape(-1), tagged=False)])
+    ctx.emit("MatMul", "affine_grid", [coords, ctx.blob(theta)], [grid], {0: 1})
+    ctx.emit("Reshape", "reshape", [grid], [out], dims_params([*spatial, k]))

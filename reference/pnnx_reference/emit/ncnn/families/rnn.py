@@ -4,8 +4,8 @@ unbatched (T, features) input, reshaped from and to the torch layout around the 
 Gate order: torch LSTM i,f,g,o -> ncnn i,f,o,g; GRU keeps r,z,n and ncnn reads four biases
 (r and z summed over ih+hh, then n's ih and hh apart). The final hidden/cell states are each
 layer's extra (directions, hidden) outputs, concatenated; initial states are sliced per layer
-into its extra inputs. A batch N > 1 is sliced into N
-sequences, each run through its own copy of the layers (see MAX_SPLIT_BATCH), and re-joined.
+into its extra inputs. The batch is the ncnn Mat batch (batch_first: dim 0 of the input and
+output, else dim 1; dim 1 of the states), so ncnn runs the layers once per sequence.
 nn.RNNCell / LSTMCell / GRUCell -> InnerProducts (one per input, on (batch, features) rows),
 Slice over the gates, BinaryOps and Sigmoid/TanH: the cell equations written out."""
 from __future__ import annotations
@@ -17,7 +17,7 @@ from ..arithmetic import binary
 from ..context import Context, dims_params, param
 from ..inner_product import inner_product_layer
 from ..layers import Weight
-from ..registry import LOWERINGS
+from ..registry import LEADING, LOWERINGS, SEQUENCE
 
 LAYER = {"nn.RNN": "RNN", "nn.LSTM": "LSTM", "nn.GRU": "GRU"}
 
@@ -51,50 +51,33 @@ def _direction_weights(op, layer: int, suffix: str):
     return w_ih, b_ih + b_hh, w_hh
 
 
-# ncnn runs one sequence per layer: a batch of N runs as N copies of the layers, each carrying
-# its own copy of the weights in ncnn.bin, so only small batches are split
-MAX_SPLIT_BATCH = 4
-
-
 def _check(ctx: Context, op) -> None:
     if param(op, "nonlinearity", "tanh") != "tanh":
         raise Unsupported("RNN nonlinearity=relu has no ncnn equivalent")
 
 
-def _batch(ctx: Context, op) -> tuple[int | None, int]:
-    """(torch batch dim of the input, batch size): (None, 1) for an unbatched (T, features) input."""
-    shape = ctx.torch_shape(op.inputs[0])
-    if len(shape) == 2:
-        return None, 1
-    if len(shape) != 3:
-        raise Unsupported(f"expects a (T, N, features) or (N, T, features) input, got {tuple(shape)}")
-    dim = 0 if param(op, "batch_first", False) else 1
-    if dim == 0 and ctx.has_batch(op.inputs[0]):
-        return dim, 1  # the batch ncnn drops (1, or dynamic and run as 1)
-    if shape[dim] < 1:
-        raise Unsupported(f"the batch (dim {dim}) is dynamic: ncnn runs one sequence per layer")
-    if shape[dim] > MAX_SPLIT_BATCH:
-        raise Unsupported(f"batch {shape[dim]}: ncnn runs one sequence per layer, and a batch above "
-                          f"{MAX_SPLIT_BATCH} is not split into copies of the layers")
-    return dim, shape[dim]
+def sequence_axes(ctx, op) -> tuple[list, list]:
+    """The batch: dim 0 (batch_first) or 1 of a 3-d input and output, dim 1 of 3-d states; an
+    unbatched (T, features) input has none."""
+    x = op.inputs[0]
+    if x.shape is None or len(x.shape) != 3:
+        return [None] * len(op.inputs), [None] * len(op.outputs)
+    first = 0 if param(op, "batch_first", False) else 1
+    return [first] + [1] * (len(op.inputs) - 1), [first] + [1] * (len(op.outputs) - 1)
 
 
-@LOWERINGS.register("nn.RNN", "nn.LSTM", "nn.GRU", batchless=True)
+@LOWERINGS.register("nn.RNN", "nn.LSTM", "nn.GRU", batch=SEQUENCE, sequence_axes=sequence_axes)
 def rnn(ctx: Context, op) -> None:
     _check(ctx, op)
-    dim, n = _batch(ctx, op)
     x = op.inputs[0]
-    steps, features = (s for i, s in enumerate(ctx.torch_shape(x)) if i != dim)
-    samples = _split(ctx, ctx.blob(x), x, dim, n, [steps, features])
+    if ctx.rank(x) != 2:
+        raise Unsupported(f"expects a (T, N, features) or (N, T, features) input, got {tuple(ctx.torch_shape(x))}")
     weights = _layer_weights(op)
-    initial = _initial_states(ctx, op, dim, n, len(weights))
-    runs = [_run_layers(ctx, op, src, weights, initial[i]) for i, src in enumerate(samples)]
-    directions = 2 if param(op, "bidirectional", False) else 1
-    _gather(ctx, [y for y, _ in runs], [steps, directions * _outputs(op)], op.outputs[0], dim)
-    for k, state in enumerate(op.outputs[1:]):
-        if state.consumers:
-            piece = [len(weights) * directions, ctx.torch_shape(state)[-1]]
-            _gather(ctx, [states[k] for _, states in runs], piece, state, None if dim is None else 1)
+    initial = _initial_states(ctx, op, len(weights))
+    y, states = _run_layers(ctx, op, ctx.blob(x), weights, initial)
+    ctx.aliases[op.outputs[0].name] = y
+    for state, blob in zip(op.outputs[1:], states):
+        ctx.aliases[state.name] = blob
 
 
 def _layer_weights(op) -> list[list[Weight]]:
@@ -107,20 +90,18 @@ def _layer_weights(op) -> list[list[Weight]]:
     return found
 
 
-def _initial_states(ctx: Context, op, dim, n: int, layers: int) -> list[list[list[str]]]:
-    """[sample][layer] -> the (directions, hidden) blobs of the initial states given (h0, and c0
-    for LSTM; torch (layers*directions, N, hidden)), which ncnn takes as extra layer inputs."""
-    found = [[[] for _ in range(layers)] for _ in range(n)]
+def _initial_states(ctx: Context, op, layers: int) -> list[list[str]]:
+    """[layer] -> the (directions, hidden) blobs of the initial states given (h0, and c0 for
+    LSTM; (layers*directions, hidden) per sequence), which ncnn takes as extra layer inputs."""
+    found = [[] for _ in range(layers)]
     for state in op.inputs[1:]:
-        rows, hidden = (s for i, s in enumerate(ctx.torch_shape(state)) if i != (None if dim is None else 1))
-        pieces = _split(ctx, ctx.blob(state), state, None if dim is None else 1, n, [rows, hidden])
-        for sample, piece in zip(found, pieces):
-            parts = [piece]
-            if layers > 1:
-                parts = [ctx.temp(state.name) for _ in range(layers)]
-                ctx.emit("Slice", "slice", [piece], parts, {0: [rows // layers] * layers, 1: 0})
-            for layer, part in zip(sample, parts):
-                layer.append(part)
+        rows = ctx.shape(state)[0]
+        parts = [ctx.blob(state)]
+        if layers > 1:
+            parts = [ctx.temp(state.name) for _ in range(layers)]
+            ctx.emit("Slice", "slice", [ctx.blob(state)], parts, {0: [rows // layers] * layers, 1: 0})
+        for layer, part in zip(found, parts):
+            layer.append(part)
     return found
 
 
@@ -157,54 +138,12 @@ def _stacked(ctx: Context, blobs: list[str], base: str) -> str:
     return out
 
 
-def _ncnn_axis(ctx: Context, operand, dim: int) -> int:
-    return dim - (len(ctx.torch_shape(operand)) - ctx.rank(operand))  # a dropped batch-1 dim 0
-
-
-def _split(ctx: Context, blob: str, operand, dim, n: int, piece: list[int]) -> list[str]:
-    """`operand`'s blob cut along torch `dim` into n blobs of shape `piece` (n=1: just reshaped)."""
-    if n == 1:
-        return [_reshaped(ctx, blob, ctx.shape(operand), piece, operand.name)]
-    shape = ctx.shape(operand)
-    axis = _ncnn_axis(ctx, operand, dim)
-    parts = [ctx.temp(operand.name) for _ in range(n)]
-    ctx.emit("Slice", "slice", [blob], parts, {0: [1] * n, 1: axis})
-    cut = [1 if i == axis else d for i, d in enumerate(shape)]
-    return [_reshaped(ctx, part, cut, piece, operand.name) for part in parts]
-
-
-def _gather(ctx: Context, blobs: list[str], piece: list[int], operand, dim) -> None:
-    """Per-sample blobs of shape `piece` (sequence outputs or states) joined along torch `dim`
-    into `operand`."""
-    shape = ctx.shape(operand)
-    if len(blobs) == 1 and list(piece) == shape:
-        ctx.aliases[operand.name] = blobs[0]
-        return
-    if len(blobs) == 1:
-        ctx.emit("Reshape", "reshape", blobs, [operand.name], dims_params(shape))
-        return
-    axis = _ncnn_axis(ctx, operand, dim)
-    cut = dims_params([1 if i == axis else d for i, d in enumerate(shape)])
-    parts = [ctx.temp(operand.name) for _ in blobs]
-    for blob, part in zip(blobs, parts):
-        ctx.emit("Reshape", "reshape", [blob], [part], cut)
-    ctx.emit("Concat", "concat", parts, [operand.name], {0: axis})
-
-
-def _reshaped(ctx: Context, blob: str, shape: list[int], target: list[int], base: str) -> str:
-    if list(shape) == list(target):
-        return blob
-    out = ctx.temp(base)
-    ctx.emit("Reshape", "reshape", [blob], [out], dims_params(target))
-    return out
-
-
 CELL_ACTIVATION = {"tanh": "TanH", "relu": "ReLU"}
 
 
 
 
-@LOWERINGS.register("nn.RNNCell", batchless=True)
+@LOWERINGS.register("nn.RNNCell", batch=LEADING)
 def rnn_cell(ctx: Context, op) -> None:
     """h' = act(x W_ih^T + b_ih + h W_hh^T + b_hh): an InnerProduct per input (the biases summed
     into the first), a BinaryOp add and the activation; without hx the h term is zero."""
@@ -215,7 +154,7 @@ def rnn_cell(ctx: Context, op) -> None:
     ctx.emit(CELL_ACTIVATION[nonlinearity], nonlinearity, [pre], [op.outputs[0].name])
 
 
-@LOWERINGS.register("nn.LSTMCell", batchless=True)
+@LOWERINGS.register("nn.LSTMCell", batch=LEADING)
 def lstm_cell(ctx: Context, op) -> None:
     """gates = x W_ih^T + h W_hh^T + b_ih + b_hh, sliced into i, f, g, o;
     c' = sigmoid(f) * c + sigmoid(i) * tanh(g), h' = sigmoid(o) * tanh(c').
@@ -235,7 +174,7 @@ def lstm_cell(ctx: Context, op) -> None:
     binary(ctx, "mul", o, _unary(ctx, "TanH", "tanh", cell), out)
 
 
-@LOWERINGS.register("nn.GRUCell", batchless=True)
+@LOWERINGS.register("nn.GRUCell", batch=LEADING)
 def gru_cell(ctx: Context, op) -> None:
     """r, z = sigmoid(x W_i{r,z}^T + h W_h{r,z}^T + b_i{r,z} + b_h{r,z}),
     n = tanh(x W_in^T + b_in + r * (h W_hn^T + b_hn)), h' = n + z * (h - n).

@@ -4,14 +4,31 @@ is the permutation's index in lexicographic order."""
 from __future__ import annotations
 
 from ....errors import Unsupported
-from ..context import RESHAPES, Context, dims_params, param, permutation_order_type
-from ..registry import LOWERINGS
+from ..batch import batch_reshape_params, keeps_samples, permutation_of
+from ..context import RESHAPES, Context, dims_params, permutation_order_type
+from ..registry import LOWERINGS, PERMUTE, RESHAPE
 
 
-@LOWERINGS.register(*RESHAPES, batchless=True)
+def _per_sample(ctx: Context, src, out) -> bool:
+    """Whether each sample reshapes on its own: no batch axis on either side, a batch of 1 on
+    both, or the output's batch axis being where the reshape keeps every sample whole."""
+    bi, bo = ctx.batch_axis(src), ctx.batch_axis(out)
+    size_in = 1 if bi is None else src.shape[bi]
+    size_out = 1 if bo is None else out.shape[bo]
+    if size_in == 1 and size_out == 1:
+        return True
+    return bi is not None and bo is not None and keeps_samples(list(src.shape), bi, list(out.shape)) == bo
+
+
+@LOWERINGS.register(*RESHAPES, batch=RESHAPE)
 def reshape(ctx: Context, op) -> None:
     src, out = op.inputs[0], op.outputs[0]
     in_shape, out_shape = ctx.shape(src), ctx.shape(out)
+    if not _per_sample(ctx, src, out):
+        # the batch moves: a batch-aware Reshape to the whole (batch included) torch shape
+        ctx.emit("Reshape", "reshape", [ctx.blob(src)], [out.name],
+                 batch_reshape_params(list(out.shape), ctx.batch_axis(src), ctx.batch_axis(out)))
+        return
     if -1 in out_shape or -1 in in_shape:
         raise Unsupported("dynamic shapes are not lowered (reshape needs static sizes)")
     if out_shape == in_shape:
@@ -30,61 +47,21 @@ def reshape(ctx: Context, op) -> None:
     ctx.emit("Reshape", "reshape", [ctx.blob(src)], [out.name], dims_params(out_shape))
 
 
-def _permute(ctx: Context, op, torch_perm: list[int]) -> None:
+@LOWERINGS.register("Tensor.permute", "torch.permute", "torch.transpose", "Tensor.transpose", "torch.swapaxes",
+                    "Tensor.swapaxes", "torch.t", "Tensor.t", "torch.movedim", "Tensor.movedim", "torch.moveaxis",
+                    "Tensor.moveaxis", batch=PERMUTE)
+def permute(ctx: Context, op) -> None:
+    """The permutation of each sample: the batch axis moves with its dim (batch.py), so the
+    other dims keep their order around it."""
     src, out = op.inputs[0], op.outputs[0]
-    rank = len(ctx.torch_shape(src))
-    torch_perm = [d + rank if d < 0 else d for d in torch_perm]
-    if ctx.batchless:
-        perm = torch_perm
-    elif torch_perm[0] != 0:
-        raise Unsupported("permutes the batch axis: ncnn blobs have no batch axis")
-    else:
-        perm = [d - 1 for d in torch_perm[1:]]
+    torch_perm = permutation_of(op)
+    if torch_perm is None:
+        raise Unsupported(f"{op.type} without constant dims")
+    b = ctx.batch_axis(src)
+    perm = torch_perm if b is None else [d - (d > b) for d in torch_perm if d != b]
     if perm == sorted(perm):
         ctx.alias(out, src)
         return
+    if len(perm) > 4:
+        raise Unsupported(f"permute of a rank-{len(perm)} blob (ncnn Permute takes at most 4 dims)")
     ctx.emit("Permute", "permute", [ctx.blob(src)], [out.name], {0: permutation_order_type(perm)})
-
-
-@LOWERINGS.register("Tensor.permute", "torch.permute", batchless=True)
-def permute(ctx: Context, op) -> None:
-    _permute(ctx, op, list(param(op, "dims")))
-
-
-@LOWERINGS.register("torch.transpose", "Tensor.transpose", "torch.swapaxes", "Tensor.swapaxes",
-                    batchless=True)
-def transpose(ctx: Context, op) -> None:
-    rank = len(ctx.torch_shape(op.inputs[0]))
-    a = int(param(op, "dim0", param(op, "axis0")))
-    b = int(param(op, "dim1", param(op, "axis1")))
-    perm = list(range(rank))
-    perm[a], perm[b] = perm[b], perm[a]
-    _permute(ctx, op, perm)
-
-
-@LOWERINGS.register("torch.t", "Tensor.t", batchless=True)
-def t(ctx: Context, op) -> None:
-    rank = len(ctx.torch_shape(op.inputs[0]))
-    _permute(ctx, op, [0, 1] if rank < 2 else [1, 0])
-
-
-def movedim_permutation(source, destination, rank: int) -> list[int]:
-    """torch.movedim as a permutation: each source dim lands at its destination, the other
-    dims fill the remaining places in their order."""
-    source = [source] if isinstance(source, int) else list(source)
-    destination = [destination] if isinstance(destination, int) else list(destination)
-    source = [d + rank if d < 0 else d for d in source]
-    destination = [d + rank if d < 0 else d for d in destination]
-    perm: list[int | None] = [None] * rank
-    for s, d in zip(source, destination):
-        perm[d] = s
-    rest = iter(d for d in range(rank) if d not in source)
-    return [next(rest) if p is None else p for p in perm]
-
-
-@LOWERINGS.register("torch.movedim", "Tensor.movedim", "torch.moveaxis", "Tensor.moveaxis", batchless=True)
-def movedim(ctx: Context, op) -> None:
-    source, destination = param(op, "source"), param(op, "destination")
-    if source is None or destination is None:
-        raise Unsupported("movedim without constant source and destination dims")
-    _permute(ctx, op, movedim_permutation(source, destination, len(ctx.torch_shape(op.inputs[0]))))

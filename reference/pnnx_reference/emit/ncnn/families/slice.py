@@ -8,7 +8,7 @@ import math
 from ....errors import Unsupported
 from ..context import Context, dims_params, param, required_inputs, single_dim
 from ..crops import INT_MAX, crop
-from ..registry import LOWERINGS
+from ..registry import LEADING, LOWERINGS
 
 INT_MAX = 2147483647
 
@@ -32,12 +32,12 @@ def _slice_along(ctx: Context, op, axis: int, squeeze: bool) -> None:
 
 
 @LOWERINGS.register("torch.chunk", "Tensor.chunk", "torch.split", "Tensor.split", "torch.tensor_split",
-                    "Tensor.tensor_split", batchless=True)
+                    "Tensor.tensor_split", batch=LEADING)
 def split(ctx: Context, op) -> None:
     _slice_along(ctx, op, ctx.axis(op.inputs[0], single_dim(op)), squeeze=False)
 
 
-@LOWERINGS.register("torch.unbind", "Tensor.unbind", batchless=True)
+@LOWERINGS.register("torch.unbind", "Tensor.unbind", batch=LEADING)
 def unbind(ctx: Context, op) -> None:
     _slice_along(ctx, op, ctx.axis(op.inputs[0], single_dim(op)), squeeze=True)
 
@@ -59,7 +59,7 @@ def _slice_specs(op) -> tuple[list[tuple[int, int, int, int]], bool]:
     return specs, selected
 
 
-@LOWERINGS.register("Tensor.slice", "torch.slice_copy", batchless=True)
+@LOWERINGS.register("Tensor.slice", "torch.slice_copy", batch=LEADING)
 def slice_(ctx: Context, op) -> None:
     specs, selected = _slice_specs(op)
     if not selected:
@@ -78,7 +78,7 @@ def _crop_then_reshape(ctx: Context, op, specs) -> None:
     ctx.emit("Reshape", "reshape", [t], [out.name], dims_params(shape))
 
 
-@LOWERINGS.register("Tensor.select", "torch.select", batchless=True)
+@LOWERINGS.register("Tensor.select", "torch.select", batch=LEADING)
 def select(ctx: Context, op) -> None:
     dim, index = int(param(op, "dim")), param(op, "index")
     if not isinstance(index, int):
@@ -129,14 +129,14 @@ def _copy_to(ctx: Context, op, inp, src, specs, prefix: str) -> None:
     ctx.emit("CopyTo", prefix, [ctx.blob(inp), blob], [op.outputs[0].name], {9: starts, 11: axes})
 
 
-@LOWERINGS.register("torch.slice_scatter", batchless=True)
+@LOWERINGS.register("torch.slice_scatter", batch=LEADING)
 def slice_scatter(ctx: Context, op) -> None:
     inp, src = required_inputs(op, "input", "src")
     spec = (param(op, "dim", 0), param(op, "start", 0), param(op, "end", INT_MAX), param(op, "step", 1))
     _copy_to(ctx, op, inp, src, [spec], "slice_scatter")
 
 
-@LOWERINGS.register("Tensor.slice_copy", batchless=True)
+@LOWERINGS.register("Tensor.slice_copy", batch=LEADING)
 def slice_copy(ctx: Context, op) -> None:
     """`x[..., a:b] = y` (and in-place ops on such a slice), as the capture records it."""
     inp, src = required_inputs(op, "input", "src")
@@ -144,7 +144,7 @@ def slice_copy(ctx: Context, op) -> None:
     _copy_to(ctx, op, inp, src, specs, "slice_copy")
 
 
-@LOWERINGS.register("torch.narrow", "Tensor.narrow", batchless=True)
+@LOWERINGS.register("torch.narrow", "Tensor.narrow", batch=LEADING)
 def narrow(ctx: Context, op) -> None:
     dim, start, length = param(op, "dim"), param(op, "start"), param(op, "length")
     if not all(isinstance(v, int) for v in (dim, start, length)):

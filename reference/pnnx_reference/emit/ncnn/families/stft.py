@@ -13,7 +13,7 @@ import torch
 from ....errors import Unsupported
 from ..complex_blobs import COMPLEX, magnitude_only
 from ..context import Context, dims_params, param
-from ..registry import LOWERINGS
+from ..registry import LEADING, LOWERINGS
 
 # ncnn window_type -> torch window of that length
 WINDOWS = {
@@ -89,7 +89,7 @@ def _complex_shape(ctx: Context, operand) -> list[int]:
     return ctx.shape(operand) + [2]
 
 
-@LOWERINGS.register("torch.stft", batchless=True)
+@LOWERINGS.register("torch.stft", batch=LEADING)
 def _stft(ctx: Context, op) -> None:
     x = op.inputs[0]
     if x.dtype in COMPLEX:
@@ -114,7 +114,7 @@ def _stft(ctx: Context, op) -> None:
     _per_signal(ctx, ctx.blob(x), ctx.shape(x), out_shape, out.name, one)
 
 
-@LOWERINGS.register("torch.istft", batchless=True)
+@LOWERINGS.register("torch.istft", batch=LEADING)
 def _istft(ctx: Context, op) -> None:
     spec, out = op.inputs[0], op.outputs[0]
     if spec.dtype not in COMPLEX:
