@@ -29,6 +29,7 @@ class ExportResult:
     graph: Graph
     paths: dict[str, Path] = field(default_factory=dict)        # artefact -> file written
     unsupported: dict[str, str] = field(default_factory=dict)   # emitter -> why it wrote nothing
+    notes: list[str] = field(default_factory=list)              # e.g. dynamic dims kept fixed
 
 
 def make_inputs(input_shapes, input_types=None, device: str = "cpu") -> tuple:
@@ -162,3 +163,51 @@ def export(model: nn.Module, inputs=None, out_dir=".", name: str = "model", *, i
             continue
         result.paths.update({a: paths[a] for a in artefacts if paths[a].exists()})
     return result
+
+
+# --- ONNX files ----------------------------------------------------------------------------
+def capture_onnx(onnx_model, *, input_shapes=None, input_shapes2=None, inputs=None, constant_inputs=None,
+                 optlevel: int = 2) -> Graph:
+    """The graph of an ONNX model (a path or a ModelProto); see `export_onnx`."""
+    from .frontends import onnx as onnx_frontend
+
+    loaded = onnx_frontend.load(onnx_model, input_shapes, input_shapes2, inputs=inputs,
+                                constant_inputs=constant_inputs)
+    graph, _ = _with_second_shape(loaded, lambda inputs2: capture(loaded.module, loaded.inputs, inputs2=inputs2,
+                                                                  optlevel=optlevel))
+    return graph
+
+
+def export_onnx(onnx_model, out_dir=".", name="model", *, input_shapes=None, input_shapes2=None, inputs=None,
+                constant_inputs=None, optlevel: int = 2, fp16: bool = True, device: str = "cpu",
+                **paths) -> ExportResult:
+    """Convert an ONNX model (a path, its external data beside it, or a ModelProto) and write
+    the seven artefacts as `export` does. `input_shapes` defaults to the graph's own shapes
+    (`inputs`: example tensors instead); symbolic dims are traced at `input_shapes2` (default:
+    doubled) and come out dynamic. `constant_inputs` ({name: value}) makes graph inputs
+    constants, for graphs that read a shape or an axis from an input."""
+    from .frontends import onnx as onnx_frontend
+
+    loaded = onnx_frontend.load(onnx_model, input_shapes, input_shapes2, inputs=inputs,
+                                constant_inputs=constant_inputs)
+    result, note = _with_second_shape(loaded, lambda inputs2: export(
+        loaded.module, loaded.inputs, out_dir, name, inputs2=inputs2, optlevel=optlevel, fp16=fp16,
+        device=device, **paths))
+    if note:
+        result.notes.append(note)
+    return result
+
+
+def _with_second_shape(loaded, run):
+    """`run(inputs2)`; when the second shape was our own choice and the model does not run
+    or trace the same at it (shapes the exporter fixed as constants), the dims stay fixed."""
+    if loaded.inputs2 is None:
+        return run(None), ""
+    try:
+        return run(loaded.inputs2), ""
+    except ConversionError as err:
+        if not loaded.second_chosen:
+            raise
+        shapes = ", ".join(str(list(t.shape)) for t in loaded.inputs)
+        return run(None), (f"{loaded.what}: the symbolic dims stay fixed at {shapes}: at the doubled "
+                           f"shape the model {str(err).split(': ', 1)[-1]}")

@@ -1,0 +1,96 @@
+"""Reductions -> `torch.sum` / `torch.mean` / `torch.amax` / `torch.amin` / `torch.prod` /
+`torch.norm` / `torch.logsumexp`; ArgMax / ArgMin -> `torch.argmax` / `torch.argmin`.
+The axes are an attribute before opset 18 (13 for ReduceSum) and an input after."""
+from __future__ import annotations
+
+import torch
+
+from ..values import ShapeValue
+from . import RULES
+from .common import axes as normalized, axis
+
+rule = RULES.register
+
+_AXES_INPUT_SINCE = {"ReduceSum": 13}
+
+
+def _dims(ctx, x) -> list[int] | None:
+    """The reduced dims, [] for "none" (noop_with_empty_axes), None for all."""
+    since = _AXES_INPUT_SINCE.get(ctx.node.op_type, 18)
+    if ctx.opset >= since:
+        values = ctx.ints(1, "axes") if ctx.has(1) else []
+    else:
+        values = ctx.attr("axes") or []
+    if not values:
+        return [] if int(ctx.attr("noop_with_empty_axes", 0)) else None
+    return sorted(normalized(values, x.dim()))
+
+
+def _reduce(ctx, fn):
+    value = ctx.x(0)
+    if isinstance(value, ShapeValue):
+        ctx.fail("reductions of shape values are not supported")
+    x = ctx.tensor(0)
+    dims = _dims(ctx, x)
+    keep = bool(int(ctx.attr("keepdims", 1)))
+    if dims == []:
+        return x
+    if dims is None:
+        dims = list(range(x.dim()))
+    if not dims:  # a 0-d input
+        return x
+    return fn(x, dims, keep)
+
+
+def _float(x):
+    return x if x.is_floating_point() else x.to(torch.float64)
+
+
+_FUNCS = {
+    "ReduceSum": lambda x, d, k: torch.sum(x, dim=d, keepdim=k),
+    "ReduceMean": lambda x, d, k: torch.mean(_float(x), dim=d, keepdim=k),
+    "ReduceMax": lambda x, d, k: torch.amax(x, dim=d, keepdim=k),
+    "ReduceMin": lambda x, d, k: torch.amin(x, dim=d, keepdim=k),
+    "ReduceL1": lambda x, d, k: torch.sum(torch.abs(x), dim=d, keepdim=k),
+    "ReduceL2": lambda x, d, k: torch.norm(_float(x), p=2, dim=d, keepdim=k),
+    "ReduceLogSum": lambda x, d, k: torch.log(torch.sum(x, dim=d, keepdim=k)),
+    "ReduceLogSumExp": lambda x, d, k: torch.logsumexp(x, dim=d, keepdim=k),
+    "ReduceSumSquare": lambda x, d, k: torch.sum(x * x, dim=d, keepdim=k),
+}
+
+
+def _reduce_rule(ctx):
+    return _reduce(ctx, _FUNCS[ctx.node.op_type])
+
+
+for _name in _FUNCS:
+    RULES.add(_name, _reduce_rule)
+
+
+@rule("ReduceProd")
+def reduce_prod(ctx):
+    def prod(x, dims, keep):
+        for d in sorted(dims, reverse=True):  # torch.prod takes one dim at a time
+            x = torch.prod(x, dim=d, keepdim=keep)
+        return x
+    return _reduce(ctx, prod)
+
+
+def _arg(ctx, fn):
+    x = ctx.tensor(0)
+    a = axis(int(ctx.attr("axis", 0)), x.dim())
+    keep = bool(int(ctx.attr("keepdims", 1)))
+    if int(ctx.attr("select_last_index", 0)):
+        last = int(x.shape[a]) - 1
+        return last - fn(torch.flip(x, [a]), dim=a, keepdim=keep)
+    return fn(x, dim=a, keepdim=keep)
+
+
+@rule("ArgMax")
+def arg_max(ctx):
+    return _arg(ctx, torch.argmax)
+
+
+@rule("ArgMin")
+def arg_min(ctx):
+    return _arg(ctx, torch.argmin)
