@@ -81,7 +81,7 @@ def check_unit(worker: Worker, unit, waivers) -> None:
     message = f"{result.status}: {result.error}".rstrip(": ")
     if result.status == "pass":
         return
-    if result.status in ("skipped", "not-supported"):
+    if result.status in ("skipped", "not-supported", "not-applicable"):
         pytest.skip(message)
     if result.status == "xfail":
         pytest.xfail(f"{result.error} (waived: {result.waiver})")

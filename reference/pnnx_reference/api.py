@@ -179,7 +179,7 @@ def capture_onnx(onnx_model, *, input_shapes=None, input_shapes2=None, inputs=No
 
 
 def export_onnx(onnx_model, out_dir=".", name="model", *, input_shapes=None, input_shapes2=None, inputs=None,
-                constant_inputs=None, optlevel: int = 2, fp16: bool = True, device: str = "cpu",
+                input_types=None, constant_inputs=None, optlevel: int = 2, fp16: bool = True, device: str = "cpu",
                 **paths) -> ExportResult:
     """Convert an ONNX model (a path, its external data beside it, or a ModelProto) and write
     the seven artefacts as `export` does. `input_shapes` defaults to the graph's own shapes
@@ -189,7 +189,7 @@ def export_onnx(onnx_model, out_dir=".", name="model", *, input_shapes=None, inp
     from .frontends import onnx as onnx_frontend
 
     loaded = onnx_frontend.load(onnx_model, input_shapes, input_shapes2, inputs=inputs,
-                                constant_inputs=constant_inputs)
+                                input_types=input_types, constant_inputs=constant_inputs)
     result, note = _with_second_shape(loaded, lambda inputs2: export(
         loaded.module, loaded.inputs, out_dir, name, inputs2=inputs2, optlevel=optlevel, fp16=fp16,
         device=device, **paths))

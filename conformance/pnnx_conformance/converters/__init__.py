@@ -6,10 +6,12 @@ import importlib
 from ..errors import HarnessError
 from .base import Converter
 from .reference import ReferenceConverter
+from .reference_onnx import ReferenceOnnxConverter, ReferenceOnnxDynamoConverter
 from .upstream import UpstreamConverter
 
-BUILTIN = {"reference": ReferenceConverter, "upstream": UpstreamConverter}
-DEFAULT = ("reference", "upstream")
+BUILTIN = {"reference": ReferenceConverter, "upstream": UpstreamConverter, "reference-onnx": ReferenceOnnxConverter,
+           "reference-onnx-dynamo": ReferenceOnnxDynamoConverter}
+DEFAULT = ("reference", "upstream", "reference-onnx")
 
 
 def load_converter(spec: str) -> Converter:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .inputs import InputSpec, example_inputs, graph_inputs, resolve_shapes, second_shapes
+from .inputs import InputSpec, check_types, example_inputs, graph_inputs, resolve_shapes, second_shapes
 from .module import ConstantInputsNeeded, OnnxModule
 from .reader import CERTIFIED_OPSETS, freeze_inputs, read_model
 from .rules import RULES
@@ -30,7 +30,7 @@ class Loaded:
     what: str
 
 
-def load(model, input_shapes=None, input_shapes2=None, *, inputs=None, constant_inputs=None,
+def load(model, input_shapes=None, input_shapes2=None, *, inputs=None, input_types=None, constant_inputs=None,
          what: str | None = None) -> Loaded:
     """Read and rebuild `model`, then run it once untraced on example inputs (`inputs`, or
     seeded ones of `input_shapes`): every node no rule maps is refused in one ConversionError
@@ -43,6 +43,7 @@ def load(model, input_shapes=None, input_shapes2=None, *, inputs=None, constant_
     if inputs is not None:
         inputs = tuple(inputs)
         input_shapes = [list(t.shape) for t in inputs] if input_shapes is None else input_shapes
+    check_types(specs, input_types, what)
     shapes = resolve_shapes(specs, input_shapes, what)
     if input_shapes2 is not None:
         shapes2 = resolve_shapes(specs, input_shapes2, what, "inputshape2")

@@ -37,7 +37,7 @@ def _matmul_add(node, constants, readers, by_input):
     if weight is None or weight.dim() != 2 or not weight.is_floating_point():
         return None
     out = node.outputs[0]
-    if readers[out] != 1 or by_input[out][0].op_type != "Add":
+    if readers[out] != 1 or out not in by_input or by_input[out][0].op_type != "Add":
         return None
     add = by_input[out][0]
     other = add.inputs[1] if add.inputs[0] == out else add.inputs[0]

@@ -43,6 +43,16 @@ def graph_inputs(proto: onnx.ModelProto, what: str) -> list[InputSpec]:
     return specs
 
 
+def check_types(specs: list[InputSpec], types, what: str) -> None:
+    """inputshape=[..]i64 suffixes, where given, must be the graph's own element types."""
+    from ...ir import dtype_suffix_of
+
+    for spec, suffix in zip(specs, types or []):
+        if suffix and suffix != dtype_suffix_of(spec.dtype):
+            raise ConversionError(f"{what}: inputshape gives input {spec.name!r} type {suffix}, the model says "
+                                  f"{dtype_suffix_of(spec.dtype)}")
+
+
 def resolve_shapes(specs: list[InputSpec], shapes, what: str, key: str = "inputshape") -> list[list[int]]:
     """The shapes to trace with: `shapes` where given (checked against the fixed dims), else
     the graph's own dims, which must then all be fixed."""

@@ -33,8 +33,8 @@ def _reduce(ctx, fn):
     x = ctx.tensor(0)
     dims = _dims(ctx, x)
     keep = bool(int(ctx.attr("keepdims", 1)))
-    if dims == []:
-        return x
+    if dims == []:  # noop_with_empty_axes: the elementwise part of the reduction only
+        return _ELEMENTWISE.get(ctx.node.op_type, lambda v: v)(x)
     if dims is None:
         dims = list(range(x.dim()))
     if not dims:  # a 0-d input
@@ -46,6 +46,8 @@ def _float(x):
     return x if x.is_floating_point() else x.to(torch.float64)
 
 
+_ELEMENTWISE = {"ReduceL1": torch.abs, "ReduceL2": torch.abs, "ReduceLogSum": torch.log,
+                "ReduceSumSquare": lambda x: x * x}
 _FUNCS = {
     "ReduceSum": lambda x, d, k: torch.sum(x, dim=d, keepdim=k),
     "ReduceMean": lambda x, d, k: torch.mean(_float(x), dim=d, keepdim=k),

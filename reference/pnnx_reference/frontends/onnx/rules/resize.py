@@ -70,6 +70,12 @@ def _ties(plan: Plan, transform) -> bool:
     return False
 
 
+def _integral_outputs(plan: Plan) -> bool:
+    """scale * input size is a whole number on every axis: PyTorch's align_corners (which uses
+    the output size) and the spec's (which uses scale * input size) agree."""
+    return all(abs(s * int(i) - int(o)) < 1e-9 for i, o, s in zip(plan.ins, plan.outs, plan.scales))
+
+
 def _resize(ctx, x, plan: Plan, mode: str, transform_name: str, nearest_mode: str, cubic_a: float,
             exclude_outside: bool, antialias: bool):
     r = x.dim()
@@ -78,48 +84,47 @@ def _resize(ctx, x, plan: Plan, mode: str, transform_name: str, nearest_mode: st
         ctx.fail(f"coordinate_transformation_mode {transform_name!r} is not supported")
     single_pixel = any(int(o) == 1 for o in plan.outs)
     half_pixel = transform_name == "half_pixel" or (transform_name == "pytorch_half_pixel" and not single_pixel)
-    if mode == "nearest" and not antialias:
+    corners = transform_name == "align_corners" and _integral_outputs(plan)
+    downsampling = antialias and any(s < 1 for s in plan.scales)
+    if mode == "nearest":
         if transform_name == "asymmetric" and nearest_mode == "floor":
             return _interpolate(x, plan, "nearest")
         if half_pixel and (nearest_mode == "round_prefer_ceil" or not _ties(plan, transform)):
             return _interpolate(x, plan, "nearest-exact")
-    if mode == "linear" and r in _LINEAR and (half_pixel or transform_name == "align_corners"):
-        if not antialias or r == 4:
-            return _interpolate(x, plan, _LINEAR[r], align_corners=transform_name == "align_corners",
-                                **({"antialias": True} if antialias else {}))
-    if mode == "cubic" and r == 4 and abs(cubic_a + 0.75) < 1e-6 and not exclude_outside \
-            and (half_pixel or transform_name == "align_corners"):
-        return _interpolate(x, plan, "bicubic", align_corners=transform_name == "align_corners",
-                            **({"antialias": True} if antialias else {}))
-    if antialias and any(s < 1 for s in plan.scales):
-        ctx.fail(f"antialiased {mode} downsampling with {transform_name} coordinates has no PyTorch operator")
-    return _separable(x, plan, mode, transform, nearest_mode, cubic_a, exclude_outside)
+    elif mode == "linear" and r in _LINEAR and (half_pixel or corners) and not downsampling:
+        return _interpolate(x, plan, _LINEAR[r], align_corners=corners)
+    elif mode == "cubic" and r == 4 and abs(cubic_a + 0.75) < 1e-6 and not exclude_outside \
+            and (half_pixel or corners) and not downsampling:
+        return _interpolate(x, plan, "bicubic", align_corners=corners)
+    return _separable(x, plan, mode, transform, nearest_mode, cubic_a, exclude_outside, antialias)
 
 
 # --- the spec's sampling, one axis at a time ----------------------------------------------
+# transform(output index, scale, input size, output size) -> input coordinate, where the
+# output size is scale * input size, unrounded, as the spec's reference implementation uses it
 def _half_pixel(i, scale, size_in, size_out):
     return (i + 0.5) / scale - 0.5
 
 
 def _half_pixel_symmetric(i, scale, size_in, size_out):
-    adjustment = size_out / (scale * size_in)
+    adjustment = int(size_out) / (scale * size_in)
     return size_in / 2 * (1 - adjustment) + (i + 0.5) / scale - 0.5
 
 
 _TRANSFORMS = {
     "half_pixel": _half_pixel,
     "half_pixel_symmetric": _half_pixel_symmetric,
-    "pytorch_half_pixel": lambda i, s, n_in, n_out: (i + 0.5) / s - 0.5 if n_out > 1 else 0.0,
-    "align_corners": lambda i, s, n_in, n_out: 0.0 if n_out == 1 else i * (n_in - 1) / (n_out - 1),
+    "pytorch_half_pixel": lambda i, s, n_in, n_out: (i + 0.5) / s - 0.5 if s * n_in != 1 else -0.5,
+    "align_corners": lambda i, s, n_in, n_out: 0.0 if s * n_in == 1 else i * (n_in - 1) / (s * n_in - 1),
     "asymmetric": lambda i, s, n_in, n_out: i / s,
     "tf_half_pixel_for_nn": lambda i, s, n_in, n_out: (i + 0.5) / s,
 }
 
-_ROUND = {
-    "round_prefer_floor": lambda v: math.ceil(v - 0.5),
-    "round_prefer_ceil": lambda v: math.floor(v + 0.5),
-    "floor": math.floor,
-    "ceil": math.ceil,
+_NEAREST = {  # which of the two neighbours (0: below, 1: above) for a fraction in (0, 1)
+    "round_prefer_floor": lambda ratio: 1 if ratio > 0.5 else 0,
+    "round_prefer_ceil": lambda ratio: 1 if ratio >= 0.5 else 0,
+    "floor": lambda ratio: 0,
+    "ceil": lambda ratio: 1,
 }
 
 
@@ -132,41 +137,60 @@ def _cubic(distance: float, a: float) -> float:
     return 0.0
 
 
-def _taps(mode, original: float, size_in: int, nearest_mode: str, cubic_a: float, exclude_outside: bool):
-    """(input index, weight) pairs for one output pixel."""
-    if mode == "nearest":
-        return [(min(max(_ROUND[nearest_mode](original), 0), size_in - 1), 1.0)]
-    base = math.floor(original)
+def _coefficients(mode, ratio: float, scale: float, cubic_a: float, antialias: bool) -> tuple[int, list[float]]:
+    """(offset of the first tap from floor, weights) for a point `ratio` in (0, 1] past floor."""
     if mode == "linear":
-        frac = original - base
-        points = [(base, 1 - frac), (base + 1, frac)]
+        if not antialias:
+            return 0, [1 - ratio, ratio]
+        scale = min(scale, 1.0)
+        start = math.floor(-1 / scale) + 1
+        weights = [max(0.0, 1 - abs((i - ratio) * scale)) for i in range(start, 2 - start)]
     else:
-        points = [(base + k, _cubic(original - (base + k), cubic_a)) for k in (-1, 0, 1, 2)]
-        if exclude_outside:
-            points = [(i, w if 0 <= i < size_in else 0.0) for i, w in points]
-            total = sum(w for _, w in points)
-            points = [(i, w / total) for i, w in points]
+        if not antialias:
+            return -1, [_cubic(ratio + 1, cubic_a), _cubic(ratio, cubic_a), _cubic(1 - ratio, cubic_a),
+                        _cubic(2 - ratio, cubic_a)]
+        scale = min(scale, 1.0)
+        start = math.floor(-2 / scale) + 1
+        weights = [_cubic(scale * (i - ratio), cubic_a) for i in range(start, 2 - start)]
+    total = sum(weights)
+    return start, [w / total for w in weights]
+
+
+def _taps(mode, original: float, scale: float, size_in: int, nearest_mode: str, cubic_a: float,
+          exclude_outside: bool, antialias: bool):
+    """(input index, weight) pairs for one output pixel, as the spec computes them: a point on
+    an input pixel counts as 1 past the pixel before it; neighbours beyond the edge repeat it."""
+    base = math.floor(original)
+    ratio = original - base
+    if ratio == 0:
+        base, ratio = base - 1, 1.0
+    if mode == "nearest":
+        picks = _NEAREST[nearest_mode](ratio) if ratio != 1.0 else 1
+        return [(min(max(base + picks, 0), size_in - 1), 1.0)]
+    start, weights = _coefficients(mode, ratio, scale, cubic_a, antialias)
+    points = [(base + start + k, w) for k, w in enumerate(weights)]
+    if exclude_outside:
+        points = [(i, w if 0 <= i < size_in else 0.0) for i, w in points]
+        total = sum(w for _, w in points)
+        points = [(i, w / total) for i, w in points]
     return [(min(max(i, 0), size_in - 1), w) for i, w in points]
 
 
-def _separable(x, plan: Plan, mode, transform, nearest_mode, cubic_a, exclude_outside):
-    if nearest_mode not in _ROUND:
-        raise ValueError(f"nearest_mode {nearest_mode!r}")
+def _separable(x, plan: Plan, mode, transform, nearest_mode, cubic_a, exclude_outside, antialias):
     for k, (size_in, size_out, scale) in enumerate(zip(plan.ins, plan.outs, plan.scales)):
         size_in, size_out, dim = int(size_in), int(size_out), 2 + k
-        if size_in == size_out and scale == 1.0 and mode == "nearest":
+        if size_in == size_out and scale == 1.0:
             continue
-        taps = [_taps(mode, transform(i, scale, size_in, size_out), size_in, nearest_mode, cubic_a, exclude_outside)
-                for i in range(size_out)]
-        count = len(taps[0])
+        taps = [_taps(mode, transform(i, scale, size_in, size_out), scale, size_in, nearest_mode, cubic_a,
+                      exclude_outside, antialias) for i in range(size_out)]
         shape = [1] * x.dim()
         shape[dim] = size_out
         out = None
-        for t in range(count):
+        for t in range(len(taps[0])):
             index = torch.tensor([p[t][0] for p in taps], dtype=torch.int64)
             picked = torch.index_select(x, dim, index)
             if mode != "nearest":
-                weight = torch.tensor([p[t][1] for p in taps], dtype=x.dtype).reshape(shape)
+                weight = torch.tensor([p[t][1] for p in taps], dtype=torch.float64).to(x.dtype).reshape(shape)
                 picked = picked * weight
             out = picked if out is None else out + picked
         x = out
