@@ -165,3 +165,12 @@ def hardmax(ctx):
         hot = F.one_hot(torch.argmax(x, dim=d), int(x.shape[d])).to(x.dtype)
         return hot if d == x.dim() - 1 else torch.movedim(hot, -1, d)
     return _softmax_like(ctx, one_hot_max)
+
+
+@rule("SwiGLU")
+def swiglu(ctx):
+    """Opset 28: a * sigmoid(alpha * a) * b."""
+    a, b = ctx.tensor(0), ctx.tensor(1)
+    alpha = float(ctx.attr("alpha", 1.0))
+    gate = F.silu(a) if alpha == 1.0 else a * F.sigmoid(a * alpha)
+    return gate * b

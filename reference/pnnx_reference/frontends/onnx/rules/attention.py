@@ -23,10 +23,8 @@ def _heads_first(x, heads: int):
 @rule("Attention")
 def attention(ctx):
     q, k, v = ctx.tensor(0), ctx.tensor(1), ctx.tensor(2)
-    if ctx.has(6):
-        ctx.fail("Attention with nonpad_kv_seqlen (an external cache) is not supported")
-    if int(ctx.attr("left_window_size", -1)) >= 0 or int(ctx.attr("right_window_size", -1)) >= 0:
-        ctx.fail("Attention with a sliding window is not supported")
+    lengths = ctx.tensor(6) if ctx.has(6) else None  # opset 24: valid keys per batch (an external cache)
+    window = (int(ctx.attr("left_window_size", -1)), int(ctx.attr("right_window_size", -1)))  # opset 25
     three_d = q.dim() == 3
     if three_d:
         q = _heads_first(q, int(ctx.attr("q_num_heads")))
@@ -46,18 +44,39 @@ def attention(ctx):
     wants_qk = len(ctx.node.outputs) > 3 and bool(ctx.node.outputs[3])
     gqa = int(q.shape[1]) != int(k.shape[1])
     simple_mask = mask is None or int(mask.shape[-1]) == int(k.shape[2])
-    if not wants_qk and softcap == 0.0 and simple_mask and not (causal and (past or mask is not None)):
+    plain = lengths is None and window == (-1, -1)
+    if plain and not wants_qk and softcap == 0.0 and simple_mask and not (causal and (past or mask is not None)):
         y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=causal, scale=scale, enable_gqa=gqa)
         qk = None
     else:
-        y, qk = _spelled_out(q, k, v, mask, past, causal, scale, softcap, mode, gqa)
+        y, qk = _spelled_out(q, k, v, mask, past, causal, scale, softcap, mode, gqa, lengths, window)
     if three_d:
         y = y.transpose(1, 2)
         y = y.reshape(y.shape[0], y.shape[1], -1)
     return [y, present_k, present_v, qk][:len(ctx.node.outputs)]
 
 
-def _spelled_out(q, k, v, mask, past: int, causal: bool, scale: float, softcap: float, mode: int, gqa: bool):
+def _frontier(sq: int, skv: int, offset, left: int, right: int, causal: bool):
+    """Allowed (query i, key j) pairs: j <= i + offset when causal, within the window around
+    i + offset; `offset` is a number or a per-batch tensor (then [B, 1, Sq, Skv])."""
+    i = torch.arange(sq).reshape(sq, 1)
+    j = torch.arange(skv).reshape(1, skv)
+    if isinstance(offset, torch.Tensor):
+        position = i + offset.reshape(-1, 1, 1, 1).to(torch.int64)
+    else:
+        position = i + offset
+    allowed = torch.ones_like(position - j, dtype=torch.bool)
+    if causal:
+        allowed = torch.logical_and(allowed, j <= position)
+    if left >= 0:
+        allowed = torch.logical_and(allowed, position - j <= left)
+    if right >= 0:
+        allowed = torch.logical_and(allowed, j - position <= right)
+    return allowed
+
+
+def _spelled_out(q, k, v, mask, past: int, causal: bool, scale: float, softcap: float, mode: int, gqa: bool,
+                 lengths=None, window=(-1, -1)):
     sq, skv = int(q.shape[2]), int(k.shape[2])
     if gqa:
         repeat = int(q.shape[1]) // int(k.shape[1])
@@ -74,12 +93,53 @@ def _spelled_out(q, k, v, mask, past: int, causal: bool, scale: float, softcap: 
         if int(mask.shape[-1]) < skv:
             mask = F.pad(mask, [0, skv - int(mask.shape[-1])], value=float("-inf"))
         bias = mask
-    if causal:
-        allowed = torch.ones(sq, skv, dtype=torch.bool).tril(past)
+    if causal or window != (-1, -1):
+        offset = lengths - sq if lengths is not None and not past else past
+        allowed = _frontier(sq, skv, offset, window[0], window[1], causal)
         frontier = torch.where(allowed, 0.0, float("-inf")).to(q.dtype)
         bias = frontier if bias is None else bias + frontier
+    if lengths is not None:  # keys past each batch's valid length are masked
+        valid = (torch.arange(skv).reshape(1, skv) < lengths.reshape(-1, 1).to(torch.int64)).reshape(-1, 1, 1, skv)
+        padding = torch.where(valid, 0.0, float("-inf")).to(q.dtype)
+        bias = padding if bias is None else bias + padding
     if bias is not None:
         scores = scores + bias
     probs = F.softmax(scores, dim=-1)
+    if bias is not None:  # a row with no key left attends to nothing: zeros, not NaN
+        masked_row = torch.isneginf(torch.amax(bias, dim=-1, keepdim=True))
+        probs = torch.where(masked_row, 0.0, probs)
     qk = {0: capped, 1: capped, 2: scores, 3: probs}.get(mode)  # the spec's qk_matmul_output modes
     return torch.matmul(probs, v), qk
+
+
+@rule("RotaryEmbedding")
+def rotary_embedding(ctx):
+    """Opset 23: rotate (pairs of halves, or interleaved pairs of) the first rotary dims of each
+    head by the cached angles of its position."""
+    x, cos, sin = ctx.tensor(0), ctx.tensor(1), ctx.tensor(2)
+    four_d = x.dim() == 4
+    if four_d:
+        x = x.transpose(1, 2)  # [B, S, H, D]
+    else:
+        b, s, hidden = x.shape
+        heads = int(ctx.attr("num_heads"))
+        x = x.reshape(b, s, heads, hidden // heads)
+    head = int(x.shape[3])
+    rotary = int(ctx.attr("rotary_embedding_dim", 0) or 0) or head
+    if ctx.has(3):
+        positions = ctx.tensor(3)
+        cos, sin = F.embedding(positions, cos), F.embedding(positions, sin)
+    cos, sin = cos.unsqueeze(2), sin.unsqueeze(2)
+    rotate, keep = x[..., :rotary], x[..., rotary:]
+    interleaved = bool(int(ctx.attr("interleaved", 0)))
+    if interleaved:
+        x1, x2 = rotate[..., 0::2], rotate[..., 1::2]
+    else:
+        x1, x2 = torch.chunk(rotate, 2, dim=-1)
+    real, imag = cos * x1 - sin * x2, sin * x1 + cos * x2
+    if interleaved:
+        rotated = torch.stack([real, imag], dim=-1).reshape(rotate.shape)
+    else:
+        rotated = torch.cat([real, imag], dim=-1)
+    y = torch.cat([rotated, keep], dim=-1) if rotary < head else rotated
+    return y.transpose(1, 2) if four_d else y.reshape(ctx.tensor(0).shape)

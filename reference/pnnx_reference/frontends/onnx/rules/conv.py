@@ -91,6 +91,9 @@ def conv_transpose(ctx):
     output_padding = ints_attr(ctx, "output_padding", n, 0)
     group = int(ctx.attr("group", 1))
     pads = _deconv_pads(ctx, x, n, kernel, strides, dilations, output_padding)
+    # an output_shape beyond the natural size is negative padding: output padding at the end
+    output_padding = [op - min(e, 0) - min(b, 0) for op, b, e in zip(output_padding, pads[:n], pads[n:])]
+    pads = [max(p, 0) for p in pads]
     begins, ends = pads[:n], pads[n:]
     # torch removes `padding` on both sides and adds output_padding at the end
     extra = [op + b - e for op, b, e in zip(output_padding, begins, ends)]
@@ -141,8 +144,6 @@ def _deconv_pads(ctx, x, n, kernel, strides, dilations, output_padding) -> list[
             else:
                 begins.append(total - total // 2)
                 ends.append(total // 2)
-        if any(p < 0 for p in begins + ends):
-            ctx.fail(f"output_shape {targets} is larger than the transposed convolution makes")
         return begins + ends
     if auto_pad == "VALID":
         return [0] * (2 * n)

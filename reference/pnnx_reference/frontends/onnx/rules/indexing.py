@@ -119,11 +119,13 @@ def gather_elements(ctx):
 
 
 def _nonnegative(ctx, i: int, x, a: int):
-    """Index input i, negative entries wrapped (constants only: a run-time index is taken as is)."""
+    """Index input i with negative entries counted from the end, as ONNX allows."""
+    size = int(x.shape[axis(a, x.dim())])
     const = ctx.const(i)
     if const is not None:
-        return torch.remainder(const, int(x.shape[axis(a, x.dim())])) if (const < 0).any() else const
-    return ctx.tensor(i)
+        return torch.remainder(const, size) if (const < 0).any() else const
+    index = ctx.tensor(i)
+    return torch.where(index < 0, index + size, index)
 
 
 def _nd_index(indices: torch.Tensor) -> tuple:
@@ -141,10 +143,23 @@ def gather_nd(ctx):
 @rule("ScatterND")
 def scatter_nd(ctx):
     reduction = ctx.attr("reduction", "none")
-    if reduction not in ("none", "add"):
-        ctx.fail(f"ScatterND reduction {reduction!r} is not supported")
     x, indices, updates = ctx.tensor(0), ctx.tensor(1), ctx.tensor(2)
-    return x.index_put(_nd_index(indices), updates, accumulate=reduction == "add")
+    if reduction in ("none", "add"):
+        return x.index_put(_nd_index(indices), updates, accumulate=reduction == "add")
+    # mul / max / min: each index addresses a slice of x; reduce into x's flat elements
+    k = int(indices.shape[-1])
+    dims = [int(d) for d in x.shape]
+    strides = [1] * len(dims)
+    for d in range(len(dims) - 2, -1, -1):
+        strides[d] = strides[d + 1] * dims[d + 1]
+    inner = 1
+    for d in dims[k:]:
+        inner *= d
+    weights = torch.tensor(strides[:k], dtype=torch.int64)
+    base = torch.sum(indices.to(torch.int64) * weights, dim=-1, keepdim=True)
+    flat = (base + torch.arange(inner, dtype=torch.int64)).reshape(-1)
+    out = torch.scatter_reduce(x.reshape(-1), 0, flat, updates.reshape(-1), _SCATTER_REDUCE[reduction])
+    return out.reshape(dims)
 
 
 _SCATTER_REDUCE = {"mul": "prod", "max": "amax", "min": "amin"}

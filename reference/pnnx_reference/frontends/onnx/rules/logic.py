@@ -100,3 +100,15 @@ def _cast_sizes(value: ShapeValue, dtype: torch.dtype) -> ShapeValue:
         out = elementwise(lambda v: v if isinstance(v, int) else int(v), value)
     out.dtype = dtype
     return out
+
+
+@rule("BitCast")
+def bit_cast(ctx):
+    """Opset 26: the same bytes read as another type of the same width."""
+    from ..values import torch_dtype
+
+    x = ctx.tensor(0)
+    dtype = torch_dtype(ctx.attr("to"), "BitCast")
+    if dtype.itemsize != x.dtype.itemsize:
+        ctx.fail(f"BitCast between widths {x.dtype.itemsize} and {dtype.itemsize}")
+    return x.view(dtype)

@@ -145,7 +145,10 @@ def group_norm(ctx):
     channels = int(x.shape[1])
     consts = _consts(ctx, (1, 2))
     if consts is None:
-        ctx.fail("GroupNormalization with scale or bias computed at run time is not supported")
+        scale, bias = ctx.tensor(1), ctx.tensor(2)
+        if ctx.opset < 21 and int(scale.numel()) == groups and groups != channels:
+            scale, bias = (torch.repeat_interleave(t, channels // groups) for t in (scale, bias))
+        return F.group_norm(x, groups, scale, bias, eps)
     scale, bias = consts
     if ctx.opset < 21 and scale.numel() == groups and groups != channels:
         # opset 18 scales per group; PyTorch (and opset 21) per channel

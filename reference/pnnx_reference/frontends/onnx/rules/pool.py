@@ -63,17 +63,40 @@ def _flat_indices(x, indices):
     return indices + offsets * planes
 
 
+_CONV = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}
+
+
+def _window_sums(x, n, kernel, strides, dilations, pads):
+    """Sum over each pooling window (zero padding), as a depthwise convolution with ones."""
+    ones = torch.ones([int(x.shape[1]), 1] + list(kernel), dtype=x.dtype)
+    return _CONV[n](F.pad(x, torch_pad(pads)), ones, stride=tuple(strides), dilation=tuple(dilations),
+                    groups=int(x.shape[1]))
+
+
+def _spelled_out_average(ctx, x, n, kernel, strides, dilations, pads, count_pad: bool):
+    """Average pooling PyTorch's pools cannot do (dilations, uneven padding left out of the count)."""
+    if int(ctx.attr("ceil_mode", 0)):
+        ctx.fail("AveragePool with dilations or uneven uncounted padding and ceil_mode has no PyTorch operator")
+    sums = _window_sums(x, n, kernel, strides, dilations, pads)
+    if count_pad:
+        size = 1
+        for k in kernel:
+            size *= k
+        return sums / size
+    counts = _window_sums(torch.ones_like(x[:, :1]), n, kernel, strides, dilations, pads)
+    return sums / counts
+
+
 @rule("AveragePool")
 def average_pool(ctx):
     x = ctx.tensor(0)
     n, kernel, strides, dilations, pads = _window(ctx, x)
-    if any(d != 1 for d in dilations):
-        ctx.fail("AveragePool with dilations has no PyTorch operator")
     ceil_mode = bool(ctx.attr("ceil_mode", 0))
     count_pad = bool(ctx.attr("count_include_pad", 0))
+    if any(d != 1 for d in dilations) or (not _torch_can_pad(pads, kernel, dilations, n) and not count_pad
+                                          and any(pads)):
+        return _spelled_out_average(ctx, x, n, kernel, strides, dilations, pads, count_pad)
     if not _torch_can_pad(pads, kernel, dilations, n):
-        if not count_pad and any(pads):
-            ctx.fail("AveragePool with uneven padding that is not counted has no PyTorch operator")
         x = F.pad(x, torch_pad(pads))
         pads = [0] * (2 * n)
     args = dict(kernel_size=tuple(kernel), stride=tuple(strides), padding=tuple(pads[:n]), ceil_mode=ceil_mode,
@@ -85,11 +108,15 @@ def average_pool(ctx):
 def lp_pool(ctx):
     x = ctx.tensor(0)
     n, kernel, strides, dilations, pads = _window(ctx, x)
-    if any(pads) or any(d != 1 for d in dilations):
-        ctx.fail("LpPool with padding or dilations has no PyTorch operator")
     p = float(ctx.attr("p", 2))
+    if any(pads) or any(d != 1 for d in dilations):  # the p-th root of window sums of |x|^p
+        if int(ctx.attr("ceil_mode", 0)):
+            ctx.fail("LpPool with padding or dilations and ceil_mode has no PyTorch operator")
+        return torch.pow(_window_sums(torch.pow(torch.abs(x), p), n, kernel, strides, dilations, pads), 1.0 / p)
     if p % 2:  # ONNX sums |x|^p, PyTorch x^p
         x = torch.abs(x)
+    if n == 1:  # lp_pool1d takes ints
+        return F.lp_pool1d(x, p, kernel[0], stride=strides[0], ceil_mode=bool(ctx.attr("ceil_mode", 0)))
     return _LP[n](x, p, tuple(kernel), stride=tuple(strides), ceil_mode=bool(ctx.attr("ceil_mode", 0)))
 
 

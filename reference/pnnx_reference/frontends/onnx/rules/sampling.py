@@ -33,3 +33,28 @@ def col2im(ctx):
     return F.fold(x, [int(v) for v in image], [int(v) for v in block],
                   dilation=tuple(int(v) for v in ctx.attr("dilations") or [1, 1]), padding=tuple(pads[:2]),
                   stride=tuple(int(v) for v in ctx.attr("strides") or [1, 1]))
+
+
+@rule("AffineGrid")
+def affine_grid(ctx):
+    theta = ctx.tensor(0)
+    size = [int(v) for v in ctx.ints(1, "size")]
+    return F.affine_grid(theta, size, align_corners=bool(int(ctx.attr("align_corners", 0))))
+
+
+@rule("CenterCropPad")
+def center_crop_pad(ctx):
+    """Crop (centered, the extra row at the end) or pad (centered, the extra row at the end) each
+    listed axis to its target length."""
+    x = ctx.tensor(0)
+    targets = [int(v) for v in ctx.ints(1, "shape")]
+    axes = [int(a) % x.dim() for a in (ctx.attr("axes") or range(x.dim()))]
+    for a, target in zip(axes, targets):
+        size = int(x.shape[a])
+        if size > target:
+            x = x.narrow(a, (size - target) // 2, target)
+        elif size < target:
+            before = (target - size) // 2
+            pads = [0, 0] * (x.dim() - 1 - a) + [before, target - size - before]
+            x = F.pad(x, pads)
+    return x
