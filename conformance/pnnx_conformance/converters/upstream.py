@@ -60,11 +60,10 @@ class UpstreamConverter(Converter):
             from .reference_onnx import write_onnx
 
             write_onnx(model, workdir / "case.onnx")
-            source = "case.onnx"
+            proc = self._run_file(exe, case, workdir, fp16, "case.onnx")
         else:
             self._trace(case, workdir, model, inputs)
-            source = "case.pt"
-        proc = self._run(exe, case, workdir, fp16, source)
+            proc = self._run(exe, case, workdir, fp16)
         paths = {k: workdir / f for k, f in FILES.items() if (workdir / f).is_file()}
         if proc.returncode != 0 or "pnnx.param" not in paths:
             why = f"pnnx exited with {proc.returncode}" if proc.returncode else "pnnx wrote no pnnx.param"
@@ -91,8 +90,11 @@ class UpstreamConverter(Converter):
             raise NotSupported(f"unsupported: torch.jit.trace: {type(e).__name__}: {e}".splitlines()[0],
                                traceback.format_exc()) from None
 
+    def _run(self, exe: str, case, workdir: Path, fp16: bool) -> subprocess.CompletedProcess:
+        return self._run_file(exe, case, workdir, fp16, "case.pt")
+
     @staticmethod
-    def _run(exe: str, case, workdir: Path, fp16: bool, source: str = "case.pt") -> subprocess.CompletedProcess:
+    def _run_file(exe: str, case, workdir: Path, fp16: bool, source: str) -> subprocess.CompletedProcess:
         try:
             return subprocess.run([exe, source, inputshape_arg(case), f"fp16={int(fp16)}"], cwd=workdir, text=True,
                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
