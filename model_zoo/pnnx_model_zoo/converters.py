@@ -12,6 +12,7 @@ from pathlib import Path
 
 from pnnx_conformance.artefacts import Artefacts, kind_name
 from pnnx_conformance.converters.reference import ReferenceConverter
+from pnnx_conformance.converters.reference_onnx import ReferenceOnnxConverter
 from pnnx_conformance.converters.upstream import UpstreamConverter, inputshape_arg
 from pnnx_conformance.errors import ConvertFailed, NotSupported
 
@@ -82,3 +83,10 @@ class ZooUpstream(UpstreamConverter):
         except subprocess.TimeoutExpired as e:
             out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
             raise ConvertFailed(f"pnnx did not finish in {self.timeout_s} s", out[-4000:]) from None
+
+
+class ZooReferenceOnnx(ReferenceOnnxConverter):
+    """torch.onnx.export, then `pnnxref case.onnx`; an ONNX file has no module classes, so a
+    case's `moduleop` does not apply (the block is converted op by op)."""
+
+    timeout_s = 600

@@ -31,7 +31,8 @@ PROVIDER = "pnnx_model_zoo.zoo:zoo_cases"
 RESULTS = "results.jsonl"
 # short name (as the reports show it) -> the spec the harness loads
 CONVERTERS = {"reference": "pnnx_model_zoo.converters:ZooReference",
-              "upstream": "pnnx_model_zoo.converters:ZooUpstream"}
+              "upstream": "pnnx_model_zoo.converters:ZooUpstream",
+              "reference-onnx": "pnnx_model_zoo.converters:ZooReferenceOnnx"}
 # (backend entry-point name, precision) per parity check: fp32 everywhere, and ncnn also in its
 # default options and Vulkan fp16, compared at network level (see tolerances.OP_OVERRIDES)
 MODES = (("torch", "fp32"), ("pnnx-python", "fp32"), ("onnxruntime", "fp32"), ("ncnn-cpu", "fp32"),
@@ -67,7 +68,7 @@ def tier_of(cases) -> str:
     return "smoke" if all(c.tier == "smoke" for c in cases) else "full"
 
 
-def plan(cases, upstream: bool = True) -> list[Unit]:
+def plan(cases, upstream: bool = True, onnx: bool = True) -> list[Unit]:
     """Per case and converter: the conversion, then parity on every backend."""
     units = []
     for case in cases:
@@ -78,6 +79,10 @@ def plan(cases, upstream: bool = True) -> list[Unit]:
             up = CONVERTERS["upstream"]
             units.append(Unit(case.id, up, "convert"))
             units += [Unit(case.id, up, "parity", b, p) for b, p in UPSTREAM_MODES]
+        if onnx:  # the ONNX route: torch.onnx.export, then our ONNX frontend
+            route = CONVERTERS["reference-onnx"]
+            units.append(Unit(case.id, route, "convert"))
+            units += [Unit(case.id, route, "parity", b, p) for b, p in UPSTREAM_MODES]
     return units
 
 
@@ -87,7 +92,7 @@ def short_names(result: Result) -> Result:
     return result
 
 
-def run_zoo(cases, out: Path, *, upstream: bool = True, jobs: int = 1, timeout_s: float = 900.0,
+def run_zoo(cases, out: Path, *, upstream: bool = True, onnx: bool = True, jobs: int = 1, timeout_s: float = 900.0,
             keep_artefacts: bool = False, on_result=None) -> list[Result]:
     """Run the plan in harness workers; write OUT/results.jsonl and OUT/run.json; return the records."""
     began = time.monotonic()
@@ -107,18 +112,19 @@ def run_zoo(cases, out: Path, *, upstream: bool = True, jobs: int = 1, timeout_s
             on_result(result)
 
     try:
-        run_units(plan(cases, upstream), config, jobs, collect)
+        run_units(plan(cases, upstream, onnx), config, jobs, collect)
     finally:
         if not keep_artefacts:
             shutil.rmtree(workroot, ignore_errors=True)
     write_results(out / RESULTS, results)
-    converters = ["reference", "upstream"] if upstream else ["reference"]
+    converters = ["reference"] + (["upstream"] if upstream else []) + (["reference-onnx"] if onnx else [])
     write_run_info(out, run_info("model_zoo", tier_of(cases), converters, len(cases), jobs, time.monotonic() - began))
     return results
 
 
 COLUMNS = [("reference", "convert", None, None)] + [("reference", "parity", *m) for m in MODES] + \
-          [("upstream", "convert", None, None)] + [("upstream", "parity", *m) for m in UPSTREAM_MODES]
+          [("upstream", "convert", None, None)] + [("upstream", "parity", *m) for m in UPSTREAM_MODES] + \
+          [("reference-onnx", "convert", None, None)] + [("reference-onnx", "parity", *m) for m in UPSTREAM_MODES]
 
 
 def _mode_name(mode: tuple[str, str]) -> str:
@@ -142,7 +148,8 @@ def table(results: list[Result]) -> str:
     or relative L2 for the network-level fp16 checks)."""
     by_key = {(r.case, r.converter, r.check, r.backend, r.precision): r for r in results}
     heads = ["convert"] + [_mode_name(m) for m in MODES] + \
-        ["upstream convert"] + [f"upstream {_mode_name(m)}" for m in UPSTREAM_MODES]
+        ["upstream convert"] + [f"upstream {_mode_name(m)}" for m in UPSTREAM_MODES] + \
+        ["onnx convert"] + [f"onnx {_mode_name(m)}" for m in UPSTREAM_MODES]
     cases = sorted({r.case for r in results})
     width = max([len(c) for c in cases] + [5])
     lines = [f"{'model':{width}} " + " ".join(f"{h:>22}" for h in heads)]
@@ -162,6 +169,7 @@ def main(argv=None) -> int:
     ap.add_argument("--models", help="comma-separated model names or fnmatch patterns on case ids")
     ap.add_argument("--out", type=Path, default=Path("reports/models"), help="folder for results.jsonl")
     ap.add_argument("--no-upstream", action="store_true", help="skip the upstream pnnx converter")
+    ap.add_argument("--no-onnx", action="store_true", help="skip the ONNX route (torch.onnx.export, then pnnxref)")
     ap.add_argument("--jobs", "-j", type=int, default=1, help="worker processes")
     ap.add_argument("--timeout", type=float, default=900.0, help="seconds per check (a conversion included)")
     ap.add_argument("--keep-artefacts", action="store_true", help="keep converted files under OUT/artefacts")
@@ -175,7 +183,8 @@ def main(argv=None) -> int:
     start = time.monotonic()
     progress = (lambda r: print(f"  {r.case} {r.converter} {r.backend or r.check}: {r.status}", file=sys.stderr,
                                 flush=True)) if args.verbose else None
-    results = run_zoo(cases, args.out, upstream=not args.no_upstream, jobs=args.jobs, timeout_s=args.timeout,
+    results = run_zoo(cases, args.out, upstream=not args.no_upstream, onnx=not args.no_onnx, jobs=args.jobs,
+                      timeout_s=args.timeout,
                       keep_artefacts=args.keep_artefacts, on_result=progress)
     print(table(results))
     bad = failures(results)

@@ -22,7 +22,6 @@ from ..errors import ConvertFailed, NotApplicable, NotSupported
 from .base import Converter
 from .upstream import FILES, inputshape_arg
 
-TIMEOUT_S = 180
 OPSET = 18  # for the TorchScript-based exporter: LayerNormalization (17) and GroupNormalization (18) whole
 
 
@@ -49,11 +48,24 @@ def export_torch(model, inputs, path: Path, dynamo: bool) -> None:
             torch.onnx.export(model, tuple(inputs), str(path), dynamo=False, input_names=names, opset_version=OPSET)
 
 
+def _check_inputs_kept(path: Path, count: int) -> None:
+    """The exporter drops the inputs a model does not read; the file then cannot be fed the case."""
+    import onnx
+
+    model = onnx.load(str(path), load_external_data=False)
+    initializers = {t.name for t in model.graph.initializer}
+    kept = [v.name for v in model.graph.input if v.name not in initializers]
+    if len(kept) != count:
+        raise NotSupported(f"unsupported: torch.onnx.export kept {len(kept)} of the model's {count} inputs "
+                           f"(it drops inputs the graph does not read)")
+
+
 class ReferenceOnnxConverter(Converter):
     name = "reference-onnx"
     in_process = False
     reexports = False  # see check_reexport: the ONNX route names operators after a second export's nodes
     dynamo = False
+    timeout_s = 180
 
     def describe(self) -> str:
         exporter = "torch.onnx.export(dynamo=True)" if self.dynamo else "torch.onnx.export (TorchScript-based)"
@@ -74,6 +86,7 @@ class ReferenceOnnxConverter(Converter):
             except Exception as e:
                 raise NotSupported(f"unsupported: torch.onnx.export: {type(e).__name__}: {e}".splitlines()[0][:300],
                                    traceback.format_exc()[-4000:]) from None
+            _check_inputs_kept(path, len(inputs))
         proc = self._run(case, workdir, fp16)
         paths = {k: workdir / f for k, f in FILES.items() if (workdir / f).is_file()}
         if proc.returncode != 0 or "pnnx.param" not in paths:
@@ -87,16 +100,15 @@ class ReferenceOnnxConverter(Converter):
                 unsupported[emitter] = message
         return Artefacts(self.name, case.id, workdir, paths, unsupported, log=proc.stdout[-4000:])
 
-    @staticmethod
-    def _run(case, workdir: Path, fp16: bool) -> subprocess.CompletedProcess:
+    def _run(self, case, workdir: Path, fp16: bool) -> subprocess.CompletedProcess:
         command = [sys.executable, "-m", "pnnx_reference.cli", "case.onnx", inputshape_arg(case), f"fp16={int(fp16)}"]
         env = dict(os.environ, OMP_NUM_THREADS=os.environ.get("OMP_NUM_THREADS", "1"))
         try:
             return subprocess.run(command, cwd=workdir, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                  timeout=TIMEOUT_S, errors="replace", env=env)
+                                  timeout=self.timeout_s, errors="replace", env=env)
         except subprocess.TimeoutExpired as e:
             out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
-            raise ConvertFailed(f"pnnxref did not finish in {TIMEOUT_S} s", out[-4000:]) from None
+            raise ConvertFailed(f"pnnxref did not finish in {self.timeout_s} s", out[-4000:]) from None
 
 
 class ReferenceOnnxDynamoConverter(ReferenceOnnxConverter):

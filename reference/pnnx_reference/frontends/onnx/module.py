@@ -17,7 +17,7 @@ import torch.nn as nn
 from ...errors import ConversionError, PnnxError, Unsupported
 from . import fusions
 from . import values as V
-from .node import Ctx, NeedsConstant, Node, identifier, parse_node, tensor_of
+from .node import Ctx, NeedsConstant, Node, identifier, parse_node, subgraphs, tensor_of
 from .reader import default_opset
 from .rules import RULES
 
@@ -38,6 +38,7 @@ class OnnxModule(nn.Module):
         graph = proto.graph
         self._what, self._opset = what, default_opset(proto)
         self._needed: set[str] | None = None
+        self._subgraphs: dict = {}
         initializers = {t.name: self._tensor(t) for t in graph.initializer}
         self._input_names = [v.name for v in graph.input if v.name not in initializers]
         self._output_names = [v.name for v in graph.output]
@@ -57,17 +58,7 @@ class OnnxModule(nn.Module):
             raise ConversionError(f"{self._what}: {err}") from None
 
     def _parse(self, graph: onnx.GraphProto) -> list[Node]:
-        nodes, problems, keys = [], [], set()
-        for i, proto in enumerate(graph.node):
-            try:
-                node = parse_node(proto, i)
-            except Unsupported as err:
-                problems.append(f"{proto.name or proto.op_type} ({proto.op_type}): {err}")
-                continue
-            node.key = _unique(node.key, keys)
-            if RULES.lookup(node.rule_key) is None:
-                problems.append(f"{node.label}: no rule")
-            nodes.append(node)
+        nodes, problems = _parse_nodes(graph, "", set())
         if problems:
             raise ConversionError(_refusal(self._what, problems))
         return nodes
@@ -77,9 +68,10 @@ class OnnxModule(nn.Module):
         constants = dict(initializers)
         for node in nodes:
             rule = RULES.lookup(node.rule_key)
-            if not rule.traits.get("foldable", True) or not all(n in constants for n in node.inputs if n):
+            if not rule.traits.get("foldable", True) or not all(n in constants for n in node.reads):
                 continue
-            ctx = Ctx(self, node, [constants[n] if n else None for n in node.inputs], self._opset, folding=True)
+            ctx = Ctx(self, node, [constants[n] if n else None for n in node.inputs], self._opset, folding=True,
+                      captured={n: constants[n] for n in node.captures})
             try:
                 outputs = _as_list(rule.fn(ctx), node)
             except PnnxError as err:
@@ -92,7 +84,7 @@ class OnnxModule(nn.Module):
     def _register_constants(self, constants: dict) -> None:
         """Constants read by replayed nodes or returned by the graph become buffers, named
         after their ONNX value, so pnnx.param names them so."""
-        used = {n for node in self._nodes for n in node.inputs if n} | set(self._output_names)
+        used = {n for node in self._nodes for n in node.reads} | set(self._output_names)
         taken = set(dir(self))
         for name, tensor in constants.items():
             if name in used and name not in self._input_names:
@@ -137,7 +129,7 @@ class OnnxModule(nn.Module):
             if value in self._input_names:
                 found.add(value)
             elif value in self._producers:
-                stack.extend(n for n in self._producers[value].inputs if n)
+                stack.extend(self._producers[value].reads)
         return found
 
     # --- running ---------------------------------------------------------------------------
@@ -152,10 +144,10 @@ class OnnxModule(nn.Module):
         env = dict(zip(self._input_names, inputs))
         env.update({name: getattr(self, buffer) for name, buffer in self._constant_names.items()})
         for node in self._nodes:
-            args = [env.get(n) if n else None for n in node.inputs]
-            if any(n and n not in env for n in node.inputs):
+            if any(n not in env for n in node.reads):
                 continue  # downstream of a node that could not run (already reported)
-            outputs = self._replay(node, args, problems)
+            args = [env.get(n) if n else None for n in node.inputs]
+            outputs = self._replay(node, args, problems, {n: env[n] for n in node.captures})
             if outputs is not None:
                 env.update((n, v) for n, v in zip(node.outputs, outputs) if n and v is not None)
         missing = [n for n in self._output_names if n not in env]
@@ -165,10 +157,10 @@ class OnnxModule(nn.Module):
             raise ConversionError(f"{self._what}: graph output(s) {', '.join(missing)} are computed by no node")
         return [self._typed(n, V.to_tensor(env[n])) for n in self._output_names]
 
-    def _replay(self, node: Node, args: list, problems: list | None):
+    def _replay(self, node: Node, args: list, problems: list | None, captured: dict | None = None):
         rule = RULES.lookup(node.rule_key)
         try:
-            outputs = _as_list(rule.fn(Ctx(self, node, args, self._opset)), node)
+            outputs = _as_list(rule.fn(Ctx(self, node, args, self._opset, captured=captured)), node)
         except Unsupported as err:
             if problems is None:
                 raise ConversionError(_refusal(self._what, [f"{node.label}: {err}"])) from None
@@ -186,6 +178,28 @@ class OnnxModule(nn.Module):
         return [self._typed(n, v) if isinstance(v, torch.Tensor) else v
                 for n, v in zip(node.outputs, outputs)]
 
+    def run_subgraph(self, graph: onnx.GraphProto, outer: dict, formal: list, prefix: str, folding: bool) -> list:
+        """A subgraph (If's branch, Loop's body) run inline with `formal` bound to its inputs: its
+        nodes are recorded like the graph's own (a Loop unrolls)."""
+        key = (id(graph), prefix)
+        if key not in self._subgraphs:
+            nodes, problems = _parse_nodes(graph, prefix + "_", set())
+            if problems:
+                raise Unsupported("; ".join(problems))
+            self._subgraphs[key] = (graph, nodes, {t.name: self._tensor(t) for t in graph.initializer})
+        _, nodes, initializers = self._subgraphs[key]
+        env = {**outer, **initializers, **dict(zip([v.name for v in graph.input], formal))}
+        constants = set(initializers) | {n for n in outer if self.is_constant(n)}
+        for node in nodes:
+            rule = RULES.lookup(node.rule_key)
+            ctx = Ctx(self, node, [env[n] if n else None for n in node.inputs], self._opset, folding=folding,
+                      captured={n: env[n] for n in node.captures}, local_constants=frozenset(constants))
+            env.update((n, v) for n, v in zip(node.outputs, _as_list(rule.fn(ctx), node)) if n and v is not None)
+            if all(n in constants for n in node.reads) and RULES.lookup(node.rule_key).traits.get("foldable", True):
+                constants |= {n for n in node.outputs if n}
+        return [V.from_tensor(env[v.name]) if v.name in constants and _small_integers(env[v.name]) else env[v.name]
+                for v in graph.output]
+
     def _typed(self, name: str, value: torch.Tensor) -> torch.Tensor:
         """The value in the dtype the graph declares for it (ONNX types every value exactly,
         PyTorch promotes: `int / int` is float, ONNX Div of ints is int)."""
@@ -193,6 +207,31 @@ class OnnxModule(nn.Module):
         if want is not None and value.dtype != want:
             return value.to(want)
         return value
+
+
+def _parse_nodes(graph: onnx.GraphProto, prefix: str, keys: set) -> tuple[list[Node], list[str]]:
+    """The graph's nodes (their submodule keys unique, prefixed inside a subgraph) and every
+    node, subgraphs included, that no rule maps."""
+    nodes, problems = [], []
+    for i, proto in enumerate(graph.node):
+        try:
+            node = parse_node(proto, i)
+        except Unsupported as err:
+            problems.append(f"{proto.name or proto.op_type} ({proto.op_type}): {err}")
+            continue
+        node.key = _unique(prefix + node.key, keys)
+        if RULES.lookup(node.rule_key) is None:
+            problems.append(f"{node.label}: no rule")
+        for sub in subgraphs(node.attrs):
+            problems += _parse_nodes(sub, node.key + "_", set())[1]
+        nodes.append(node)
+    return nodes, problems
+
+
+def _small_integers(value) -> bool:
+    """An integer constant a branch returns is carried as sizes (it is most often a shape)."""
+    return isinstance(value, torch.Tensor) and not value.is_floating_point() and not value.is_complex() \
+        and value.numel() <= 64 and value.dtype != torch.bool
 
 
 def _as_list(outputs, node: Node) -> list:
@@ -227,10 +266,10 @@ def _live(nodes: list[Node], outputs: list[str], constants: dict) -> list[Node]:
         needed.add(name)
         if id(node) not in live:
             live.add(id(node))
-            stack.extend(n for n in node.inputs if n and n not in constants)
+            stack.extend(n for n in node.reads if n not in constants)
     ordered, done, pending = [], set(constants), [n for n in nodes if id(n) in live]
     while pending:  # the spec asks for topological order; tolerate files that break it
-        ready = [n for n in pending if all(not i or i in done or i not in producer for i in n.inputs)]
+        ready = [n for n in pending if all(i in done or i not in producer for i in n.reads)]
         if not ready:
             ordered.extend(pending)
             break

@@ -31,6 +31,11 @@ class Node:
     inputs: list[str]               # "" for an omitted optional input
     outputs: list[str]
     attrs: dict = field(default_factory=dict)
+    captures: list[str] = field(default_factory=list)  # outer values its subgraphs (If, Loop) read
+
+    @property
+    def reads(self) -> list[str]:
+        return [n for n in self.inputs if n] + self.captures
 
     @property
     def rule_key(self) -> str:
@@ -58,8 +63,26 @@ def identifier(name: str, fallback: str) -> str:
 def parse_node(proto: onnx.NodeProto, index: int) -> Node:
     name = proto.name or f"{proto.op_type}_{index}"
     attrs = {a.name: attribute_value(a) for a in proto.attribute}
+    captures = sorted({n for g in subgraphs(attrs) for n in outer_names(g)})
     return Node(proto.op_type, proto.domain, name, identifier(name, f"node_{index}"),
-                list(proto.input), list(proto.output), attrs)
+                list(proto.input), list(proto.output), attrs, captures)
+
+
+def subgraphs(attrs: dict) -> list:
+    return [v for v in attrs.values() if isinstance(v, onnx.GraphProto)]
+
+
+def outer_names(graph: onnx.GraphProto) -> set[str]:
+    """The values a subgraph reads from the scopes around it."""
+    local = {v.name for v in graph.input} | {t.name for t in graph.initializer}
+    used = set()
+    for node in graph.node:
+        used |= {n for n in node.input if n}
+        for attr in node.attribute:
+            if attr.type == onnx.AttributeProto.GRAPH:
+                used |= outer_names(attr.g)
+        local |= {n for n in node.output if n}
+    return used - local
 
 
 def attribute_value(attr: onnx.AttributeProto):
@@ -91,8 +114,11 @@ class Ctx:
     `ctx.const(i)` (a constant input's tensor, or None), `ctx.ints(i)` (an input needed at
     conversion time, as Python ints), `ctx.module(factory)` (this node's submodule)."""
 
-    def __init__(self, owner, node: Node, inputs: list, opset: int, folding: bool = False):
+    def __init__(self, owner, node: Node, inputs: list, opset: int, folding: bool = False,
+                 captured: dict | None = None, local_constants: frozenset = frozenset()):
         self.owner, self.node, self.inputs, self.opset, self.folding = owner, node, inputs, opset, folding
+        self.captured = captured or {}
+        self.local_constants = local_constants  # a subgraph's constants (its initializers, Constant nodes)
 
     # --- inputs --------------------------------------------------------------------------
     def x(self, i: int):
@@ -114,7 +140,9 @@ class Ctx:
             return None
         if self.folding:
             return self.inputs[i] if isinstance(self.inputs[i], torch.Tensor) else None
-        return self.inputs[i] if self.owner.is_constant(self.node.inputs[i]) else None
+        name = self.node.inputs[i]
+        known = self.owner.is_constant(name) or name in self.local_constants
+        return self.inputs[i] if known and isinstance(self.inputs[i], torch.Tensor) else None
 
     def known(self, i: int):
         """Input i when known at conversion time: a constant tensor or a ShapeValue, else None."""
@@ -156,6 +184,11 @@ class Ctx:
 
     def fail(self, message: str):
         raise Unsupported(message)
+
+    def subgraph(self, attr: str, formal: list) -> list:
+        """Run the subgraph attribute `attr` with its inputs bound to `formal`; its outputs."""
+        return self.owner.run_subgraph(self.node.attrs[attr], self.captured, formal, f"{self.node.key}_{attr}",
+                                       self.folding)
 
     # --- submodules ----------------------------------------------------------------------
     def module(self, factory, suffix: str = ""):

@@ -67,6 +67,19 @@ def from_tensor(tensor: torch.Tensor) -> ShapeValue:
                       tensor.dtype)
 
 
+_NUMPY = {torch.float32: np.float32, torch.float64: np.float64, torch.float16: np.float16, torch.int8: np.int8,
+          torch.int16: np.int16, torch.int32: np.int32, torch.int64: np.int64, torch.uint8: np.uint8,
+          torch.bool: np.bool_, torch.complex64: np.complex64, torch.complex128: np.complex128}
+
+
+def constant(values, dtype: torch.dtype) -> torch.Tensor:
+    """A tensor the rules compute at conversion time (indices, weights, masks): made outside the
+    tracer's view (`torch.from_numpy` is not a recorded call), so it becomes a pnnx.Attribute."""
+    if dtype not in _NUMPY:
+        raise ValueError(f"no numpy dtype for {dtype}")
+    return torch.from_numpy(np.array(values, dtype=_NUMPY[dtype]))
+
+
 def to_tensor(value) -> torch.Tensor:
     """A ShapeValue used as data. Plain sizes become a constant; sizes that came from a traced
     shape go through `torch.tensor`, which the tracer records with their expressions."""
@@ -74,7 +87,7 @@ def to_tensor(value) -> torch.Tensor:
         return value
     items = value.tolist()
     if not has_symint(_flat(items)):
-        return torch.tensor(_plain(items), dtype=value.dtype)
+        return constant(_plain(items), value.dtype) if value.dtype in _NUMPY else torch.tensor(_plain(items), dtype=value.dtype)
     return torch.tensor(items, dtype=value.dtype)
 
 

@@ -12,5 +12,5 @@ from ....registry import Registry
 
 RULES = Registry("onnx-frontend", "ONNX op type -> fn(ctx) replaying it through the PyTorch Python API")
 
-from . import (activation, attention, conv, creation, elementwise, indexing, linear, logic,  # noqa: E402,F401
+from . import (activation, attention, control, conv, creation, elementwise, indexing, linear, logic,  # noqa: E402,F401
                loss, norm, pool, quantize, recurrent, reduce, resize, sampling, shape)

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 
+from ..values import constant
 from . import RULES
 
 rule = RULES.register
@@ -59,19 +61,17 @@ def attention(ctx):
 def _frontier(sq: int, skv: int, offset, left: int, right: int, causal: bool):
     """Allowed (query i, key j) pairs: j <= i + offset when causal, within the window around
     i + offset; `offset` is a number or a per-batch tensor (then [B, 1, Sq, Skv])."""
-    i = torch.arange(sq).reshape(sq, 1)
-    j = torch.arange(skv).reshape(1, skv)
+    i = constant(np.arange(sq).reshape(sq, 1), torch.int64)
+    j = constant(np.arange(skv).reshape(1, skv), torch.int64)
     if isinstance(offset, torch.Tensor):
         position = i + offset.reshape(-1, 1, 1, 1).to(torch.int64)
     else:
-        position = i + offset
-    allowed = torch.ones_like(position - j, dtype=torch.bool)
-    if causal:
-        allowed = torch.logical_and(allowed, j <= position)
-    if left >= 0:
-        allowed = torch.logical_and(allowed, position - j <= left)
-    if right >= 0:
-        allowed = torch.logical_and(allowed, j - position <= right)
+        position = constant(np.arange(sq).reshape(sq, 1) + offset, torch.int64)
+    allowed = None
+    for condition, wanted in ((lambda: j <= position, causal), (lambda: position - j <= left, left >= 0),
+                              (lambda: j - position <= right, right >= 0)):
+        if wanted:
+            allowed = condition() if allowed is None else torch.logical_and(allowed, condition())
     return allowed
 
 
@@ -99,7 +99,8 @@ def _spelled_out(q, k, v, mask, past: int, causal: bool, scale: float, softcap: 
         frontier = torch.where(allowed, 0.0, float("-inf")).to(q.dtype)
         bias = frontier if bias is None else bias + frontier
     if lengths is not None:  # keys past each batch's valid length are masked
-        valid = (torch.arange(skv).reshape(1, skv) < lengths.reshape(-1, 1).to(torch.int64)).reshape(-1, 1, 1, skv)
+        keys = constant(np.arange(skv).reshape(1, skv), torch.int64)
+        valid = (keys < lengths.reshape(-1, 1).to(torch.int64)).reshape(-1, 1, 1, skv)
         padding = torch.where(valid, 0.0, float("-inf")).to(q.dtype)
         bias = padding if bias is None else bias + padding
     if bias is not None:

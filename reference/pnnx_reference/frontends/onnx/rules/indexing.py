@@ -9,7 +9,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from ..values import ShapeValue, from_tensor
+from ..values import ShapeValue, constant, from_tensor
 from . import RULES
 from .common import axes as normalized, axis, sizes
 
@@ -97,7 +97,7 @@ def gather(ctx):
     items = known.tolist()
     if not isinstance(items, list):  # a scalar index drops the axis
         return x.select(a, int(items) % size if int(items) < 0 else items)
-    index = torch.tensor(np.mod(np.array(items, dtype=np.int64), size), dtype=torch.int64)
+    index = constant(np.mod(np.array(items, dtype=np.int64), size), torch.int64)
     flat = torch.index_select(x, a, index.reshape(-1))
     if index.dim() == 1:
         return flat
@@ -155,9 +155,9 @@ def scatter_nd(ctx):
     inner = 1
     for d in dims[k:]:
         inner *= d
-    weights = torch.tensor(strides[:k], dtype=torch.int64)
+    weights = constant(strides[:k], torch.int64)
     base = torch.sum(indices.to(torch.int64) * weights, dim=-1, keepdim=True)
-    flat = (base + torch.arange(inner, dtype=torch.int64)).reshape(-1)
+    flat = (base + constant(np.arange(inner), torch.int64)).reshape(-1)
     out = torch.scatter_reduce(x.reshape(-1), 0, flat, updates.reshape(-1), _SCATTER_REDUCE[reduction])
     return out.reshape(dims)
 

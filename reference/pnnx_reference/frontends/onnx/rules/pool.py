@@ -3,9 +3,11 @@ Padding PyTorch cannot express (uneven, or over half the window) becomes an `F.p
 -inf for max pooling, zeros for average pooling that counts the padding."""
 from __future__ import annotations
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 
+from ..values import constant
 from . import RULES
 from .common import ints_attr, spatial_rank
 from .conv import conv_pads, torch_pad
@@ -58,8 +60,8 @@ def _flat_indices(x, indices):
     planes = 1
     for d in x.shape[2:]:
         planes = planes * d
-    offsets = torch.arange(int(x.shape[0]) * int(x.shape[1])).reshape([int(x.shape[0]), int(x.shape[1])]
-                                                                       + [1] * (x.dim() - 2))
+    offsets = constant(np.arange(int(x.shape[0]) * int(x.shape[1])).reshape([int(x.shape[0]), int(x.shape[1])]
+                                                                            + [1] * (x.dim() - 2)), torch.int64)
     return indices + offsets * planes
 
 
@@ -68,7 +70,7 @@ _CONV = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}
 
 def _window_sums(x, n, kernel, strides, dilations, pads):
     """Sum over each pooling window (zero padding), as a depthwise convolution with ones."""
-    ones = torch.ones([int(x.shape[1]), 1] + list(kernel), dtype=x.dtype)
+    ones = constant(np.ones([int(x.shape[1]), 1] + list(kernel)), x.dtype)
     return _CONV[n](F.pad(x, torch_pad(pads)), ones, stride=tuple(strides), dilation=tuple(dilations),
                     groups=int(x.shape[1]))
 
@@ -83,7 +85,8 @@ def _spelled_out_average(ctx, x, n, kernel, strides, dilations, pads, count_pad:
         for k in kernel:
             size *= k
         return sums / size
-    counts = _window_sums(torch.ones_like(x[:, :1]), n, kernel, strides, dilations, pads)
+    counts = _window_sums(constant(np.ones([1, 1] + [int(d) for d in x.shape[2:]]), x.dtype), n, kernel, strides,
+                          dilations, pads)
     return sums / counts
 
 

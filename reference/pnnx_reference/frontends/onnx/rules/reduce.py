@@ -3,6 +3,7 @@
 The axes are an attribute before opset 18 (13 for ReduceSum) and an input after."""
 from __future__ import annotations
 
+import numpy as np
 import torch
 
 from ..values import ShapeValue
@@ -26,10 +27,26 @@ def _dims(ctx, x) -> list[int] | None:
     return sorted(normalized(values, x.dim()))
 
 
+_SHAPE_REDUCTIONS = {"ReduceSum": np.sum, "ReduceProd": np.prod, "ReduceMax": np.max, "ReduceMin": np.min}
+
+
+def _reduce_sizes(ctx, value: ShapeValue):
+    """Sizes reduced as sizes (`numel` as the product of a Shape), so they stay traced."""
+    if ctx.node.op_type not in _SHAPE_REDUCTIONS:
+        ctx.fail(f"{ctx.node.op_type} of sizes")
+    dims = _dims(ctx, value)
+    keep = bool(int(ctx.attr("keepdims", 1)))
+    if dims == []:
+        return value
+    dims = tuple(range(value.dim())) if dims is None else tuple(dims)
+    array = _SHAPE_REDUCTIONS[ctx.node.op_type](value.array, axis=dims, keepdims=keep)
+    return ShapeValue(np.array(array, dtype=object), value.dtype)
+
+
 def _reduce(ctx, fn):
     value = ctx.x(0)
     if isinstance(value, ShapeValue):
-        ctx.fail("reductions of shape values are not supported")
+        return _reduce_sizes(ctx, value)
     x = ctx.tensor(0)
     dims = _dims(ctx, x)
     keep = bool(int(ctx.attr("keepdims", 1)))

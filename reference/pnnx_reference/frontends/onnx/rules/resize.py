@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 
+from ..values import constant
 from . import RULES
 from .common import axes as normalized
 
@@ -187,10 +189,10 @@ def _separable(x, plan: Plan, mode, transform, nearest_mode, cubic_a, exclude_ou
         shape[dim] = size_out
         out = None
         for t in range(len(taps[0])):
-            index = torch.tensor([p[t][0] for p in taps], dtype=torch.int64)
+            index = constant([p[t][0] for p in taps], torch.int64)
             picked = torch.index_select(x, dim, index)
             if mode != "nearest":
-                weight = torch.tensor([p[t][1] for p in taps], dtype=torch.float64).to(x.dtype).reshape(shape)
+                weight = constant(np.array([p[t][1] for p in taps]).reshape(shape), x.dtype)
                 picked = picked * weight
             out = picked if out is None else out + picked
         x = out
