@@ -76,6 +76,8 @@ class OnnxModule(nn.Module):
                 outputs = _as_list(rule.fn(ctx), node)
             except PnnxError as err:
                 raise ConversionError(_refusal(self._what, [f"{node.label}: {err}"])) from None
+            if any(isinstance(v, list) for v in outputs):
+                continue  # a sequence is no tensor to keep: the node runs with the graph
             for name, value in zip(node.outputs, outputs):
                 if name and value is not None:
                     constants[name] = self._typed(name, V.to_tensor(value))

@@ -13,7 +13,7 @@ from ...errors import ConversionError, UsageError
 # whose changes after 23 are new element types plus attributes the rules check for
 # (Attention's windows, SpaceToDepth's mode, Cast's round_mode).
 CERTIFIED_OPSETS = range(11, 24)
-OLDEST_OPSET = 7
+OLDEST_OPSET = 6  # legacy broadcasting (broadcast=1, axis) is read; opsets 1-5 had other attribute forms
 NEWEST_OPSET = 28
 DEFAULT_DOMAINS = ("", "ai.onnx")
 

@@ -114,7 +114,7 @@ def shrink(ctx):
 def prelu(ctx):
     x, slope = ctx.tensor(0), ctx.const(1)
     channels = x.shape[1] if x.dim() >= 2 else 1
-    if slope is not None and x.dim() >= 2 and _per_channel(slope, x.dim(), int(channels)):
+    if slope is not None and x.dim() >= 2 and _per_channel(slope, x.dim(), int(channels), ctx.opset):
         count = slope.numel()
 
         def make():
@@ -126,11 +126,14 @@ def prelu(ctx):
     return torch.where(x < 0, x * slope, x)
 
 
-def _per_channel(slope: torch.Tensor, r: int, channels: int) -> bool:
-    """A slope PReLU applies along dim 1: one value, or C values on the channel axis."""
+def _per_channel(slope: torch.Tensor, r: int, channels: int, opset: int) -> bool:
+    """A slope PReLU applies along dim 1: one value, or C values on the channel axis (before
+    opset 7 a 1-d slope of C values is always per channel)."""
     if slope.numel() == 1:
         return slope.dim() <= r
     dims = list(slope.shape)
+    if opset < 7 and len(dims) == 1:
+        return dims[0] == channels
     return slope.numel() == channels and dims[0] == channels and len(dims) == r - 1
 
 

@@ -18,6 +18,17 @@ def axes(values, r: int) -> list[int]:
     return [axis(int(a), r) for a in values]
 
 
+def legacy_broadcast(ctx, a, b):
+    """Before opset 7, binary ops broadcast only with broadcast=1: B's dims line up with A's
+    from `axis` (by default as a suffix), not numpy-style."""
+    if ctx.opset >= 7 or not int(ctx.attr("broadcast", 0)) or not isinstance(b, torch.Tensor) \
+            or not isinstance(a, torch.Tensor) or b.dim() == a.dim():
+        return b
+    start = int(ctx.attr("axis", a.dim() - b.dim()))
+    start = start + a.dim() if start < 0 else start
+    return b.reshape(list(b.shape) + [1] * (a.dim() - start - b.dim()))
+
+
 def scalar_operand(ctx, i: int, other):
     """Input i as a Python number when it is a one-element constant that broadcasting with
     `other` would not change (`x * 2.0` reads better than a weight of one element), else the

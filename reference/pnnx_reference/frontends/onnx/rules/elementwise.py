@@ -10,7 +10,7 @@ import torch
 
 from ..values import ShapeValue, elementwise
 from . import RULES
-from .common import known_values, scalar_operand
+from .common import known_values, legacy_broadcast, scalar_operand
 
 rule = RULES.register
 
@@ -30,8 +30,9 @@ def _binary(ctx, op_type: str, tensor_fn):
     if known_values(ctx, (0, 1)):
         return elementwise(_SHAPE_OPS[op_type], ctx.known(0), ctx.known(1))
     a, b = ctx.tensor(0), ctx.tensor(1)
+    b = legacy_broadcast(ctx, a, b)
     if ctx.const(1) is not None and ctx.const(0) is None:
-        b = scalar_operand(ctx, 1, a)
+        b = legacy_broadcast(ctx, a, scalar_operand(ctx, 1, a))
     elif ctx.const(0) is not None and ctx.const(1) is None:
         a = scalar_operand(ctx, 0, b)
     return tensor_fn(a, b)

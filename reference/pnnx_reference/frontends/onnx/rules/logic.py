@@ -7,7 +7,7 @@ import torch
 
 from ..values import ShapeValue, elementwise
 from . import RULES
-from .common import known_values, scalar_operand
+from .common import known_values, legacy_broadcast, scalar_operand
 
 rule = RULES.register
 
@@ -24,7 +24,7 @@ def _compare(ctx):
         return out
     a = ctx.tensor(0)
     b = scalar_operand(ctx, 1, a) if ctx.const(1) is not None else ctx.tensor(1)
-    return tensor_fn(a, b)
+    return tensor_fn(a, legacy_broadcast(ctx, a, b))
 
 
 for _name in _COMPARE:

@@ -45,6 +45,8 @@ def batch_norm(ctx):
     x = ctx.tensor(0)
     if int(ctx.attr("training_mode", 0)):
         ctx.fail("training_mode=1 (batch statistics) is not supported")
+    if not int(ctx.attr("spatial", 1)):  # before opset 9: statistics per element, not per channel
+        ctx.fail("BatchNormalization with spatial=0 (per-element statistics) is not supported")
     _no_extra_outputs(ctx, "BatchNormalization")
     eps = float(ctx.attr("epsilon", 1e-5))
     consts = _consts(ctx, (1, 2, 3, 4))

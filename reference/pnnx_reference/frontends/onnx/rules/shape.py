@@ -173,6 +173,9 @@ def expand(ctx):
 @rule("Tile")
 def tile(ctx):
     repeats = ctx.ints(1, "repeats")
+    value = ctx.x(0)
+    if isinstance(value, ShapeValue):  # sizes repeated (tensor_split's section sizes)
+        return ShapeValue(np.tile(value.array, [int(r) for r in repeats]), value.dtype)
     return ctx.tensor(0).repeat(repeats)
 
 
