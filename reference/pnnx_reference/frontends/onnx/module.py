@@ -39,6 +39,7 @@ class OnnxModule(nn.Module):
         self._what, self._opset = what, default_opset(proto)
         self._needed: set[str] | None = None
         self._subgraphs: dict = {}
+        self._constant_names: dict[str, str] = {}  # ONNX value name -> buffer name (after folding)
         initializers = {t.name: self._tensor(t) for t in graph.initializer}
         self._input_names = [v.name for v in graph.input if v.name not in initializers]
         self._output_names = [v.name for v in graph.output]
@@ -47,7 +48,6 @@ class OnnxModule(nn.Module):
         self._producers = {out: node for node in nodes for out in node.outputs if out}
         constants = self._fold(nodes, initializers)
         self._nodes = fusions.apply(_live(nodes, self._output_names, constants), constants, self._output_names)
-        self._constant_names: dict[str, str] = {}  # ONNX value name -> buffer name
         self._register_constants(constants)
 
     # --- building --------------------------------------------------------------------------
@@ -157,6 +157,10 @@ class OnnxModule(nn.Module):
             if problems:
                 return []
             raise ConversionError(f"{self._what}: graph output(s) {', '.join(missing)} are computed by no node")
+        sequences = [n for n in self._output_names if isinstance(env[n], list)]
+        if sequences:
+            raise ConversionError(f"{self._what}: graph output(s) {', '.join(sequences)} are sequences; a PNNX graph "
+                                  f"returns tensors")
         return [self._typed(n, V.to_tensor(env[n])) for n in self._output_names]
 
     def _replay(self, node: Node, args: list, problems: list | None, captured: dict | None = None):
@@ -191,7 +195,7 @@ class OnnxModule(nn.Module):
             self._subgraphs[key] = (graph, nodes, {t.name: self._tensor(t) for t in graph.initializer})
         _, nodes, initializers = self._subgraphs[key]
         env = {**outer, **initializers, **dict(zip([v.name for v in graph.input], formal))}
-        constants = set(initializers) | {n for n in outer if self.is_constant(n)}
+        constants = set(initializers) | {n for n in outer if folding or self.is_constant(n)}
         for node in nodes:
             rule = RULES.lookup(node.rule_key)
             ctx = Ctx(self, node, [env[n] if n else None for n in node.inputs], self._opset, folding=folding,

@@ -91,7 +91,8 @@ def _resize(ctx, x, plan: Plan, mode: str, transform_name: str, nearest_mode: st
     if mode == "nearest":
         if transform_name == "asymmetric" and nearest_mode == "floor":
             return _interpolate(x, plan, "nearest")
-        if half_pixel and (nearest_mode == "round_prefer_ceil" or not _ties(plan, transform)):
+        if half_pixel and (nearest_mode == "round_prefer_ceil"
+                           or (nearest_mode == "round_prefer_floor" and not _ties(plan, transform))):
             return _interpolate(x, plan, "nearest-exact")
     elif mode == "linear" and r in _LINEAR and (half_pixel or corners) and not downsampling:
         return _interpolate(x, plan, _LINEAR[r], align_corners=corners)
