@@ -1,0 +1,137 @@
+"""Rules beyond the ONNX table, each against onnxruntime on a small graph: control flow known at
+conversion time, sequences, quantized graphs, attention, the spec's own resampling, old opsets."""
+import numpy as np
+import pytest
+import torch
+from onnx import TensorProto, helper
+
+from onnx_models import FLOAT, INT64, graph_model, op_types, run_generated, run_ort
+from pnnx_reference import api
+from pnnx_reference.errors import ConversionError
+
+RNG = np.random.default_rng(0)
+
+
+def converts_like_ort(tmp_path, model, inputs, rtol=1e-5, atol=1e-5):
+    result = api.export_onnx(model, tmp_path, "m", inputs=[torch.from_numpy(np.array(x)) for x in inputs])
+    got = run_generated(result.paths["pnnxpy"], inputs)
+    for g, w in zip(got, run_ort(model, inputs)):
+        assert g.shape == w.shape and g.numpy().dtype == w.dtype
+        np.testing.assert_allclose(g.numpy(), w, rtol=rtol, atol=atol)
+    return result
+
+
+def branch(name, nodes, outputs):
+    return helper.make_graph(nodes, name, [], [helper.make_tensor_value_info(n, FLOAT, None) for n in outputs])
+
+
+def test_if_with_a_condition_known_from_shapes_runs_one_branch(tmp_path):
+    then = branch("then", [helper.make_node("Relu", ["x"], ["r"])], ["r"])
+    other = branch("else", [helper.make_node("Neg", ["x"], ["r"])], ["r"])
+    nodes = [helper.make_node("Shape", ["x"], ["s"]), helper.make_node("Size", ["s"], ["rank"]),
+             helper.make_node("Greater", ["rank", "two"], ["c"]),
+             helper.make_node("If", ["c"], ["y"], then_branch=then, else_branch=other)]
+    model = graph_model(nodes, [("x", FLOAT, [2, 3, 4])], [("y", FLOAT, None)], {"two": np.array(2)})
+    result = converts_like_ort(tmp_path, model, [RNG.standard_normal((2, 3, 4), dtype=np.float32)])
+    assert op_types(result.paths["pnnxparam"]) == ["pnnx.Input", "F.relu", "pnnx.Output"]
+
+
+def test_if_on_the_input_data_is_refused(tmp_path):
+    then = branch("then", [helper.make_node("Relu", ["x"], ["r"])], ["r"])
+    other = branch("else", [helper.make_node("Neg", ["x"], ["r"])], ["r"])
+    nodes = [helper.make_node("ReduceSum", ["x"], ["t"], keepdims=0), helper.make_node("Greater", ["t", "zero"], ["c"]),
+             helper.make_node("If", ["c"], ["y"], then_branch=then, else_branch=other)]
+    model = graph_model(nodes, [("x", FLOAT, [4])], [("y", FLOAT, None)], {"zero": np.array(0.0, np.float32)}, opset=11)
+    with pytest.raises(ConversionError, match="If.*cond.*must be known at conversion time"):
+        api.export_onnx(model, tmp_path, "m")
+
+
+def test_loop_with_a_known_trip_count_unrolls(tmp_path):
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+         helper.make_node("Add", ["acc_in", "x"], ["acc_out"]),
+         helper.make_node("Mul", ["acc_out", "half"], ["scan"])], "body",
+        [helper.make_tensor_value_info("i", INT64, []), helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_in", FLOAT, [3])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_out", FLOAT, [3]), helper.make_tensor_value_info("scan", FLOAT, [3])])
+    nodes = [helper.make_node("Loop", ["trips", "go", "zeros"], ["acc", "scans"], body=body)]
+    model = graph_model(nodes, [("x", FLOAT, [3])], [("acc", FLOAT, None), ("scans", FLOAT, None)],
+                        {"trips": np.array(4), "go": np.array(True), "zeros": np.zeros(3, np.float32),
+                         "half": np.array(0.5, np.float32)}, opset=13)
+    converts_like_ort(tmp_path, model, [RNG.standard_normal(3, dtype=np.float32)])
+
+
+def test_sequences_are_lists_of_tensors(tmp_path):
+    nodes = [helper.make_node("SplitToSequence", ["x", "parts"], ["seq"], axis=1),
+             helper.make_node("SequenceAt", ["seq", "last"], ["tail"]),
+             helper.make_node("ConcatFromSequence", ["seq"], ["back"], axis=1),
+             helper.make_node("ReduceSum", ["back"], ["s"], keepdims=1),
+             helper.make_node("Add", ["tail", "s"], ["y"])]
+    model = graph_model(nodes, [("x", FLOAT, [2, 6])], [("y", FLOAT, None)],
+                        {"parts": np.array([2, 4]), "last": np.array(-1)}, opset=11)
+    converts_like_ort(tmp_path, model, [RNG.standard_normal((2, 6), dtype=np.float32)])
+
+
+def test_qdq_weights_fold_into_a_float_convolution(tmp_path):
+    w = RNG.integers(-100, 100, (4, 3, 3, 3), dtype=np.int8)
+    nodes = [helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
+             helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xd"]),
+             helper.make_node("DequantizeLinear", ["w", "ws"], ["wd"], axis=0),
+             helper.make_node("Conv", ["xd", "wd"], ["y"], pads=[1, 1, 1, 1])]
+    model = graph_model(nodes, [("x", FLOAT, [1, 3, 6, 6])], [("y", FLOAT, None)],
+                        {"xs": np.array(0.02, np.float32), "xz": np.array(128, np.uint8), "w": w,
+                         "ws": np.array([0.01, 0.02, 0.03, 0.04], np.float32)}, opset=13)
+    result = converts_like_ort(tmp_path, model, [RNG.random((1, 3, 6, 6), dtype=np.float32)], rtol=1e-4, atol=1e-4)
+    assert "nn.Conv2d" in op_types(result.paths["pnnxparam"])  # the dequantized weight is a constant
+
+
+def test_qlinear_matmul_requantizes(tmp_path):
+    a = RNG.integers(0, 255, (2, 4), dtype=np.uint8)
+    b = RNG.integers(0, 255, (4, 3), dtype=np.uint8)
+    nodes = [helper.make_node("QLinearMatMul", ["a", "a_s", "a_z", "b", "b_s", "b_z", "y_s", "y_z"], ["y"])]
+    model = graph_model(nodes, [("a", TensorProto.UINT8, [2, 4])], [("y", TensorProto.UINT8, None)],
+                        {"a_s": np.array(0.05, np.float32), "a_z": np.array(120, np.uint8), "b": b,
+                         "b_s": np.array(0.03, np.float32), "b_z": np.array(130, np.uint8),
+                         "y_s": np.array(0.2, np.float32), "y_z": np.array(100, np.uint8)}, opset=13)
+    converts_like_ort(tmp_path, model, [a], rtol=0, atol=1)  # one unit of requantization rounding
+
+
+@pytest.mark.parametrize("causal, past", [(False, False), (True, False), (True, True)],
+                         ids=["plain", "causal", "causal_with_past"])
+def test_attention(tmp_path, causal, past):
+    q, k, v = (RNG.standard_normal((1, 2, 3, 8), dtype=np.float32) for _ in range(3))
+    inputs = ["q", "k", "v", "", "pk", "pv"] if past else ["q", "k", "v"]
+    outs = ["y", "present_k", "present_v"] if past else ["y"]
+    nodes = [helper.make_node("Attention", inputs, outs, is_causal=int(causal))]
+    shape = [1, 2, 3, 8]
+    extra = [("pk", FLOAT, [1, 2, 4, 8]), ("pv", FLOAT, [1, 2, 4, 8])] if past else []
+    model = graph_model(nodes, [("q", FLOAT, shape), ("k", FLOAT, shape), ("v", FLOAT, shape)] + extra,
+                        [(o, FLOAT, None) for o in outs], opset=23)
+    data = [q, k, v] + ([RNG.standard_normal((1, 2, 4, 8), dtype=np.float32) for _ in range(2)] if past else [])
+    result = converts_like_ort(tmp_path, model, data, rtol=1e-4, atol=1e-5)
+    if not past:
+        assert "F.scaled_dot_product_attention" in op_types(result.paths["pnnxparam"])
+
+
+@pytest.mark.parametrize("attrs", [
+    {"mode": "linear", "coordinate_transformation_mode": "asymmetric"},
+    {"mode": "nearest", "coordinate_transformation_mode": "tf_half_pixel_for_nn", "nearest_mode": "ceil"},
+    {"mode": "cubic", "cubic_coeff_a": -0.5, "exclude_outside": 1},
+    {"mode": "linear", "antialias": 1},
+], ids=["linear_asymmetric", "nearest_tf_ceil", "cubic_tf", "linear_antialias"])
+def test_resize_modes_pytorch_lacks_follow_the_spec(tmp_path, attrs):
+    scales = np.array([1, 1, 0.6, 1.7], np.float32)
+    model = graph_model([helper.make_node("Resize", ["x", "", "scales"], ["y"], **attrs)], [("x", FLOAT, [1, 2, 5, 6])],
+                        [("y", FLOAT, None)], {"scales": scales}, opset=19)
+    converts_like_ort(tmp_path, model, [RNG.random((1, 2, 5, 6), dtype=np.float32)], rtol=1e-4, atol=1e-5)
+
+
+def test_opset_6_legacy_broadcast(tmp_path):
+    nodes = [helper.make_node("Add", ["x", "b"], ["y"], broadcast=1, axis=1)]
+    model = graph_model(nodes, [("x", FLOAT, [2, 3, 4])], [("y", FLOAT, None)],
+                        {"b": np.array([1.0, 2.0, 3.0], np.float32)}, opset=6)
+    result = api.export_onnx(model, tmp_path, "m")
+    x = RNG.random((2, 3, 4), dtype=np.float32)
+    np.testing.assert_allclose(run_generated(result.paths["pnnxpy"], [x])[0].numpy(), x + np.array([1, 2, 3])[:, None],
+                               rtol=1e-6)
