@@ -51,14 +51,18 @@ def _weight(tensor: torch.Tensor) -> nn.Parameter:
     return nn.Parameter(tensor.detach().clone(), requires_grad=False)
 
 
-@rule("Conv")
-def conv(ctx):
-    x = ctx.tensor(0)
+def _window(ctx):
+    """(x, w, spatial rank, kernel, strides, dilations, group) of a (transposed) convolution."""
+    x, w = ctx.tensor(0), ctx.tensor(1)
     n = spatial_rank(ctx, x)
-    w = ctx.tensor(1)
     kernel = ints_attr(ctx, "kernel_shape", n, 0) if ctx.attr("kernel_shape") else list(w.shape[2:])
     strides, dilations = ints_attr(ctx, "strides", n, 1), ints_attr(ctx, "dilations", n, 1)
-    group = int(ctx.attr("group", 1))
+    return x, w, n, kernel, strides, dilations, int(ctx.attr("group", 1))
+
+
+@rule("Conv")
+def conv(ctx):
+    x, w, n, kernel, strides, dilations, group = _window(ctx)
     pads = conv_pads(ctx, x, n, kernel, strides, dilations)
     if pads[:n] != pads[n:]:
         x = F.pad(x, torch_pad(pads))
@@ -83,13 +87,8 @@ def conv(ctx):
 
 @rule("ConvTranspose")
 def conv_transpose(ctx):
-    x = ctx.tensor(0)
-    n = spatial_rank(ctx, x)
-    w = ctx.tensor(1)
-    kernel = ints_attr(ctx, "kernel_shape", n, 0) if ctx.attr("kernel_shape") else list(w.shape[2:])
-    strides, dilations = ints_attr(ctx, "strides", n, 1), ints_attr(ctx, "dilations", n, 1)
+    x, w, n, kernel, strides, dilations, group = _window(ctx)
     output_padding = ints_attr(ctx, "output_padding", n, 0)
-    group = int(ctx.attr("group", 1))
     pads = _deconv_pads(ctx, x, n, kernel, strides, dilations, output_padding)
     # an output_shape beyond the natural size is negative padding: output padding at the end
     output_padding = [op - min(e, 0) - min(b, 0) for op, b, e in zip(output_padding, pads[:n], pads[n:])]

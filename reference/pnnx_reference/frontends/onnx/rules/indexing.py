@@ -189,17 +189,28 @@ def top_k(ctx):
     return [values[index], indices[index]]
 
 
-@rule("CumSum")
-def cum_sum(ctx):
+def _cumulative(ctx, fn, identity: float):
+    """CumSum / CumProd: `exclusive` shifts by one along the axis (the identity first),
+    `reverse` accumulates from the end."""
     x = ctx.tensor(0)
     a = axis(int(ctx.scalar(1, "axis")), x.dim())
     reverse, exclusive = int(ctx.attr("reverse", 0)), int(ctx.attr("exclusive", 0))
     if reverse:
         x = torch.flip(x, [a])
-    y = torch.cumsum(x, a)
     if exclusive:
-        y = y - x
+        x = F.pad(x, [0, 0] * (x.dim() - 1 - a) + [1, 0], value=identity).narrow(a, 0, int(x.shape[a]))
+    y = fn(x, a)
     return torch.flip(y, [a]) if reverse else y
+
+
+@rule("CumSum")
+def cum_sum(ctx):
+    return _cumulative(ctx, torch.cumsum, 0)
+
+
+@rule("CumProd")
+def cum_prod(ctx):
+    return _cumulative(ctx, torch.cumprod, 1)
 
 
 @rule("OneHot")
@@ -217,17 +228,3 @@ def one_hot(ctx):
     a = axis(a, r)
     return y if a == r - 1 else torch.movedim(y, -1, a)
 
-
-@rule("CumProd")
-def cum_prod(ctx):
-    x = ctx.tensor(0)
-    a = axis(int(ctx.scalar(1, "axis")), x.dim())
-    reverse, exclusive = int(ctx.attr("reverse", 0)), int(ctx.attr("exclusive", 0))
-    if reverse:
-        x = torch.flip(x, [a])
-    if exclusive:  # shift by one along the axis, a leading 1
-        pads = [0, 0] * (x.dim() - 1 - a) + [1, 0]
-        x = F.pad(x, pads, value=1)
-        x = x.narrow(a, 0, int(x.shape[a]) - 1)
-    y = torch.cumprod(x, a)
-    return torch.flip(y, [a]) if reverse else y
