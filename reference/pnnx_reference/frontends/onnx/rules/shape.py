@@ -75,6 +75,9 @@ def transpose(ctx):
         return ShapeValue(value.array.transpose(perm), value.dtype)
     if perm == list(range(r)):
         return ctx.tensor(0)
+    moved = [i for i, p in enumerate(perm) if p != i]
+    if len(moved) == 2:  # two dims swapped: written as such (and recognised in k.transpose(-2, -1))
+        return ctx.tensor(0).transpose(moved[0], moved[1])
     return ctx.tensor(0).permute(perm)
 
 
