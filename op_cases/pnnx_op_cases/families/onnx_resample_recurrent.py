@@ -83,6 +83,10 @@ def lstm():
 @family("onnx.GRU")
 def gru():
     yield from _recurrent("GRU", 3, {"linear_before_reset": 1})
+    # ONNX's default: the reset gate before the recurrent linear map, which nn.GRU cannot do
+    yield onnx_case("onnx.GRU", "reset_first", node("GRU", ["x0", "W", "R", "B"], ["y", "y_h"], hidden_size=5,
+                                                    direction="bidirectional"),
+                    [rand(4, 2, 3)], params=_weights(3, 5, 3, 2), outputs=["y", "y_h"], opset=14)
 
 
 @family("onnx.RNN")
