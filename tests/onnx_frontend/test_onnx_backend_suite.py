@@ -105,3 +105,12 @@ def test_group_notes_say_what_is_on_disk():
 ])
 def test_failure_reasons_are_grouped_without_paths_and_numbers(message, expected):
     assert report._normalize(message).startswith(expected)
+
+
+def test_a_test_missing_from_one_backend_counts_as_failed_there():
+    both = outcomes(("node", "test_a_cpu", "passed", ""), ("node", "test_b_cpu", "passed", ""))
+    crashed = outcomes(("node", "test_a_cpu", "passed", ""))
+    meta = {"backends": ["pnnx-python", "pnnx-ncnn"]}
+    summary = report.summarize({"pnnx-python": both, "pnnx-ncnn": crashed}, meta)
+    assert summary["groups"]["node"]["pnnx-ncnn"] == {"passed": 1, "failed": 1}
+    assert summary["failure_reasons"]["pnnx-ncnn"][0][0].startswith("no result recorded")

@@ -176,6 +176,8 @@ class _NcnnRunner:
 
     @staticmethod
     def run(backend, arrays):
+        if any(a.size == 0 for a in arrays):  # an empty Mat crashes ncnn instead of refusing
+            raise RuntimeError("ncnn cannot take an empty tensor")
         return backend.run(arrays)
 
 

@@ -52,7 +52,10 @@ def _record(report) -> dict | None:
         message = text.message if text is not None else str(report.longrepr)
         if report.skipped and isinstance(report.longrepr, tuple):
             message = str(report.longrepr[2])
-    first = message.strip().splitlines()[0] if message.strip() else ""
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    first = lines[0] if lines else ""
+    if first.endswith(":") and len(lines) > 1:  # "AssertionError:" then what was not equal
+        first = f"{first} {lines[1]}"
     return {"group": group, "test": name, "outcome": outcome, "message": first[:300],
             "seconds": round(report.duration, 4)}
 

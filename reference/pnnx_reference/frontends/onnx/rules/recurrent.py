@@ -29,9 +29,6 @@ def _check(ctx, op: str, directions: int) -> str:
         ctx.fail(f"{op} with clip has no PyTorch layer")
     if op == "LSTM" and (int(ctx.attr("input_forget", 0)) or ctx.has(7)):
         ctx.fail("LSTM with coupled input-forget gates or peepholes has no PyTorch layer")
-    if op == "GRU" and not int(ctx.attr("linear_before_reset", 0)):
-        ctx.fail("GRU with linear_before_reset=0 has no PyTorch layer (PyTorch applies the reset gate "
-                 "after the recurrent linear map)")
     if ctx.attr("activation_alpha") or ctx.attr("activation_beta"):
         ctx.fail(f"{op} activations with parameters have no PyTorch layer")
     activations = [a for a in (ctx.attr("activations") or [])] or _DEFAULT_ACTIVATIONS[op] * directions
@@ -58,6 +55,8 @@ def _recurrent(ctx):
     b = ctx.constant(3, "B") if ctx.has(3) else None
     hidden = int(ctx.attr("hidden_size", r.shape[-1]))
     batch_first = bool(int(ctx.attr("layout", 0)))
+    if op == "GRU" and not int(ctx.attr("linear_before_reset", 0)):
+        return _gru_reset_first(ctx, x, w, r, b, hidden, direction, batch_first)
     module = ctx.module(lambda: _make(op, w, r, b, hidden, directions, batch_first, nonlinearity))
     if direction == "reverse":
         x = torch.flip(x, [1 if batch_first else 0])
@@ -111,6 +110,42 @@ def _outputs(ctx, out, h, c, directions, hidden, batch_first):
         s, n = out.shape[0], out.shape[1]
         y = out.reshape(s, n, directions, hidden).transpose(1, 2) if directions == 2 else out.unsqueeze(1)
     return [y, h, c][:len(ctx.node.outputs)]
+
+
+def _gru_reset_first(ctx, x, w, r, b, hidden: int, direction: str, batch_first: bool):
+    """GRU with linear_before_reset=0 (ONNX's default), which nn.GRU cannot do (it applies the
+    reset gate after the recurrent linear map): the cell spelled out, unrolled over the sequence."""
+    if batch_first:
+        x = x.transpose(0, 1)
+    steps, batch = int(x.shape[0]), int(x.shape[1])
+    h0 = ctx.tensor(5) if ctx.has(5) else None
+    if h0 is not None and batch_first:
+        h0 = h0.transpose(0, 1)
+    directions = ["forward", "reverse"] if direction == "bidirectional" else [direction]
+    ys, finals = [], []
+    for d, way in enumerate(directions):
+        wz, wr, wh = w[d].chunk(3, 0)
+        rz, rr, rh = r[d].chunk(3, 0)
+        bias = b[d] if b is not None else torch.zeros(6 * hidden, dtype=w.dtype)
+        wbz, wbr, wbh, rbz, rbr, rbh = bias.chunk(6, 0)
+        h = h0[d] if h0 is not None else torch.zeros(batch, hidden, dtype=x.dtype)
+        outputs = []
+        for t in (range(steps) if way == "forward" else range(steps - 1, -1, -1)):
+            xt = x[t]
+            z = torch.sigmoid(torch.matmul(xt, wz.t()) + torch.matmul(h, rz.t()) + (wbz + rbz))
+            g = torch.sigmoid(torch.matmul(xt, wr.t()) + torch.matmul(h, rr.t()) + (wbr + rbr))
+            candidate = torch.tanh(torch.matmul(xt, wh.t()) + torch.matmul(g * h, rh.t()) + (rbh + wbh))
+            h = (1 - z) * candidate + z * h
+            outputs.append(h)
+        if way == "reverse":
+            outputs.reverse()
+        ys.append(torch.stack(outputs, 0))
+        finals.append(h)
+    y = torch.stack(ys, 1)  # [seq, directions, batch, hidden]
+    y_h = torch.stack(finals, 0)
+    if batch_first:
+        y, y_h = y.permute(2, 0, 1, 3), y_h.transpose(0, 1)
+    return [y, y_h][:len(ctx.node.outputs)]
 
 
 for _op in _MODULES:
