@@ -13,4 +13,4 @@ from ....registry import Registry
 RULES = Registry("onnx-frontend", "ONNX op type -> fn(ctx) replaying it through the PyTorch Python API")
 
 from . import (activation, attention, control, conv, creation, elementwise, indexing, linear, logic,  # noqa: E402,F401
-               loss, norm, pool, quantize, recurrent, reduce, resize, sampling, shape)
+               loss, norm, pool, quantize, recurrent, reduce, resize, sampling, shape, spectral)
