@@ -135,3 +135,13 @@ def test_opset_6_legacy_broadcast(tmp_path):
     x = RNG.random((2, 3, 4), dtype=np.float32)
     np.testing.assert_allclose(run_generated(result.paths["pnnxpy"], [x])[0].numpy(), x + np.array([1, 2, 3])[:, None],
                                rtol=1e-6)
+
+
+@pytest.mark.parametrize("attrs, last", [({}, 2), ({"onesided": 1}, 1), ({"inverse": 1, "onesided": 1}, 2)],
+                         ids=["complex", "rfft", "irfft"])
+def test_dft_over_real_imaginary_pairs(tmp_path, attrs, last):
+    nodes = [helper.make_node("DFT", ["x", "", "ax"], ["y"], **attrs)]
+    model = graph_model(nodes, [("x", FLOAT, [2, 8, last])], [("y", FLOAT, None)], {"ax": np.array(1)}, opset=20)
+    result = converts_like_ort(tmp_path, model, [RNG.standard_normal((2, 8, last), dtype=np.float32)], rtol=1e-4,
+                               atol=1e-4)
+    assert any(t.startswith("torch.fft.") for t in op_types(result.paths["pnnxparam"]))
