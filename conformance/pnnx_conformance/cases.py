@@ -64,11 +64,14 @@ def budget_subset(cases: list, limit: int) -> list:
 
 
 def select_cases(tier: str = "smoke", op: list[str] | None = None, table: list[str] | None = None,
-                 pattern: str | None = None, limit: int = 0) -> list:
+                 pattern: str | None = None, limit: int = 0, *, ids=None) -> list:
     """The cases of a tier (smoke: smoke-tagged ones; full: all), filtered, sorted by id,
-    then thinned to `limit` cases (0: no limit) by budget_subset."""
+    then thinned to `limit` cases (0: no limit) by budget_subset. `ids`: only these."""
     out = []
+    wanted = set(ids) if ids else None
     for case in all_cases():
+        if wanted is not None and case.id not in wanted:
+            continue
         if tier == "smoke" and case.tier != "smoke":
             continue
         if op and not any(fnmatch.fnmatchcase(case.op, p) for p in op):

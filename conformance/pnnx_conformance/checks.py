@@ -87,6 +87,14 @@ class Executor:
         return arts
 
     # --- running ----------------------------------------------------------------------
+    def run_parity(self, unit: Unit):
+        """(case, backend, subject, outputs) of one parity unit, for callers that judge the
+        outputs beyond the tolerance table too (the unit tests pin some bounds of their own).
+        Raises the unit's outcome when nothing ran."""
+        case = load_case(unit.case)
+        self._enter_case(case.id)
+        return (case, *parity_outputs(self, case, unit))
+
     def execute(self, unit: Unit) -> Result:
         res = Result(case=unit.case, op="", table="", converter=unit.converter, check=unit.check,
                      status="pass", backend=unit.backend, precision=unit.precision, tier=self.tier)
@@ -238,7 +246,10 @@ def _accumulation_bound(subject, case, tol):
     return [tol.accum * k * tol.unit * m for m in subject.magnitude()]
 
 
-def check_parity(ex: Executor, case, unit: Unit, res: Result) -> None:
+def parity_outputs(ex: Executor, case, unit: Unit, res: Result | None = None):
+    """Run the unit's backend on the converter's artefacts: (backend, subject, outputs).
+    Raises the outcome (not supported, skipped, runtime failure) when there is nothing to
+    compare."""
     backend = ex.backend(unit.backend)
     if unit.precision not in backend.precisions:
         raise HarnessError(f"backend {unit.backend} has no precision {unit.precision!r}")
@@ -255,14 +266,24 @@ def check_parity(ex: Executor, case, unit: Unit, res: Result) -> None:
         arts = _artefacts_or_outcome(ex, case, unit, rounding)
     if not arts.has(*backend.consumes):
         raise NotSupported(arts.missing_reason(backend.consumes))
-    res.sizes = {k: v for k, v in arts.sizes().items() if k in backend.consumes}
-    outputs = _run_backend(backend, arts, unit.precision, subject.numpy_inputs)
-    res.device = backend.device or ""
+    if res is not None:
+        res.sizes = {k: v for k, v in arts.sizes().items() if k in backend.consumes}
+    return backend, subject, _run_backend(backend, arts, unit.precision, subject.numpy_inputs)
+
+
+def parity_verdict(case, unit: Unit, backend, subject, outputs):
+    """The outputs against the oracle under the tolerance table: (tolerance, Verdict)."""
     tol = tolerance_for(case, backend.name or unit.backend, unit.precision)
-    verdict = compare(outputs, subject.expected, tol, _accumulation_bound(subject, case, tol),
-                      loose_rank=bool(backend.consumes) and backend.consumes[0].startswith("ncnn"))
+    return tol, compare(outputs, subject.expected, tol, _accumulation_bound(subject, case, tol),
+                        loose_rank=bool(backend.consumes) and backend.consumes[0].startswith("ncnn"))
+
+
+def check_parity(ex: Executor, case, unit: Unit, res: Result) -> None:
+    backend, subject, outputs = parity_outputs(ex, case, unit, res)
+    res.device = backend.device or ""
+    tol, verdict = parity_verdict(case, unit, backend, subject, outputs)
     res.metrics = verdict.metrics
-    if rounding is not None:  # fp32 ULPs say nothing about an fp16 pipeline
+    if subject.rounding is not None:  # fp32 ULPs say nothing about an fp16 pipeline
         res.metrics.max_ulp = None
     if not verdict.ok:
         raise NumericFailed(verdict.message, f"tolerance: {tol.reason}")

@@ -2,9 +2,11 @@
 
     pnnx-conformance run --tier smoke --out build/conformance [--op nn.Conv2d] [--backend ...]
     pnnx-conformance merge SHARD_DIR... --out DIR
-    pnnx-conformance report --results DIR --out reports [--readme README.md] [--html DIR] [--bench FILE] [--check]
-    pnnx-conformance certify --backend NAME [--tier smoke] [--waivers FILE] [--out DIR]
-    pnnx-conformance verify-certificate FILE.json
+    pnnx-conformance report --results DIR [--out DIR/report] [--readme README.md] [--html DIR] [--bench FILE] [--check]
+    pnnx-conformance history [REPORTS] [--from-git]
+    pnnx-conformance keygen --out KEY.pem
+    pnnx-conformance certify --backend NAME [--key KEY.pem] [--tier smoke] [--waivers FILE] [--out DIR]
+    pnnx-conformance verify-certificate FILE.json [--trust FINGERPRINT] [--pubkey KEY.pub.pem] [--rerun N [--seed S]]
     pnnx-conformance diff OLD NEW [--fail-on-new-failures]
     pnnx-conformance freeze --tier smoke --out corpus/
     pnnx-conformance backends
@@ -73,19 +75,20 @@ def cmd_merge(args) -> int:
 
 def cmd_report(args) -> int:
     from .report import build_reports
-    from .report.committed import check_matrix
+    from .report.committed import check_matrix, check_readme
 
     results, out = Path(args.results), Path(args.out)
     try:
         if args.check:
-            diff = check_matrix(out, results if args.results_given else None)
-            if diff:
+            given = results if args.results_given else None
+            checked = [(out / "support_matrix.md", check_matrix(out, given))]
+            if args.readme:
+                checked.append((Path(args.readme), check_readme(Path(args.readme), out, given)))
+            for path, diff in checked:
                 sys.stdout.write(diff)
-                print(f"error: {out / 'support_matrix.md'} differs from what the committed results give; "
-                      "regenerate with pnnx-conformance report", file=sys.stderr)
-                return 1
-            print(f"{out / 'support_matrix.md'}: up to date", file=sys.stderr)
-            return 0
+                print(f"error: {path} differs from what the committed results give; regenerate with "
+                      "pnnx-conformance report" if diff else f"{path}: up to date", file=sys.stderr)
+            return 1 if any(diff for _, diff in checked) else 0
         written = build_reports(results, out, html_dir=Path(args.html) if args.html else None,
                                 readme=Path(args.readme) if args.readme else None,
                                 bench=Path(args.bench) if args.bench else None)
@@ -97,25 +100,69 @@ def cmd_report(args) -> int:
     return 0
 
 
+def _report_default(results: Path) -> Path:
+    """Without --out, a report goes under its results folder."""
+    return (results if results.is_dir() else results.parent) / "report"
+
+
+def cmd_history(args) -> int:
+    from .report.history import HISTORY, from_git, history_text, read_history
+
+    folder = Path(args.reports)
+    try:
+        entries = from_git(folder) if args.from_git else read_history(folder / HISTORY)
+    except (ValueError, OSError) as e:
+        print(f"error: history: {e}", file=sys.stderr)
+        return 2
+    print(history_text(entries) if entries else f"{folder / HISTORY}: no runs recorded")
+    return 0
+
+
 def cmd_certify(args) -> int:
     from .report.certify import certify
 
     cert, js, page = certify(args.backend, Path(args.out), tier=args.tier, ops=_csv(args.op),
                              waivers=Path(args.waivers) if args.waivers else None, max_cases=args.max_cases,
-                             jobs=args.jobs, cases_provider=args.cases, progress=not args.quiet)
+                             jobs=args.jobs, cases_provider=args.cases, progress=not args.quiet,
+                             key=Path(args.key) if args.key else None)
     for table, rate in cert["pass_rates"].items():
         print(f"{table}: {rate['passed']}/{rate['total']} passed, {rate.get('waived', 0)} waived", file=sys.stderr)
     print(f"certificate: {js}\n             {page}\ndigest {cert['digest']}", file=sys.stderr)
+    if "signature" in cert:
+        print(f"signed by {cert['signature']['fingerprint']}", file=sys.stderr)
+    else:
+        print("warning: unsigned (no --key): verify-certificate refuses it without --allow-unsigned", file=sys.stderr)
+    return 0
+
+
+def cmd_keygen(args) -> int:
+    from .report.certify import keygen
+
+    private, public, fp = keygen(Path(args.out))
+    print(f"private key: {private} (keep it secret)\npublic key:  {public}\nfingerprint: {fp}", file=sys.stderr)
     return 0
 
 
 def cmd_verify_certificate(args) -> int:
-    from .report.certify import verify_file
+    from .report.certify import read_certificate, rerun, signer, trusted_fingerprints, verify_file
 
-    problems = verify_file(Path(args.certificate), check_cases=not args.no_case_check)
+    name = args.certificate
+    trusted = trusted_fingerprints(args.trust or [], args.pubkey or [])
+    problems = verify_file(Path(name), check_cases=not args.no_case_check, trusted=trusted,
+                           allow_unsigned=args.allow_unsigned)
+    if args.rerun:
+        seed, differences = rerun(Path(name), args.rerun, seed=args.seed, jobs=args.jobs, progress=not args.quiet)
+        print(f"{name}: re-ran {args.rerun} case(s) drawn with --seed {seed}", file=sys.stderr)
+        problems += differences
     for p in problems:
-        print(f"{args.certificate}: {p}", file=sys.stderr)
-    print(f"{args.certificate}: " + ("verifies" if not problems else "does NOT verify"), file=sys.stderr)
+        print(f"{name}: {p}", file=sys.stderr)
+    who = signer(read_certificate(Path(name)))
+    if who and not trusted:
+        print(f"{name}: signed by {who} (not pinned: pass --trust {who} or --pubkey to require this signer)",
+              file=sys.stderr)
+    elif who:
+        print(f"{name}: signed by {who} (trusted)", file=sys.stderr)
+    print(f"{name}: " + ("verifies" if not problems else "does NOT verify"), file=sys.stderr)
     return 1 if problems else 0
 
 
@@ -206,16 +253,25 @@ def parser() -> argparse.ArgumentParser:
     rep = sub.add_parser("report", help="build reports from results")
     rep.add_argument("--results", help="results folder (or results.jsonl.gz); default with --check: "
                      "OUT/results.jsonl.gz")
-    rep.add_argument("--out", default="reports", help="where support_matrix.md and results.jsonl.gz go")
+    rep.add_argument("--out", help="where support_matrix.md and results.jsonl.gz go (default: RESULTS/report; "
+                     "with --check: reports)")
     rep.add_argument("--html", help="HTML report folder (default: RESULTS/html)")
     rep.add_argument("--readme", help="regenerate this README's support-matrix section")
     rep.add_argument("--bench", help="benchmark file from benchmarks/bench_zoo.py (default: OUT/bench.json when "
                      "present; copied there so --check can regenerate the section)")
     rep.add_argument("--check", action="store_true",
-                     help="exit 1 (printing a diff) when OUT/support_matrix.md differs from the committed results")
+                     help="exit 1 (printing a diff) when OUT/support_matrix.md (and --readme's section) "
+                          "differs from the committed results")
     rep.set_defaults(fn=cmd_report)
+    h = sub.add_parser("history", help="the totals of past runs that `report` kept (REPORTS/history.json)")
+    h.add_argument("reports", nargs="?", default="reports")
+    h.add_argument("--from-git", action="store_true",
+                   help="first add every committed version of REPORTS/results.jsonl.gz")
+    h.set_defaults(fn=cmd_history)
     c = sub.add_parser("certify", help="certify a backend on the certification tier")
     c.add_argument("--backend", required=True)
+    c.add_argument("--key", help="Ed25519 private key (PEM) to sign the certificate with (see keygen; an encrypted "
+                   "key reads its passphrase from $PNNX_CERT_KEY_PASSWORD)")
     c.add_argument("--tier", default="smoke", choices=("smoke", "full"))
     c.add_argument("--waivers", help="vendor waiver file (TOML, see waivers.py)")
     c.add_argument("--out", default="certificates")
@@ -225,10 +281,24 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--jobs", "-j", type=int, default=2)
     c.add_argument("--quiet", "-q", action="store_true")
     c.set_defaults(fn=cmd_certify)
-    vc = sub.add_parser("verify-certificate", help="check a certificate's digest and case set")
+    vc = sub.add_parser("verify-certificate", help="check a certificate's signature, consistency and case set")
     vc.add_argument("certificate")
-    vc.add_argument("--no-case-check", action="store_true", help="check the digest only")
+    vc.add_argument("--no-case-check", action="store_true",
+                    help="do not compare with the installed suite's case set (signature and consistency only)")
+    vc.add_argument("--trust", action="append", metavar="FINGERPRINT",
+                    help="accept only certificates signed by this key (sha256:...), repeatable")
+    vc.add_argument("--pubkey", action="append", metavar="PEM", help="accept only this signer's key, repeatable")
+    vc.add_argument("--allow-unsigned", action="store_true",
+                    help="accept an unsigned certificate (its digest alone proves nothing)")
+    vc.add_argument("--rerun", type=int, default=0, metavar="N",
+                    help="audit: re-run N cases drawn at random with the certified backend; any other status fails")
+    vc.add_argument("--seed", type=int, default=None, help="the draw of --rerun (default: a fresh one, printed)")
+    vc.add_argument("--jobs", "-j", type=int, default=2)
+    vc.add_argument("--quiet", "-q", action="store_true")
     vc.set_defaults(fn=cmd_verify_certificate)
+    k = sub.add_parser("keygen", help="make an Ed25519 key pair for certify --key")
+    k.add_argument("--out", required=True, help="private key file (KEY.pem); the public key goes to KEY.pub.pem")
+    k.set_defaults(fn=cmd_keygen)
     d = sub.add_parser("diff", help="newly failing / newly passing cases between two result sets")
     d.add_argument("old")
     d.add_argument("new")
@@ -278,6 +348,8 @@ def main(argv: list[str] | None = None) -> int:
         args.results_given = args.results is not None
         if args.results is None and not args.check:
             parser().error("report: --results is required (except with --check)")
+        if args.out is None:  # never the reports/ of whatever checkout the command runs in
+            args.out = "reports" if args.check else str(_report_default(Path(args.results)))
         args.results = args.results or str(Path(args.out) / "results.jsonl.gz")
     try:
         return args.fn(args)

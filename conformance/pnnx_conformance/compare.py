@@ -7,6 +7,7 @@ import numpy as np
 
 from .results import Metrics
 from .tolerances import Tolerance
+from .tolerances import within as _elementwise  # the table's per-element rule
 
 
 @dataclass
@@ -64,21 +65,6 @@ def _align(a: np.ndarray, r: np.ndarray, loose_rank: bool) -> np.ndarray | None:
     if loose_rank and a.size == r.size and squeezed:
         return a.reshape(r.shape)
     return None
-
-
-def _elementwise(a, r, tol: Tolerance, mag):
-    """Per-element (mismatch mask, |diff|, bound) for float comparison."""
-    a64, r64 = a.astype(np.float64), r.astype(np.float64)
-    same_nan = np.isnan(a64) & np.isnan(r64)
-    same_inf = np.isinf(a64) & np.isinf(r64) & (np.sign(a64) == np.sign(r64))
-    finite = np.isfinite(a64) & np.isfinite(r64)
-    with np.errstate(invalid="ignore", over="ignore"):
-        diff = np.where(finite, np.abs(a64 - r64), 0.0)
-    bound = tol.atol + tol.rtol * np.abs(np.where(finite, r64, 0.0))
-    if mag is not None:
-        bound = bound + mag
-    bad = ~(same_nan | same_inf | (finite & (diff <= bound)))
-    return bad, diff, np.where(finite, np.abs(r64), 0.0)
 
 
 def compare(actual: list, expected: list, tol: Tolerance, extra_bound: list | None = None,

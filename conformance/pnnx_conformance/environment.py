@@ -19,6 +19,13 @@ def _git(*args: str) -> str:
         return ""
 
 
+def suite_commit() -> str:
+    """The suite checkout's HEAD (10 hex digits), with "+" when its files differ from it;
+    "" outside a git checkout."""
+    head = _git("rev-parse", "--short=10", "HEAD")
+    return head + ("+" if head and _git("status", "--porcelain", "--untracked-files=no") else "")
+
+
 def _version(pkg: str) -> str:
     try:
         return metadata.version(pkg)

@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import numpy as np
 
-ROUNDING = (None, "fp16", "bf16")
-
 
 def _round_dtype(rounding):
     import torch

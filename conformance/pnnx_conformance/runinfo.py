@@ -7,14 +7,18 @@ import json
 import time
 from pathlib import Path
 
+from .environment import suite_commit
+
 RUN_INFO = "run.json"
 
 
 def run_info(suite: str, tier: str, converters: list[str], cases: int, jobs: int, wall_s: float,
-             **extra) -> dict:
+             commit: str | None = None, **extra) -> dict:
+    """`commit`: the checkout the run was made on (environment.suite_commit), which the
+    report's history (report/history.py) files the run's totals under."""
     return {"suite": suite, "tier": tier, "converters": sorted(converters), "cases": cases, "jobs": jobs,
             "wall_s": round(wall_s, 2), "finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            **extra}
+            "commit": suite_commit() if commit is None else commit, **extra}
 
 
 def write_run_info(folder: Path, info: dict) -> Path:
@@ -45,6 +49,7 @@ def merge_run_infos(infos: list[dict]) -> dict:
                       sorted({c for i in infos for c in i.get("converters", [])}),
                       sum(i.get("cases", 0) for i in infos), max(i.get("jobs", 0) for i in infos), max(walls),
                       shards=sum(i.get("shards", 1) for i in infos),
+                      commit=_joined(i["commit"] for i in infos if i.get("commit")),
                       busy_s=round(sum(i.get("busy_s", i["wall_s"]) for i in infos), 2))
     return merged
 

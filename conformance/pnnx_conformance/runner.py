@@ -41,6 +41,7 @@ class RunOptions:
     ops: list[str] = field(default_factory=list)
     tables: list[str] = field(default_factory=list)
     pattern: str | None = None
+    ids: list[str] = field(default_factory=list)   # exactly these case ids (verify-certificate --rerun)
     backends: list[str] = field(default_factory=lambda: list(backend_registry.DEFAULT))
     converters: list[str] = field(default_factory=lambda: list(converter_registry.DEFAULT))
     shard: tuple[int, int] = (1, 1)
@@ -55,7 +56,7 @@ class RunOptions:
 
     @property
     def filtered(self) -> bool:
-        return bool(self.ops or self.tables or self.pattern)
+        return bool(self.ops or self.tables or self.pattern or self.ids)
 
     @property
     def limit(self) -> int:
@@ -106,7 +107,7 @@ def run(opts: RunOptions) -> RunSummary:
     converters = {name: converter_registry.load_converter(name) for name in opts.converters}
     waivers = load_waivers(opts.waivers or DEFAULT_FILE, [c.id for c in all_cases()]) \
         if (opts.waivers or DEFAULT_FILE.is_file()) else []
-    selected = select_cases(opts.tier, opts.ops, opts.tables, opts.pattern, opts.limit)
+    selected = select_cases(opts.tier, opts.ops, opts.tables, opts.pattern, opts.limit, ids=opts.ids)
     cases = [c for c in selected if in_shard(c.id, opts.shard)]
     reexport = {n for n, c in converters.items() if c.in_process or opts.tier == "full"}
     units = plan(cases, list(converters), backends, reexport)

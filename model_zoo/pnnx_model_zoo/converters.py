@@ -1,4 +1,4 @@
-"""The harness's two converters, told about a zoo case's converter options (`moduleop`).
+"""The harness's converters, told about a zoo case's converter options (`moduleop`).
 
 The harness's own converters convert a case with default options; a zoo case may need
 options (YOLOv5's Focus block is kept whole with `moduleop`), so these subclasses pass
@@ -12,6 +12,7 @@ from pathlib import Path
 
 from pnnx_conformance.artefacts import Artefacts, kind_name
 from pnnx_conformance.converters.reference import ReferenceConverter
+from pnnx_conformance.converters.reference_export import ReferenceExportConverter
 from pnnx_conformance.converters.reference_onnx import ReferenceOnnxConverter
 from pnnx_conformance.converters.upstream import UpstreamConverter, inputshape_arg
 from pnnx_conformance.errors import ConvertFailed, NotSupported
@@ -32,7 +33,8 @@ class ZooReference(ReferenceConverter):
         inputs = case.make_inputs() if inputs is None else inputs
         workdir.mkdir(parents=True, exist_ok=True)
         try:
-            res = api.export(model, inputs, workdir, "case", fp16=fp16, **case_options(case))
+            res = api.export(model, inputs, workdir, "case", fp16=fp16, self_check=False,  # as ReferenceConverter
+                             **case_options(case))
         except UnsupportedOperator as e:
             raise NotSupported(str(e)) from None
         except PnnxError as e:
@@ -83,6 +85,13 @@ class ZooUpstream(UpstreamConverter):
         except subprocess.TimeoutExpired as e:
             out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
             raise ConvertFailed(f"pnnx did not finish in {self.timeout_s} s", out[-4000:]) from None
+
+
+class ZooReferenceExport(ReferenceExportConverter):
+    """torch.export to case.pt2, then `pnnxref case.pt2 fp16=...`. A .pt2 keeps no user classes,
+    so `moduleop` cannot apply: such a block converts operator by operator."""
+
+    timeout_s = 600  # whole networks on a loaded 2-core machine
 
 
 class ZooReferenceOnnx(ReferenceOnnxConverter):

@@ -31,6 +31,7 @@ PROVIDER = "pnnx_model_zoo.zoo:zoo_cases"
 RESULTS = "results.jsonl"
 # short name (as the reports show it) -> the spec the harness loads
 CONVERTERS = {"reference": "pnnx_model_zoo.converters:ZooReference",
+              "reference-export": "pnnx_model_zoo.converters:ZooReferenceExport",
               "upstream": "pnnx_model_zoo.converters:ZooUpstream",
               "reference-onnx": "pnnx_model_zoo.converters:ZooReferenceOnnx"}
 # (backend entry-point name, precision) per parity check: fp32 everywhere, and ncnn also in its
@@ -72,9 +73,9 @@ def plan(cases, upstream: bool = True, onnx: bool = True) -> list[Unit]:
     """Per case and converter: the conversion, then parity on every backend."""
     units = []
     for case in cases:
-        ref = CONVERTERS["reference"]
-        units.append(Unit(case.id, ref, "convert"))
-        units += [Unit(case.id, ref, "parity", b, p) for b, p in MODES]
+        for name in ("reference", "reference-export"):
+            units.append(Unit(case.id, CONVERTERS[name], "convert"))
+            units += [Unit(case.id, CONVERTERS[name], "parity", b, p) for b, p in MODES]
         if upstream:
             up = CONVERTERS["upstream"]
             units.append(Unit(case.id, up, "convert"))
@@ -117,12 +118,14 @@ def run_zoo(cases, out: Path, *, upstream: bool = True, onnx: bool = True, jobs:
         if not keep_artefacts:
             shutil.rmtree(workroot, ignore_errors=True)
     write_results(out / RESULTS, results)
-    converters = ["reference"] + (["upstream"] if upstream else []) + (["reference-onnx"] if onnx else [])
+    converters = ["reference", "reference-export"] + (["upstream"] if upstream else []) + \
+        (["reference-onnx"] if onnx else [])
     write_run_info(out, run_info("model_zoo", tier_of(cases), converters, len(cases), jobs, time.monotonic() - began))
     return results
 
 
 COLUMNS = [("reference", "convert", None, None)] + [("reference", "parity", *m) for m in MODES] + \
+          [("reference-export", "convert", None, None)] + [("reference-export", "parity", *m) for m in MODES] + \
           [("upstream", "convert", None, None)] + [("upstream", "parity", *m) for m in UPSTREAM_MODES] + \
           [("reference-onnx", "convert", None, None)] + [("reference-onnx", "parity", *m) for m in UPSTREAM_MODES]
 
@@ -148,6 +151,7 @@ def table(results: list[Result]) -> str:
     or relative L2 for the network-level fp16 checks)."""
     by_key = {(r.case, r.converter, r.check, r.backend, r.precision): r for r in results}
     heads = ["convert"] + [_mode_name(m) for m in MODES] + \
+        ["export convert"] + [f"export {_mode_name(m)}" for m in MODES] + \
         ["upstream convert"] + [f"upstream {_mode_name(m)}" for m in UPSTREAM_MODES] + \
         ["onnx convert"] + [f"onnx {_mode_name(m)}" for m in UPSTREAM_MODES]
     cases = sorted({r.case for r in results})
@@ -161,7 +165,7 @@ def table(results: list[Result]) -> str:
 
 def failures(results: list[Result]) -> list[Result]:
     """Reference records that did not pass (upstream's are information, not our failures)."""
-    return [r for r in results if r.converter == "reference" and r.status not in PASSING]
+    return [r for r in results if r.converter in ("reference", "reference-export") and r.status not in PASSING]
 
 
 def main(argv=None) -> int:

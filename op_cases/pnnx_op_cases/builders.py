@@ -12,9 +12,11 @@ Inputs
 
 Cases (forward arguments are always named x0, x1, ... one per InputSpec, in order)
     module_case(op, variant, ctor, inputs, *, call=None, pre=None, ret=None, init=None,
-                smoke=False, tags=(), reasons=None, tolerance=None) -> Case
-        __init__: `self.m = <ctor>` (e.g. "nn.Conv2d(3, 16, 3, stride=2)"), then the `init`
-        lines (run under torch.no_grad(); e.g. "self.m.running_var.uniform_(0.5, 1.5)").
+                modules=None, smoke=False, tags=(), reasons=None, tolerance=None) -> Case
+        __init__: `self.m = <ctor>` (e.g. "nn.Conv2d(3, 16, 3, stride=2)"), one
+        `self.<name> = <ctor>` per entry of `modules` (more submodules the forward uses,
+        e.g. {"fc": "nn.Linear(8, 3)"}), then the `init` lines (run under torch.no_grad();
+        e.g. "self.m.running_var.uniform_(0.5, 1.5)").
         forward: the `pre` lines (e.g. "x0 = x0.transpose(1, 2)"), then
         `y = <call>` where call defaults to "self.m(x0, x1, ...)", then `return <ret>`.
         ret: None returns y; a str is a return expression over y; a sequence of str makes a
@@ -200,12 +202,13 @@ def _make_case(op, variant, source, inputs, *, smoke, tags, reasons, tolerance, 
 def module_case(op: str, variant: str, ctor: str, inputs: Iterable[InputSpec], *,
                 call: str | None = None, pre: str | Sequence[str] | None = None,
                 ret: str | Sequence[str] | None = None,
-                init: str | Sequence[str] | None = None, smoke: bool = False,
-                tags: Iterable[str] = (), reasons: Mapping[str, str] | None = None,
+                init: str | Sequence[str] | None = None, modules: Mapping[str, str] | None = None,
+                smoke: bool = False, tags: Iterable[str] = (), reasons: Mapping[str, str] | None = None,
                 tolerance: ToleranceHint | None = None) -> Case:
     inputs = list(inputs)
     call = call or "self.m({})".format(", ".join(f"x{i}" for i in range(len(inputs))))
-    init_lines = [f"self.m = {ctor}"] + _init_block(init)
+    init_lines = [f"self.m = {ctor}"] + [f"self.{name} = {c}" for name, c in (modules or {}).items()]
+    init_lines += _init_block(init)
     body = _lines(pre) + _return_lines(call, ret)
     source = render_source(init_lines, len(inputs), body)
     return _make_case(op, variant, source, inputs, smoke=smoke, tags=tags, reasons=reasons,

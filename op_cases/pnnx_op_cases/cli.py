@@ -3,6 +3,7 @@
     pnnx-cases list [--op OP] [--table T] [--tier smoke|full] [--tag TAG] [--pattern GLOB] [--counts]
     pnnx-cases show CASE_ID
     pnnx-cases write CASE_ID --out DIR
+    pnnx-cases where OP [--json]      every piece of an operator as file:line (see where.py)
 
 Bad input prints one line `error: ...` to stderr and exits 2.
 """
@@ -39,6 +40,11 @@ def _build_parser() -> argparse.ArgumentParser:
     write = sub.add_parser("write", help="write CASE.py, CASE.pt and .npy inputs/outputs")
     write.add_argument("case_id")
     write.add_argument("--out", required=True, help="output folder (created)")
+    where = sub.add_parser("where", help="file:line of every piece of an operator: table row, case "
+                                         "families, frontend rules, emitters, tolerances, waivers, "
+                                         "known differences")
+    where.add_argument("op", help="table row or emitted operator, e.g. nn.Conv2d")
+    where.add_argument("--json", action="store_true", help="one JSON object instead of text")
     return p
 
 
@@ -114,7 +120,16 @@ def cmd_write(args) -> None:
         print(f"note: no .pt for {case.id}: {case.reasons.get('no-trace')}", file=sys.stderr)
 
 
-COMMANDS = {"list": cmd_list, "show": cmd_show, "write": cmd_write}
+def cmd_where(args) -> None:
+    import json
+
+    from . import where
+
+    found = where.pieces(args.op)
+    print(json.dumps(where.as_json(args.op, found), indent=1) if args.json else where.render(args.op, found))
+
+
+COMMANDS = {"list": cmd_list, "show": cmd_show, "write": cmd_write, "where": cmd_where}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,7 +1,10 @@
-"""The case registry: every family module joins with `@family("op.Name")`.
+"""The case registry: every family module joins with `@family("op.Name", ...)`.
 
-A family is a function yielding `Case`s for one table row. `all_cases()` imports every
-module under `families/`, runs the families and returns the cases sorted by id.
+A family is a function yielding `Case`s for the table rows it names. The names are string
+literals, so `grep -rn '"nn.Conv2d"' op_cases` finds every family of a row (a unit test
+holds every module to that). `all_cases()` imports every module under `families/`, runs the
+families and returns the cases sorted by id; a family yielding a row it did not name, or
+naming a row it yields nothing for, is an error.
 """
 from __future__ import annotations
 
@@ -38,6 +41,7 @@ def all_cases() -> tuple[Case, ...]:
     _import_families()
     cases: dict[str, Case] = {}
     for fn, ops in _families_with_ops().items():
+        yielded = set()
         for case in fn():
             if case.id in cases:
                 raise ValueError(f"duplicate case id {case.id}")
@@ -45,7 +49,22 @@ def all_cases() -> tuple[Case, ...]:
                 raise ValueError(f"{fn.__module__}.{fn.__name__} registered for {sorted(ops)} "
                                  f"but yields {case.id}")
             cases[case.id] = case
+            yielded.add(case.op)
+        if ops - yielded:
+            raise ValueError(f"{fn.__module__}.{fn.__name__} registered for {sorted(ops - yielded)} "
+                             "but yields no case of them")
     return tuple(sorted(cases.values(), key=lambda c: c.id))
+
+
+def families(op: str) -> list[Callable[[], Iterable[Case]]]:
+    """The family functions registered for table row `op` (empty for an unknown row)."""
+    _import_families()
+    return list(_FAMILIES.get(op, ()))
+
+
+def registered_ops() -> set[str]:
+    _import_families()
+    return set(_FAMILIES)
 
 
 def _families_with_ops() -> dict[Callable, set[str]]:

@@ -1,21 +1,30 @@
 """The Python API: `export(model, inputs, ...)` writes the PNNX artefacts, `capture(...)`
-returns the optimised graph without writing anything."""
+returns the optimised graph without writing anything.
+
+Nothing but a `PnnxError` (one line) leaves either: an unexpected exception inside the
+converter becomes a ConversionError saying so, with the original as its `__cause__`."""
 from __future__ import annotations
 
+import functools
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
 import torch.nn as nn
 
+from . import selfcheck
+from .frontends import export as exported
 from .frontends.python import trace
 from .frontends.python.dynamic import merge_shapes
+from .frontends.python.tracer import iter_values
 from .emit.ncnn import write_ncnn
 from .emit.onnx import write_onnx
-from .emit.python_code import write_python
-from .errors import ConversionError, UnsupportedOperator
+from .emit.python.pnnx_py import write_python
+from .errors import ConversionError, PnnxError, UnsupportedOperator
+from .files import Staging
 from .formats import pnnx_param
-from .ir import DTYPES, Graph
+from .ir import DTYPES, Graph, Operand
 from .passes import PassContext, run_passes
 
 ARTEFACTS = ("pnnxparam", "pnnxbin", "pnnxpy", "pnnxonnx", "ncnnparam", "ncnnbin", "ncnnpy")
@@ -30,6 +39,27 @@ class ExportResult:
     paths: dict[str, Path] = field(default_factory=dict)        # artefact -> file written
     unsupported: dict[str, str] = field(default_factory=dict)   # emitter -> why it wrote nothing
     notes: list[str] = field(default_factory=list)              # e.g. dynamic dims kept fixed
+    value_dependent: list[str] = field(default_factory=list)    # accepted value-dependent conversions
+    self_check: str = "off"                                      # what the self-check found
+
+
+def one_line_errors(function):
+    """Only PnnxError leaves `function`: anything else is a converter bug, reported in one line
+    (MemoryError and KeyboardInterrupt pass: the caller handles those)."""
+    @functools.wraps(function)
+    def run(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except (PnnxError, MemoryError):
+            raise
+        except RecursionError as err:
+            raise ConversionError("the model nests too deeply to convert (Python's recursion limit "
+                                  "was reached)") from err
+        except Exception as err:
+            text = (str(err).strip().splitlines() or [""])[0][:300]
+            raise ConversionError(f"internal error in the converter: {type(err).__name__}: {text} "
+                                  "(please report it with the model)") from err
+    return run
 
 
 def make_inputs(input_shapes, input_types=None, device: str = "cpu") -> tuple:
@@ -37,6 +67,9 @@ def make_inputs(input_shapes, input_types=None, device: str = "cpu") -> tuple:
     types = list(input_types or [])
     generator = torch.Generator().manual_seed(0)
     tensors = []
+    if not isinstance(input_shapes, (list, tuple)) or not all(_is_shape(s) for s in input_shapes):
+        raise ConversionError(f"input_shapes must be a list of shapes of positive ints, e.g. [[1, 3, 224, 224]], "
+                              f"not {str(input_shapes)[:80]!r}")
     for i, shape in enumerate(input_shapes):
         suffix = types[i] if i < len(types) and types[i] else "f32"
         if suffix not in DTYPES:
@@ -48,6 +81,11 @@ def make_inputs(input_shapes, input_types=None, device: str = "cpu") -> tuple:
             t = torch.rand(tuple(shape), generator=generator).to(dtype)
         tensors.append(t.to(_device(device)))
     return tuple(tensors)
+
+
+def _is_shape(shape) -> bool:
+    return isinstance(shape, (list, tuple)) and all(
+        isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in shape)
 
 
 def _device(device: str) -> torch.device:
@@ -80,26 +118,82 @@ def _resolve_inputs(inputs, input_shapes, input_types, device):
     return tuple(t.to(_device(device)) if isinstance(t, torch.Tensor) else t for t in inputs)
 
 
-def capture(model: nn.Module, inputs=None, *, inputs2=None, input_shapes=None, input_shapes2=None,
-            input_types=None, optlevel: int = 2, moduleop=(), customop=(), device: str = "cpu") -> Graph:
-    """The graph of `model(*inputs)` after the passes of `optlevel`; writes no files."""
+@dataclass
+class _Captured:
+    graph: Graph
+    runs: list[selfcheck.Run]        # the example input sets, the outputs and every operand's value on them
+    random: set[int]                 # the outputs that depend on a random operator
+    value_dependent: list[str]
+
+
+def _tensors(args) -> list:
+    return [t for t in iter_values(args) if isinstance(t, torch.Tensor)]
+
+
+def _capture(model, inputs, inputs2, input_shapes, input_shapes2, input_types, optlevel, moduleop,
+             customop, device, allow_value_dependent) -> _Captured:
     if optlevel not in (0, 1, 2):
         raise ConversionError(f"optlevel must be 0, 1 or 2, not {optlevel!r}")
+    if exported.is_program(model):
+        model, inputs, inputs2 = _from_program(model, inputs, inputs2, input_shapes, input_shapes2, input_types)
     load_custom_ops(customop)
     args = _resolve_inputs(inputs, input_shapes, input_types, device)
     training = isinstance(model, nn.Module) and model.training
     if isinstance(model, nn.Module):
         model.to(_device(device)).eval()  # converted for inference, as upstream expects
     try:
-        captured = trace(model, args, moduleop=moduleop)
+        captured = trace(model, args, moduleop=moduleop, allow_value_dependent=allow_value_dependent)
+        runs = [selfcheck.Run("example", _tensors(args), selfcheck.traced_outputs(captured.graph, captured.values),
+                              captured.values)]
+        notes = captured.value_dependent
         if inputs2 is not None or input_shapes2 is not None:
             args2 = _resolve_inputs(inputs2, input_shapes2, input_types, device)
-            captured = merge_shapes(captured, trace(model, args2, moduleop=moduleop))
+            second = trace(model, args2, moduleop=moduleop, allow_value_dependent=allow_value_dependent)
+            captured = merge_shapes(captured, second)
+            runs.append(selfcheck.Run("inputshape2", _tensors(args2),
+                                      selfcheck.traced_outputs(second.graph, second.values),
+                                      _aligned_values(captured, second)))
+            notes = list(dict.fromkeys(notes + second.value_dependent))
     finally:
         if training:
             model.train()
+    random = selfcheck.random_outputs(captured.graph)
     _optimise_bodies(captured, optlevel)
-    return run_passes(captured.graph, optlevel, PassContext(captured.values))
+    graph = run_passes(captured.graph, optlevel, PassContext(captured.values))
+    return _Captured(graph, runs, random, notes)
+
+
+def _aligned_values(first, second) -> dict[Operand, object]:
+    """The second trace's values keyed by the first trace's operands (merge_shapes checked
+    that both traces recorded the same operators and operands, in the same order)."""
+    return {a: second.values[b] for a, b in zip(first.graph.operands, second.graph.operands) if b in second.values}
+
+
+@one_line_errors
+def capture(model: nn.Module, inputs=None, *, inputs2=None, input_shapes=None, input_shapes2=None,
+            input_types=None, optlevel: int = 2, moduleop=(), customop=(), device: str = "cpu",
+            allow_value_dependent: bool = False) -> Graph:
+    """The graph of `model(*inputs)` after the passes of `optlevel`; writes no files.
+    A value-dependent conversion in the model (`if x.sum() > 0:`, `int(x.max())`) is refused
+    unless `allow_value_dependent` (then a ValueDependentWarning says where)."""
+    return _capture(model, inputs, inputs2, input_shapes, input_shapes2, input_types, optlevel, moduleop,
+                    customop, device, allow_value_dependent).graph
+
+
+def _from_program(program, inputs, inputs2, input_shapes, input_shapes2, input_types):
+    """(rebuilt module, inputs, inputs2) for an ExportedProgram: the example inputs it was
+    exported with unless others are given, and a second set at other sizes where it has
+    dynamic dimensions (`torch.export.Dim`)."""
+    if inputs is None and input_shapes is None:
+        inputs = exported.example_inputs(program)
+        if not inputs:
+            raise ConversionError("the exported program holds no example inputs: give inputshape")
+    args = _resolve_inputs(inputs, input_shapes, input_types, "cpu")
+    if inputs2 is None and input_shapes2 is not None:
+        inputs2 = make_inputs(input_shapes2, input_types)
+    elif inputs2 is None:
+        inputs2 = exported.second_inputs(program, args)
+    return exported.rebuild(program, args), args, inputs2
 
 
 def _optimise_bodies(captured, optlevel: int) -> None:
@@ -114,17 +208,42 @@ def default_paths(out_dir, name: str, overrides: dict) -> dict[str, Path]:
             for key in ARTEFACTS}
 
 
-def _emitters(graph, paths, fp16, input_shapes):
-    """(emitter, artefacts, write) per writer, in upstream's order."""
+def _emitters(graph, staged, final, fp16, input_shapes):
+    """(emitter, artefacts, write) per writer, in upstream's order; each writes its files at
+    their `staged` paths."""
+    def ncnn():
+        write_ncnn(graph, staged["ncnnparam"], staged["ncnnbin"], staged["ncnnpy"], fp16=fp16,
+                   input_shapes=input_shapes)
+        _point_at_final(staged["ncnnpy"], [(staged[k], final[k]) for k in ("ncnnparam", "ncnnbin")])
+
     return (
-        ("pnnx", ("pnnxparam", "pnnxbin"), lambda: pnnx_param.save(graph, paths["pnnxparam"], paths["pnnxbin"])),
-        ("python", ("pnnxpy",),
-         lambda: write_python(graph, paths["pnnxpy"], paths["pnnxbin"], input_shapes=input_shapes)),
-        ("onnx", ("pnnxonnx",), lambda: write_onnx(graph, paths["pnnxonnx"], fp16=fp16)),
-        ("ncnn", ("ncnnparam", "ncnnbin", "ncnnpy"),
-         lambda: write_ncnn(graph, paths["ncnnparam"], paths["ncnnbin"], paths["ncnnpy"],
-                            fp16=fp16, input_shapes=input_shapes)),
+        ("pnnx", ("pnnxparam", "pnnxbin"), lambda: pnnx_param.save(graph, staged["pnnxparam"], staged["pnnxbin"])),
+        ("python", ("pnnxpy",), lambda: write_python(graph, staged["pnnxpy"], _reference(staged, final),
+                                                     input_shapes=input_shapes)),
+        ("onnx", ("pnnxonnx",), lambda: write_onnx(graph, staged["pnnxonnx"], fp16=fp16)),
+        ("ncnn", ("ncnnparam", "ncnnbin", "ncnnpy"), ncnn),
     )
+
+
+def _reference(staged, final) -> Path:
+    """The pnnx.bin path to give the `_pnnx.py` writer so that the path it writes (relative
+    to the file's folder) is the one from the final `_pnnx.py` to the final pnnx.bin."""
+    return staged["pnnxpy"].parent / os.path.relpath(final["pnnxbin"], final["pnnxpy"].parent)
+
+
+def _point_at_final(script: Path, moves: list[tuple[Path, Path]]) -> None:
+    """`_ncnn.py` refers to its param and bin relative to itself when they share its folder
+    (then they share its staging folder too) and by absolute path otherwise: such a path
+    names the staging folder and becomes the final one."""
+    if not script.exists():
+        return
+    text = script.read_text(encoding="utf-8")
+    fixed = text
+    for staged, final in moves:
+        if staged.parent != script.parent:
+            fixed = fixed.replace(repr(str(staged.resolve())), repr(str(final.resolve())))
+    if fixed != text:
+        script.write_text(fixed, encoding="utf-8")
 
 
 def _example_shapes(graph: Graph, args) -> list[list[int]] | None:
@@ -138,34 +257,72 @@ def _example_shapes(graph: Graph, args) -> list[list[int]] | None:
     return [list(t.shape) for t in tensors]
 
 
+@one_line_errors
 def export(model: nn.Module, inputs=None, out_dir=".", name: str = "model", *, inputs2=None,
            input_shapes=None, input_shapes2=None, input_types=None, optlevel: int = 2, moduleop=(),
-           customop=(), fp16: bool = True, device: str = "cpu", pnnxparam=None, pnnxbin=None,
-           pnnxpy=None, pnnxonnx=None, ncnnparam=None, ncnnbin=None, ncnnpy=None) -> ExportResult:
+           customop=(), fp16: bool = True, device: str = "cpu", allow_value_dependent: bool = False,
+           self_check: bool = True, pnnxparam=None, pnnxbin=None, pnnxpy=None, pnnxonnx=None,
+           ncnnparam=None, ncnnbin=None, ncnnpy=None) -> ExportResult:
     """Convert `model` and write NAME.pnnx.param, NAME.pnnx.bin, NAME_pnnx.py, NAME.pnnx.onnx,
     NAME.ncnn.param, NAME.ncnn.bin and NAME_ncnn.py into `out_dir` (each path overridable).
-    An emitter that cannot lower an operator is recorded in `.unsupported`; the others still write."""
+    An emitter that cannot lower an operator is recorded in `.unsupported`; the others still write.
+
+    Every file is written beside its target under a staging name and moved into place once all
+    are written and the self-check passed; on any error no file is left. `self_check` runs the
+    regenerated `_pnnx.py` on the example inputs (and `inputs2`) against the original model
+    (selfcheck.py); a mismatch is a ConversionError naming the first differing operator.
+    `allow_value_dependent`: see `capture`.
+
+    `model` may be a torch.export ExportedProgram: its example inputs and dynamic dimensions
+    then stand in for `inputs` and `inputs2` unless given."""
+    if not isinstance(name, str) or not name:
+        raise ConversionError(f"name must be a non-empty file name stem, not {name!r}")
+    if exported.is_program(model):
+        model, inputs, inputs2 = _from_program(model, inputs, inputs2, input_shapes, input_shapes2, input_types)
+        input_shapes = input_shapes2 = None
     args = _resolve_inputs(inputs, input_shapes, input_types, device)
-    graph = capture(model, args, inputs2=inputs2, input_shapes2=input_shapes2, input_types=input_types,
-                    optlevel=optlevel, moduleop=moduleop, customop=customop, device=device)
+    captured = _capture(model, args, inputs2, input_shapes, input_shapes2, input_types, optlevel, moduleop,
+                        customop, device, allow_value_dependent)
+    graph = captured.graph
     overrides = dict(pnnxparam=pnnxparam, pnnxbin=pnnxbin, pnnxpy=pnnxpy, pnnxonnx=pnnxonnx,
                      ncnnparam=ncnnparam, ncnnbin=ncnnbin, ncnnpy=ncnnpy)
-    paths = default_paths(out_dir, name, overrides)
-    for path in paths.values():
-        path.parent.mkdir(parents=True, exist_ok=True)
+    paths = {k: Path(os.path.abspath(p)) for k, p in default_paths(out_dir, name, overrides).items()}
     shapes = _example_shapes(graph, args)
-    result = ExportResult(graph)
-    for emitter, artefacts, write in _emitters(graph, paths, fp16, shapes):
-        try:
-            write()
-        except UnsupportedOperator as err:
-            result.unsupported[emitter] = str(err)
-            continue
-        result.paths.update({a: paths[a] for a in artefacts if paths[a].exists()})
+    result = ExportResult(graph, value_dependent=captured.value_dependent)
+    with Staging() as stage:
+        staged = {key: stage.path(path) for key, path in paths.items()}
+        for emitter, artefacts, write in _emitters(graph, staged, paths, fp16, shapes):
+            try:
+                write()
+            except UnsupportedOperator as err:
+                result.unsupported[emitter] = str(err)
+                continue
+            except OSError as err:
+                raise ConversionError(f"{stage.final_of(err.filename) or err.filename or emitter}: cannot "
+                                      f"write: {err.strerror or err}") from None
+            except ValueError as err:  # a value the file format cannot hold (pnnx_param.dumps)
+                if emitter != "pnnx":
+                    raise
+                raise ConversionError(f"pnnx.param cannot hold {err}") from None
+            result.paths.update({a: paths[a] for a in artefacts if staged[a].exists()})
+        if self_check:
+            result.self_check = _self_check(graph, staged, captured, device, result.unsupported)
+        stage.commit()
     return result
 
 
+def _self_check(graph: Graph, staged: dict[str, Path], captured: _Captured, device: str, unsupported: dict) -> str:
+    if "python" in unsupported or not staged["pnnxpy"].exists():
+        return f"not run: no _pnnx.py ({unsupported.get('python', 'not written')})"
+    script = staged["pnnxpy"]
+    if staged["pnnxbin"].parent != script.parent:  # it refers to where pnnx.bin will be: a twin that
+        script = staged["pnnxbin"].parent / ".selfcheck_pnnx.py"  # refers to where it is now
+        write_python(graph, script, staged["pnnxbin"])
+    return selfcheck.check(graph, script, captured.runs, _device(device), captured.random)
+
+
 # --- ONNX files ----------------------------------------------------------------------------
+@one_line_errors
 def capture_onnx(onnx_model, *, input_shapes=None, input_shapes2=None, inputs=None, constant_inputs=None,
                  optlevel: int = 2) -> Graph:
     """The graph of an ONNX model (a path or a ModelProto); see `export_onnx`."""
@@ -178,6 +335,7 @@ def capture_onnx(onnx_model, *, input_shapes=None, input_shapes2=None, inputs=No
     return graph
 
 
+@one_line_errors
 def export_onnx(onnx_model, out_dir=".", name="model", *, input_shapes=None, input_shapes2=None, inputs=None,
                 input_types=None, constant_inputs=None, optlevel: int = 2, fp16: bool = True, device: str = "cpu",
                 **paths) -> ExportResult:
@@ -199,15 +357,32 @@ def export_onnx(onnx_model, out_dir=".", name="model", *, input_shapes=None, inp
 
 
 def _with_second_shape(loaded, run):
-    """`run(inputs2)`; when the second shape was our own choice and the model does not run
-    or trace the same at it (shapes the exporter fixed as constants), the dims stay fixed."""
+    """`run(inputs2)`. The one fallback: when the second shape was our own choice (doubled
+    symbolic dims) and the model does not run, or does not trace the same, at it (the exporter
+    fixed those dims as constants), the dims stay fixed and a note says so. Any other error,
+    and any error at a second shape the user gave, is the user's error as it is."""
     if loaded.inputs2 is None:
         return run(None), ""
     try:
         return run(loaded.inputs2), ""
-    except ConversionError as err:
-        if not loaded.second_chosen:
+    except ConversionError:
+        why = _second_shape_fails(loaded) if loaded.second_chosen else None
+        if why is None:
             raise
-        shapes = ", ".join(str(list(t.shape)) for t in loaded.inputs)
-        return run(None), (f"{loaded.what}: the symbolic dims stay fixed at {shapes}: at the doubled "
-                           f"shape the model {str(err).split(': ', 1)[-1]}")
+    shapes = ", ".join(str(list(t.shape)) for t in loaded.inputs)
+    return run(None), (f"{loaded.what}: the symbolic dims stay fixed at {shapes} (the model does not "
+                       f"convert at the doubled shape: {why}); give inputshape2 to choose another")
+
+
+def _second_shape_fails(loaded) -> str | None:
+    """Why the rebuilt model does not run or trace alike at its second inputs, or None when it
+    does (or does not even trace at its first: then the second shape is not the reason)."""
+    try:
+        first = trace(loaded.module, loaded.inputs)
+    except Exception:  # noqa: BLE001 - the caller re-raises its own error
+        return None
+    try:
+        merge_shapes(first, trace(loaded.module, loaded.inputs2))
+    except Exception as err:  # noqa: BLE001 - any failure at the second shape is the reason
+        return (str(err).strip().splitlines() or [type(err).__name__])[0][:200]
+    return None

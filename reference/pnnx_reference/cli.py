@@ -2,26 +2,39 @@
 
 MODEL is `package.module:factory` (a callable returning an nn.Module), or a `.py` file that
 defines a `Model` class or a `model()` / `get_model()` factory. A `.pt` TorchScript file is
-handed to `pnnx_reference.frontends.torchscript` when that frontend is installed, an `.onnx`
-file (external data beside it) to `pnnx_reference.frontends.onnx`."""
+handed to `pnnx_reference.frontends.torchscript`, a `.pt2` file written by `torch.export.save`
+to `pnnx_reference.frontends.export`, an `.onnx` file (external data beside it) to
+`pnnx_reference.frontends.onnx`."""
 from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import re
 import sys
+import warnings
 from pathlib import Path
 
-from .errors import PnnxError, UsageError
+from .errors import PnnxError, UsageError, ValueDependentWarning, one_line
+from .files import no_bytecode
 
 USAGE = """Usage: pnnxref MODEL [(key=value)...]
        pnnxref regenerate FILE.pnnx.param [pnnxbin=FILE.pnnx.bin] [pnnxpy=FILE_pnnx.py]
-  MODEL: package.module:factory | model.py (defines Model, model() or get_model()) | model.pt | model.onnx
+  MODEL: package.module:factory | model.py (defines Model, model() or get_model()) | model.pt
+         | model.pt2 (torch.export.save; inputshape optional: the file holds example inputs)
+         | model.onnx (inputshape optional: the graph's own shapes; external data beside it)
   pnnxparam=model.pnnx.param  pnnxbin=model.pnnx.bin  pnnxpy=model_pnnx.py
   pnnxonnx=model.pnnx.onnx  ncnnparam=model.ncnn.param  ncnnbin=model.ncnn.bin
   ncnnpy=model_ncnn.py  fp16=1  optlevel=2  device=cpu/gpu
   inputshape=[1,3,224,224],...  inputshape2=[1,3,320,320],...
   customop=/path/to/ops.so,...  moduleop=models.common.Focus,...
+  selfcheck=1  after converting, run the regenerated _pnnx.py on the example inputs (and on
+               the inputshape2 ones) against the original model; a mismatch is an error that
+               names the first differing operator and writes nothing (0: skip the check)
+  allowvaluedependent=0  1: accept a model that turns a tensor computed from its inputs into a
+               Python value (`if x.sum() > 0:`, int(x.max()), .item(), .tolist(), len() of a
+               torch.nonzero result); the converted model keeps the example inputs' value, and
+               each such place is printed as a warning. 0 (default): refuse, naming the line
 Sample usage: pnnxref torchvision.models:resnet18 inputshape=[1,3,224,224]"""
 
 PATH_KEYS = ("pnnxparam", "pnnxbin", "pnnxpy", "pnnxonnx", "ncnnparam", "ncnnbin", "ncnnpy")
@@ -76,7 +89,8 @@ def _names(key: str, value: str) -> list[str]:
     return [v for v in value.split(",") if v]
 
 
-_PARSERS = {"fp16": _flag, "optlevel": _optlevel, "device": _device, "moduleop": _names,
+_PARSERS = {"fp16": _flag, "selfcheck": _flag, "allowvaluedependent": _flag,
+            "optlevel": _optlevel, "device": _device, "moduleop": _names,
             "customop": _names, "inputshape": parse_shapes, "inputshape2": parse_shapes,
             **{k: lambda key, v: v for k in PATH_KEYS}}
 
@@ -97,6 +111,10 @@ def parse_args(argv: list[str]) -> tuple[str, dict]:
 
 def load_model(spec: str):
     """The nn.Module that MODEL names, and the base path the outputs go beside."""
+    if spec.endswith(".pt2"):  # torch.export.save: an ExportedProgram, inputs inside
+        from .frontends import export
+
+        return export.load(spec), Path(spec).with_suffix("")
     if spec.endswith(".pt"):
         base = Path(spec).with_suffix("")
         return _load_torchscript(spec), base.with_name(base.name.replace("-", "_"))  # as upstream
@@ -130,7 +148,8 @@ def _load_python_file(spec: str):
     module = importlib.util.module_from_spec(module_spec)
     sys.path.insert(0, str(path.parent.resolve()))
     try:
-        module_spec.loader.exec_module(module)
+        with no_bytecode():
+            module_spec.loader.exec_module(module)
     except Exception as err:  # the user's file failed to import
         raise UsageError(f"{spec}: cannot load: {type(err).__name__}: {err}") from None
     finally:
@@ -185,22 +204,28 @@ def run(argv: list[str]) -> int:
     spec, options = parse_args(argv)
     if spec.endswith(".onnx"):
         return run_onnx(spec, options)
-    if "inputshape" not in options:
+    if "inputshape" not in options and not spec.endswith(".pt2"):  # a .pt2 holds example inputs
         raise UsageError("inputshape=... is required for Python models (e.g. inputshape=[1,3,224,224])")
     model, base = load_model(spec)
-    shapes, types = options["inputshape"]
+    shapes, types = options.get("inputshape", (None, None))
     shapes2 = options["inputshape2"][0] if "inputshape2" in options else None
     if shapes2 is not None and len(shapes2) != len(shapes):
         raise UsageError("inputshape2 must list as many shapes as inputshape")
-    result = export(model, None, base.parent, base.name, input_shapes=shapes, input_shapes2=shapes2,
-                    input_types=types, optlevel=options.get("optlevel", 2),
-                    moduleop=options.get("moduleop", ()), customop=options.get("customop", ()),
-                    fp16=options.get("fp16", True), device=options.get("device", "cpu"),
-                    **{k: options.get(k) for k in PATH_KEYS})
+    with warnings.catch_warnings():  # printed below, one line each
+        warnings.simplefilter("ignore", ValueDependentWarning)
+        result = export(model, None, base.parent, base.name, input_shapes=shapes, input_shapes2=shapes2,
+                        input_types=types, optlevel=options.get("optlevel", 2),
+                        moduleop=options.get("moduleop", ()), customop=options.get("customop", ()),
+                        fp16=options.get("fp16", True), device=options.get("device", "cpu"),
+                        allow_value_dependent=options.get("allowvaluedependent", False),
+                        self_check=options.get("selfcheck", True), **{k: options.get(k) for k in PATH_KEYS})
     for artefact, path in result.paths.items():
         print(f"{artefact}: {path}")
+    for note in result.value_dependent:
+        print(f"warning: {note}", file=sys.stderr)
     for emitter, message in result.unsupported.items():
         print(f"warning: {emitter}: {message}", file=sys.stderr)
+    print(f"selfcheck: {result.self_check}", file=sys.stderr)
     return 0
 
 
@@ -209,15 +234,22 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] in (["-h"], ["--help"]):
         print(USAGE)
         return 0
-    if argv and argv[0] == "regenerate":  # pnnx.param (+ bin) -> _pnnx.py, no model needed
-        from .emit import main_regenerate
-
-        return main_regenerate(argv[1:])
     try:
+        if argv and argv[0] == "regenerate":  # pnnx.param (+ bin) -> _pnnx.py, no model needed
+            from .emit import main_regenerate
+
+            return main_regenerate(argv[1:])
         return run(argv)
     except PnnxError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    except (Exception, RecursionError) as err:  # a converter bug: one line, not a traceback
+        if os.environ.get("PNNXREF_TRACEBACK"):
+            raise
+        text = one_line((str(err).strip().splitlines() or [""])[0][:300])
+        print(f"error: internal error: {type(err).__name__}: {text} (PNNXREF_TRACEBACK=1 shows where; "
+              "please report it)", file=sys.stderr)
+        return 3
 
 
 if __name__ == "__main__":

@@ -49,3 +49,8 @@ class UnsupportedOperator(PnnxError):
 
 class UsageError(PnnxError):
     """A wrong command-line option or argument."""
+
+
+class ValueDependentWarning(UserWarning):
+    """A value-dependent conversion the user accepted (`allow_value_dependent`): the converted
+    model keeps the value the example inputs gave."""

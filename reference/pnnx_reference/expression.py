@@ -107,7 +107,7 @@ def list_expr(*items: Node) -> ListExpr:
 
 def _check_call(func: str, nargs: int) -> None:
     if func not in FUNCTIONS:
-        raise ExpressionError(f"unknown expression function {func!r}")
+        raise ExpressionError(f"unknown expression function {_quote(func)}")
     want = (1, 2) if func == "size" else (ARITY[func],)
     if nargs not in want:
         raise ExpressionError(f"{func} takes {' or '.join(map(str, want))} operands, got {nargs}")
@@ -126,25 +126,50 @@ def _complex_text(value: complex) -> str:
 
 
 # --- parsing -------------------------------------------------------------------------------
+# Calls and lists nest at most this deep. Every recursive walk here (parse, print, render,
+# evaluate) then stays far inside Python's recursion limit, and the rendered code inside the
+# 200 nested parentheses Python's own parser accepts. Real expressions are a few levels deep;
+# `passes.fuse_expression` stops fusing before a result would pass the bound.
+MAX_DEPTH = 100
+
 _INT = re.compile(r"-?\d+\Z")
 _FLOAT = re.compile(r"-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\Z|-?inf\Z|nan\Z")
 _COMPLEX = re.compile(r"(-?[\d.]+(?:[eE][-+]?\d+)?)\+?([-+]?[\d.]+(?:[eE][-+]?\d+)?)j\Z")
 _TOKEN_END = re.compile(r"[(),\[\]]")
 
 
+def depth(expr: str) -> int:
+    """How deep the calls and lists of an expression text nest (`add(@0,mul(@1,2))`: 2)."""
+    deepest = level = 0
+    for c in expr:
+        if c in "([":
+            level += 1
+            deepest = max(deepest, level)
+        elif c in ")]":
+            level -= 1
+    return deepest
+
+
+def _quote(text: str) -> str:
+    """An expression quoted in an error message, shortened when long."""
+    return repr(text) if len(text) <= 60 else f"{text[:60]!r}...({len(text)} chars)"
+
+
 def parse(expr: str) -> Node:
     """Parse an upstream expression string; raises ExpressionError on anything else."""
     if not isinstance(expr, str) or not expr:
         raise ExpressionError("empty expression")
+    if depth(expr) > MAX_DEPTH:
+        raise ExpressionError(f"expression nested deeper than {MAX_DEPTH} levels")
     node, pos = _parse_at(expr, 0)
     if pos != len(expr):
-        raise ExpressionError(f"unexpected {expr[pos:pos + 10]!r} at {pos} in expression {expr!r}")
+        raise ExpressionError(f"unexpected {expr[pos:pos + 10]!r} at {pos} in expression {_quote(expr)}")
     return node
 
 
 def _parse_at(s: str, pos: int) -> tuple[Node, int]:
     if pos >= len(s):
-        raise ExpressionError(f"expression {s!r} ends early")
+        raise ExpressionError(f"expression {_quote(s)} ends early")
     if s[pos] == "[":
         items, pos = _parse_args(s, pos + 1, "]")
         return ListExpr(tuple(items)), pos
@@ -170,7 +195,7 @@ def _parse_args(s: str, pos: int, close: str) -> tuple[list[Node], int]:
         elif pos < len(s) and s[pos] == close:
             return items, pos + 1
         else:
-            raise ExpressionError(f"expected ',' or {close!r} at {pos} in expression {s!r}")
+            raise ExpressionError(f"expected ',' or {close!r} at {pos} in expression {_quote(s)}")
 
 
 def _parse_leaf(token: str, s: str) -> Node:
@@ -189,7 +214,7 @@ def _parse_leaf(token: str, s: str) -> Node:
     m = _COMPLEX.match(token)
     if m:
         return Literal(complex(float(m.group(1)), float(m.group(2))), token)
-    raise ExpressionError(f"bad token {token!r} in expression {s!r}")
+    raise ExpressionError(f"bad token {_quote(token)} in expression {_quote(s)}")
 
 
 # --- printing --------------------------------------------------------------------------------

@@ -17,10 +17,9 @@ from typing import Iterable, Union
 
 import numpy as np
 
+from .formats.pnnx_param_writer import NULL_DTYPE, UNKNOWN_DIM, dumps  # noqa: F401  (UNKNOWN_DIM re-exported)
+
 ParamValue = Union[None, bool, int, float, str, complex, list]
-
-UNKNOWN_DIM = -1  # written as `?` in shape annotations
-
 
 @dataclass(frozen=True)
 class DType:
@@ -49,7 +48,6 @@ DTYPES: dict[str, DType] = {
         DType("c32", "complex32", "torch.complex32", 4, False),
     )
 }
-NULL_DTYPE = "null"  # an attribute with no data (e.g. ncnn's fp16 flag placeholder)
 
 _TORCH_TO_SUFFIX = {
     "torch.float32": "f32", "torch.float": "f32", "torch.float64": "f64", "torch.double": "f64",
@@ -275,8 +273,6 @@ class Graph:
 
     def __str__(self) -> str:
         """The graph as pnnx.param text."""
-        from .formats.pnnx_param import dumps
-
         return dumps(self)
 
     def __repr__(self) -> str:

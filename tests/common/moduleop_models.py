@@ -53,6 +53,13 @@ class Net(nn.Module):
 MODULEOP = ["Focus", "Shuffle", "Outer"]
 
 
+def moduleop_of(model) -> list[str]:
+    """The MODULEOP entries this model has a class for (the converter refuses an entry that
+    names no module class of the model)."""
+    names = {type(m).__name__ for m in model.modules()}
+    return [name for name in MODULEOP if name in names]
+
+
 def build_model(cls=Net):
     """The model with seeded weights and batch-norm statistics far from the identity."""
     torch.manual_seed(0)

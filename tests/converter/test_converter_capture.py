@@ -7,7 +7,7 @@ import torch.nn.functional as F
 from converter_helpers import check_links, op_of, types
 from pnnx_reference.api import capture
 from pnnx_reference.frontends.python import trace
-from pnnx_reference.errors import ConversionError
+from pnnx_reference.errors import ConversionError, ValueDependentWarning
 
 
 class Block(nn.Module):
@@ -143,12 +143,15 @@ def test_non_module_is_rejected():
         trace(lambda x: x, torch.rand(2))
 
 
-def test_data_dependent_control_flow_follows_the_example():
+def test_data_dependent_control_flow_is_refused_or_follows_the_example_when_allowed():
     class Branchy(nn.Module):
         def forward(self, x):
             return torch.sigmoid(x) if x.sum() > 0 else torch.tanh(x)
 
-    graph = capture(Branchy(), torch.ones(3))
+    with pytest.raises(ConversionError, match="Tensor.__bool__"):
+        capture(Branchy(), torch.ones(3))
+    with pytest.warns(ValueDependentWarning):
+        graph = capture(Branchy(), torch.ones(3), allow_value_dependent=True)
     assert types(graph) == ["pnnx.Input", "torch.sigmoid", "pnnx.Output"]
 
 

@@ -9,9 +9,9 @@ import torch
 import torch.nn as nn
 
 from converter_helpers import import_file, types
-from moduleop_models import MODULEOP, Focus, Outer, build_model
+from moduleop_models import Focus, Outer, build_model, moduleop_of
 from pnnx_reference.api import capture, export
-from pnnx_reference.emit.python_code import regenerate
+from pnnx_reference.emit.python.pnnx_py import regenerate
 from pnnx_reference.errors import UnsupportedOperator
 from pnnx_reference.ir import body_weight_key
 
@@ -23,13 +23,13 @@ def _one(graph, suffix):
 
 
 def _export(tmp_path, model, x, name="m", **options):
-    result = export(model, x, tmp_path, name, moduleop=MODULEOP, **options)
+    result = export(model, x, tmp_path, name, moduleop=moduleop_of(model), **options)
     assert "pnnxpy" in result.paths, result.unsupported
     return result
 
 
 def test_body_is_captured_with_the_operators_weights():
-    graph = capture(build_model(), torch.rand(1, 3, 16, 16), moduleop=MODULEOP)
+    graph = capture(model := build_model(), torch.rand(1, 3, 16, 16), moduleop=moduleop_of(model))
     focus = _one(graph, ".Focus")
     body = focus.subgraph
     assert "torch.cat" in types(body) and "torch.cat" not in types(graph)

@@ -94,13 +94,13 @@ FP16_VECTORS = [
 
 def test_fp16_conversion_matches_upstream_bits():
     values = np.array([v for v, _ in FP16_VECTORS], np.float32)
-    assert [hex(h) for h in ncnn_bin.fp16_truncate(values)] == [hex(h) for _, h in FP16_VECTORS]
+    assert [hex(h) for h in ncnn_bin.fp16_round_half_away(values)] == [hex(h) for _, h in FP16_VECTORS]
 
 
 @settings(max_examples=examples(200), deadline=None)
 @given(st.floats(width=32, min_value=-60000, max_value=60000).filter(lambda v: abs(v) >= 2**-14 or v == 0))
 def test_fp16_is_within_half_ulp_for_normal_range(value):
-    half = ncnn_bin.fp16_truncate(np.array([value], np.float32)).view(np.float16)[0]
+    half = ncnn_bin.fp16_round_half_away(np.array([value], np.float32)).view(np.float16)[0]
     assert abs(float(half) - value) <= abs(value) * 2**-11 + 1e-12
 
 

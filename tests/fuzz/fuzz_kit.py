@@ -16,7 +16,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from hypothesis import strategies as st
 
-from pnnx_reference.emit.python_code import regenerate
+from pnnx_reference.emit.python.pnnx_py import regenerate
 from pnnx_reference.errors import PnnxError
 from pnnx_reference.formats import ncnn_param, pnnx_bin, pnnx_param
 from pnnx_reference.formats.ncnn_bin import read_and_walk
@@ -107,6 +107,8 @@ SUFFIXES = {"pnnxparam": ".pnnx.param", "pnnxbin": ".pnnx.bin", "ncnnparam": ".n
 
 def check(target: Target, data: bytes, workdir: Path, seeds: dict[str, Path]) -> None:
     """Run `target` on `data`; raise AssertionError on a crash or a multi-line error."""
+    for stale in workdir.glob("fuzz*"):  # a file left by another target would change what is read
+        stale.unlink()
     path = workdir / f"fuzz{SUFFIXES[target.seed]}"
     path.write_bytes(data)
     try:

@@ -11,6 +11,7 @@ from hypothesis import given, settings, strategies as st
 from profiles import examples
 
 from fuzz_kit import TARGETS, check, mutated, write_seeds
+from pnnx_reference.formats.validate import validate
 
 REGRESSIONS = Path(__file__).parent / "regressions"
 
@@ -55,3 +56,10 @@ def test_regression(name, path, seeds, workdir):
 
 def test_every_regression_names_a_target():
     assert {name for name, _ in _regressions()} <= set(TARGETS)
+
+
+def test_a_hostile_entry_name_is_reported_on_one_line(seeds, tmp_path):
+    (tmp_path / "m.pnnx.param").write_bytes(seeds["pnnxparam"].read_bytes())
+    (tmp_path / "m.pnnx.bin").write_bytes((REGRESSIONS / "pnnx.bin" / "newline_in_entry_name.pnnx.bin").read_bytes())
+    problems = [str(p) for p in validate(tmp_path / "m.pnnx.param")]
+    assert problems and all(len(p.splitlines()) == 1 for p in problems), problems

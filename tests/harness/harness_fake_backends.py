@@ -74,3 +74,25 @@ class RaisingBackend(_Misbehaving):
 
     def run(self, inputs):
         raise ValueError("kernel missing")
+
+
+class DriftBackend(_Misbehaving):
+    """Runs the generated `_pnnx.py` correctly, unless PNNX_TEST_DRIFT is set in its
+    environment: then it adds 1 to every output (a runtime whose behaviour changed after it
+    was certified; `verify-certificate --rerun` must catch it)."""
+
+    name = "drift"
+    consumes = ("pnnx.py", "pnnx.bin")
+
+    def prepare(self, artefacts, precision):
+        from pnnx_conformance.backends.pnnx_python import load_generated_model
+
+        self.model = load_generated_model(artefacts.paths["pnnx.py"])
+
+    def run(self, inputs):
+        import torch
+
+        with torch.no_grad():
+            out = self.model(*[torch.from_numpy(np.asarray(x)) for x in inputs])
+        outputs = [o.numpy() for o in (out if isinstance(out, tuple) else (out,))]
+        return [o + 1 for o in outputs] if os.environ.get("PNNX_TEST_DRIFT") else outputs

@@ -96,9 +96,10 @@ def test_both_converters_keep_focus_whole(tmp_path):
 def test_run_writes_records_for_one_model(tmp_path, capsys):
     assert run.main(["--models", "gru_seq", "--no-upstream", "--out", str(tmp_path), "--strict"]) == 0
     records = list(read_results(tmp_path / run.RESULTS))
-    assert {(r.check, r.backend, r.precision) for r in records} == \
-        {("convert", None, None)} | {("parity", *mode) for mode in run.MODES}
-    assert all(r.table == "models" and r.converter == "reference" and r.status == "pass" for r in records)
+    checks = {("convert", None, None)} | {("parity", *mode) for mode in run.MODES}
+    assert {(r.converter, r.check, r.backend, r.precision) for r in records} == \
+        {(route, *check) for route in ("reference", "reference-export") for check in checks}
+    assert all(r.table == "models" and r.status == "pass" for r in records)
     assert all(json.loads(r.to_json())["case"] == "models.gru_seq/h48_l2" for r in records)
     assert "models.gru_seq/h48_l2" in capsys.readouterr().out
 

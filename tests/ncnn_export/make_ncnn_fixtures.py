@@ -16,7 +16,7 @@ import torch
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from ncnn_export_cases import CASES, build  # noqa: E402
+from upstream_fixture_cases import CASES, build  # noqa: E402
 
 PNNX = Path(sys.executable).with_name("pnnx")
 KEEP = ("model.pnnx.param", "model.pnnx.bin", "model.ncnn.param", "model.ncnn.bin")

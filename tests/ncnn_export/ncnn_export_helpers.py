@@ -1,16 +1,17 @@
-"""Shared helpers for the ncnn export tests: a PNNX graph (from our capture, or the upstream
-pnnx graph stored in fixtures/) -> our ncnn lowering -> run in ncnn -> compare with torch."""
+"""Shared helpers for the ncnn export tests: a PNNX graph (our capture of a fixture model or
+an op case, or the upstream pnnx graph stored in fixtures/) -> our ncnn lowering. Running and
+comparing is the conformance harness's (conformance_runs)."""
 from __future__ import annotations
 
 import functools
 import tempfile
 from pathlib import Path
 
-import ncnn
 import numpy as np
 import torch
 
-from ncnn_export_cases import build
+from pnnx_op_cases.registry import get_case
+from upstream_fixture_cases import build
 from pnnx_reference.api import capture
 from pnnx_reference.emit.ncnn import write_ncnn
 from pnnx_reference.formats import pnnx_param
@@ -34,52 +35,23 @@ def upstream_cases() -> list[str]:
 
 
 def captured_graph(name: str):
+    """Our capture of a fixture model, or of an op case ("nn.Conv2d/k1_relu6")."""
+    if "/" in name:
+        case = get_case(name)
+        return capture(case.make_model(), tuple(case.make_inputs()))
     model, inputs = build(name)
     return capture(model, tuple(inputs))
 
 
 @functools.lru_cache(maxsize=None)
 def exported(name: str, source: str = "ours", fp16: bool = True) -> Path:
-    """Our ncnn files for a case (written once per test process), lowered from our captured
-    graph (`ours`) or from upstream pnnx's stored graph (`upstream`); returns the base path."""
+    """Our ncnn files for a fixture model or an op case (written once per test process), lowered
+    from our captured graph (`ours`) or from upstream pnnx's stored graph (`upstream`); returns
+    the base path."""
     graph = captured_graph(name) if source == "ours" else fixture_graph(name)
-    base = _OUT / f"{name}_{source}{'' if fp16 else '_fp32'}"
+    base = _OUT / f"{name.replace('/', '__')}_{source}{'' if fp16 else '_fp32'}"
     write_ncnn(graph, f"{base}.ncnn.param", f"{base}.ncnn.bin", f"{base}_ncnn.py", fp16=fp16)
     return base
-
-
-NO_BATCH = 233  # ncnn's batch index for "dim 0 is data, not a batch"
-
-
-def run_ncnn(base: Path, inputs, n_out: int, mode: str = "fp32", batchless: bool = False) -> list[np.ndarray]:
-    """Run an exported model; mode: fp32 (low precision off), default (ncnn's options), vulkan
-    (ncnn's options on the GPU), vulkan-fp32 (the GPU with low precision off).
-    `batchless`: the graph carries every dim (its inputs do not lead with 1), so inputs are fed
-    and outputs read whole; otherwise dim 0 of a >= 2-d input is the batch of 1 and dropped."""
-    net = ncnn.Net()
-    if mode in ("fp32", "vulkan-fp32"):
-        for flag in ("use_fp16_packed", "use_fp16_storage", "use_fp16_arithmetic", "use_bf16_storage"):
-            setattr(net.opt, flag, False)
-    net.opt.use_vulkan_compute = mode.startswith("vulkan")
-    net.opt.num_threads = 1
-    assert net.load_param(f"{base}.ncnn.param") == 0
-    assert net.load_model(f"{base}.ncnn.bin") == 0
-    ex = net.create_extractor()
-    for i, t in enumerate(inputs):
-        if t.dtype == torch.bool:  # a bool blob is float 0/1, as the conformance backend feeds it
-            t = t.float()
-        elif not t.is_floating_point():  # integer indices are int32 words (Embed)
-            t = t.to(torch.int32)
-        batch_index = NO_BATCH if batchless or t.dim() < 2 else 0
-        ex.input(f"in{i}", ncnn.Mat(t.numpy(), batch_index=batch_index).clone())
-    outs = []
-    for i in range(n_out):
-        ret, mat = ex.extract(f"out{i}")
-        assert ret == 0, f"extract out{i} failed"
-        outs.append(np.array(mat.numpy(batch_index=NO_BATCH if batchless else 0)).copy())
-    del ex
-    net.clear()
-    return outs
 
 
 def torch_outputs(model, inputs) -> list[np.ndarray]:
@@ -87,13 +59,6 @@ def torch_outputs(model, inputs) -> list[np.ndarray]:
         out = model(*inputs)
     out = list(out) if isinstance(out, (tuple, list)) else [out]
     return [o.numpy() for o in out]
-
-
-def assert_outputs_match(got, expected, tol: dict, what: str) -> None:
-    assert len(got) == len(expected)
-    for i, (g, e) in enumerate(zip(got, expected)):
-        assert g.shape == e.shape, f"{what} out{i}: shape {g.shape} != {e.shape}"
-        np.testing.assert_allclose(g, e, err_msg=f"{what} out{i}", **tol)
 
 
 def param_layers(path) -> list[tuple[str, tuple[str, ...]]]:

@@ -9,7 +9,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from ncnn_export_helpers import FP32, assert_outputs_match, run_ncnn, torch_outputs
+from conformance_runs import assert_close, run_ncnn
+from ncnn_export_helpers import FP32, torch_outputs
 from pnnx_reference.api import capture
 from pnnx_reference.emit.ncnn import write_ncnn
 from pnnx_reference.errors import UnsupportedOperator
@@ -140,17 +141,13 @@ def _export(name: str, tmp_path):
     return model, inputs, base
 
 
-def _batchless(inputs) -> bool:
-    return any(t.dim() and t.shape[0] != 1 for t in inputs)
-
-
 def _check(name: str, tmp_path, mode: str = "fp32") -> None:
     model, inputs, base = _export(name, tmp_path)
     expected = torch_outputs(model, inputs)
-    got = run_ncnn(base, inputs, len(expected), mode, batchless=_batchless(inputs))
+    got = run_ncnn(base, inputs, mode)
     for g, e in zip(got, expected):  # ncnn may drop or keep leading 1s; the data must line up
         assert [d for d in g.shape if d != 1] == [d for d in e.shape if d != 1], f"{name}: {g.shape} vs {e.shape}"
-    assert_outputs_match([g.reshape(e.shape) for g, e in zip(got, expected)], expected, FP32, name)
+    assert_close([g.reshape(e.shape) for g, e in zip(got, expected)], expected, FP32, name)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 import torch
 
-from pnnx_reference.emit.ncnn.binary import UNARY
-from pnnx_reference.emit.ncnn.shape import permutation_order_type
+from pnnx_reference.emit.ncnn.arithmetic import UNARY
+from pnnx_reference.emit.ncnn.context import permutation_order_type
 
 
 def _run_layer(line: str, x: np.ndarray) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Operators lowered as chains of ncnn layers (emit/ncnn/composite.py): softsign, tanhshrink,
+"""Operators lowered as chains of ncnn layers (arithmetic.py formulas in their families): softsign, tanhshrink,
 softmin, positive, eval-mode rrelu, threshold, addcmul/addcdiv, var/std (+ _mean), Lp pooling,
 cosine similarity and pairwise distance. Each small module is captured, lowered, run in ncnn
 (CPU fp32; a few on Vulkan) and compared with torch."""
@@ -12,7 +12,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from fn_modules import Fn
-from ncnn_export_helpers import FP32, LOW_PRECISION, assert_outputs_match, run_ncnn, torch_outputs
+from conformance_runs import assert_close, run_ncnn
+from ncnn_export_helpers import FP32, LOW_PRECISION, torch_outputs
 from pnnx_reference.api import capture
 from pnnx_reference.emit.ncnn import write_ncnn
 from pnnx_reference.errors import UnsupportedOperator
@@ -88,10 +89,10 @@ def _export(tmp_path, model, inputs):
 def _check(tmp_path, name: str, mode: str, tol: dict) -> None:
     model, inputs = CASES[name]
     expected = torch_outputs(model.eval(), inputs)
-    got = run_ncnn(_export(tmp_path, model, inputs), inputs, len(expected), mode)
+    got = run_ncnn(_export(tmp_path, model, inputs), inputs, mode)
     # a 0-d result (full reduction) comes back as a 1-element blob
     got = [g.reshape(()) if e.ndim == 0 and g.size == 1 else g for g, e in zip(got, expected)]
-    assert_outputs_match(got, expected, tol, f"{name} [{mode}]")
+    assert_close(got, expected, tol, f"{name} [{mode}]")
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -102,7 +103,7 @@ def test_composite_matches_torch_on_ncnn_cpu(tmp_path, name):
 def test_threshold_is_strictly_greater(tmp_path):
     """ncnn Threshold and torch agree on x == threshold: it takes `value`."""
     model, x = Fn(lambda x: F.threshold(x, 0.5, -7.0)), torch.tensor([0.5, 0.49, 0.51, 3.0]).reshape(1, 1, 4)
-    got = run_ncnn(_export(tmp_path, model, [x]), [x], 1)[0]
+    got = run_ncnn(_export(tmp_path, model, [x]), [x])[0]
     assert got.reshape(-1).tolist() == pytest.approx([-7.0, -7.0, 0.51, 3.0])
 
 

@@ -4,14 +4,14 @@
 from __future__ import annotations
 
 import ncnn
-import numpy as np
 import pytest
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
 from fn_modules import FnOf
-from ncnn_export_helpers import FP32, run_ncnn
+from conformance_runs import assert_close, run_ncnn
+from ncnn_export_helpers import FP32
 from pnnx_reference.api import capture
 from pnnx_reference.emit.ncnn import write_ncnn
 from pnnx_reference.errors import UnsupportedOperator
@@ -51,9 +51,8 @@ def _export(tmp_path, model, inputs):
 def _check(tmp_path, model, inputs, mode="fp32"):
     with torch.no_grad():
         expected = model(*inputs).numpy()
-    got = run_ncnn(_export(tmp_path, model, inputs), inputs, 1, mode, batchless=True)[0]
-    assert got.shape == expected.shape
-    np.testing.assert_allclose(got, expected, **FP32)
+    got = run_ncnn(_export(tmp_path, model, inputs), inputs, mode)[0]
+    assert_close([got], [expected], FP32)
 
 
 @pytest.mark.parametrize("mode", ["sum", "mean", "max"])

@@ -9,9 +9,11 @@ import numpy as np
 import pytest
 import torch
 
+from conformance_runs import assert_close, run_ncnn, tolerance
 from fn_modules import Fn
-from ncnn_export_cases import build
+from upstream_fixture_cases import build
 from ncnn_export_helpers import LOW_PRECISION, captured_graph, exported
+from pnnx_conformance.backends.ncnn_backend import NO_BATCH, declared_batch_indices
 from pnnx_reference.emit.ncnn import write_ncnn
 from pnnx_reference.errors import UnsupportedOperator
 from pnnx_reference.formats import ncnn_bin, ncnn_param, pnnx_param
@@ -31,9 +33,9 @@ def test_activation_fused_into_convolution():
 
 
 def test_clip_and_sigmoid_fused_with_params():
-    relu6 = _layers("conv2d_relu6")[1]
+    relu6 = _layers("nn.Conv2d/k1_relu6")[1]
     assert relu6.params[9] == 3 and relu6.params[10] == [0.0, 6.0]
-    assert _layers("conv2d_sigmoid")[1].params[9] == 4
+    assert _layers("nn.Conv2d/k1_sigmoid")[1].params[9] == 4
 
 
 def test_zero_padding_folded_into_convolution():
@@ -82,7 +84,7 @@ def test_fp16_and_fp32_bins():
     assert len(full) == 4 + weight.size * 4 + bias.size * 4
     # fp16 as upstream writes it (fp16 subnormals flushed to zero)
     np.testing.assert_array_equal(np.frombuffer(half[4:4 + weight.size * 2], "<u2"),
-                                  ncnn_bin.fp16_truncate(weight.reshape(-1)))
+                                  ncnn_bin.fp16_round_half_away(weight.reshape(-1)))
     np.testing.assert_array_equal(np.frombuffer(full[4:4 + weight.size * 4], "<f4"), weight.reshape(-1))
     np.testing.assert_array_equal(np.frombuffer(full[-bias.size * 4:], "<f4"), bias)
 
@@ -185,13 +187,13 @@ def test_constant_becomes_memorydata(tmp_path):
 
 
 def test_view_transpose_view_becomes_shufflechannel():
-    layers = _layers("channel_shuffle_view")
+    layers = _layers("Tensor.view/channel_shuffle_pattern")
     assert [l.type for l in layers] == ["Input", "ShuffleChannel", "ReLU"]
     assert layers[1].params == {0: 2, 1: 0}
 
 
 def test_stacked_bidirectional_lstm_is_unrolled_per_layer():
-    layers = [l for l in _layers("lstm_bi_2layers") if l.type == "LSTM"]
+    layers = [l for l in _layers("nn.LSTM/layers2_bidirectional_bf_b1") if l.type == "LSTM"]
     assert len(layers) == 2 and all(l.params[2] == 2 for l in layers)
     assert layers[0].params[1] == 2 * 4 * 8 * 6 and layers[1].params[1] == 2 * 4 * 8 * 16
 
@@ -226,7 +228,6 @@ def _batchless_model(name):
 
 @pytest.mark.parametrize("name", sorted(BATCHLESS))
 def test_batchless_and_folded_batch_graphs_match_torch(name, tmp_path):
-    import ncnn
     from pnnx_reference.api import capture
 
     model, inputs = _batchless_model(name)
@@ -237,20 +238,13 @@ def test_batchless_and_folded_batch_graphs_match_torch(name, tmp_path):
                fp16=False)
     generated = runpy.run_path(f"{base}_ncnn.py")["test_inference"]()  # feeds the blobs without a batch axis
     assert generated.numel() == expected.size
-    net = ncnn.Net()
-    net.opt.use_fp16_packed = net.opt.use_fp16_storage = net.opt.use_fp16_arithmetic = False
-    assert net.load_param(f"{base}.ncnn.param") == 0 and net.load_model(f"{base}.ncnn.bin") == 0
-    ex = net.create_extractor()
     batchless = any(t.shape[0] != 1 for t in inputs)
-    for i, t in enumerate(inputs):
-        data = t.numpy() if t.is_floating_point() else t.to(torch.int32).numpy()
-        ex.input(f"in{i}", ncnn.Mat(data, batch_index=233 if batchless or t.dim() < 2 else 0).clone())
-    ret, mat = ex.extract("out0")
-    assert ret == 0
-    out = np.array(mat.numpy())
+    declared = declared_batch_indices(f"{base}_ncnn.py")
+    assert declared == {f"in{i}": NO_BATCH if batchless or t.dim() < 2 else 0 for i, t in enumerate(inputs)}
+    (out,) = run_ncnn(base, inputs)  # the conformance backend feeds them as _ncnn.py declares
     assert out.size == expected.size
-    np.testing.assert_allclose(out.reshape(-1), expected.reshape(-1), atol=1e-4, rtol=1e-4)
     assert [d for d in out.shape if d != 1] == [d for d in expected.shape if d != 1]
+    assert_close([out.reshape(expected.shape)], [expected], tolerance(1e-4, 1e-4, "fp32"))
 
 
 def test_integer_activation_is_refused(tmp_path):
@@ -274,7 +268,6 @@ class _RnnWithStates(torch.nn.Module):
 @pytest.mark.parametrize("kind,shape", [("GRU", (5, 4)), ("LSTM", (5, 4)), ("GRU", (5, 1, 4)), ("LSTM", (5, 1, 4))])
 def test_time_major_rnn_with_final_states(kind, shape, tmp_path):
     """batch_first=False with batch 1 on dim 1 (or unbatched), final states as extra outputs."""
-    import ncnn
     from pnnx_reference.api import capture
 
     torch.manual_seed(0)
@@ -283,14 +276,8 @@ def test_time_major_rnn_with_final_states(kind, shape, tmp_path):
         expected = [t.numpy() for t in model(x)]
     base = tmp_path / "m"
     write_ncnn(capture(model, (x,)), f"{base}.ncnn.param", f"{base}.ncnn.bin", f"{base}_ncnn.py", fp16=False)
-    net = ncnn.Net()
-    net.opt.use_fp16_packed = net.opt.use_fp16_storage = net.opt.use_fp16_arithmetic = False
-    assert net.load_param(f"{base}.ncnn.param") == 0 and net.load_model(f"{base}.ncnn.bin") == 0
-    ex = net.create_extractor()
-    ex.input("in0", ncnn.Mat(x.numpy(), batch_index=233).clone())
-    for i, e in enumerate(expected):
-        ret, mat = ex.extract(f"out{i}")
-        assert ret == 0
-        got = np.array(mat.numpy())
-        assert [d for d in got.shape if d != 1] == [d for d in e.shape if d != 1]
-        np.testing.assert_allclose(got.reshape(-1), e.reshape(-1), atol=1e-4, rtol=1e-4)
+    assert declared_batch_indices(f"{base}_ncnn.py") == {"in0": NO_BATCH}  # dim 0 is time: fed whole
+    got = run_ncnn(base, [x])
+    for g, e in zip(got, expected):
+        assert [d for d in g.shape if d != 1] == [d for d in e.shape if d != 1]
+    assert_close([g.reshape(e.shape) for g, e in zip(got, expected)], expected, tolerance(1e-4, 1e-4, "fp32"))

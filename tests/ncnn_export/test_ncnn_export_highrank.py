@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import ncnn
-import numpy as np
 import pytest
 import torch
 import torch.nn as nn
 
-from ncnn_export_helpers import FP32, LOW_PRECISION, assert_outputs_match, run_ncnn, torch_outputs
+from conformance_runs import assert_close, run_ncnn
+from pnnx_conformance.backends.ncnn_backend import NO_BATCH, declared_batch_indices
+from ncnn_export_helpers import FP32, LOW_PRECISION, torch_outputs
 from pnnx_reference.api import capture
 from pnnx_reference.emit.ncnn import write_ncnn
 from pnnx_reference.emit.ncnn.highrank import _merged, _runs
@@ -109,7 +110,7 @@ def _check(name: str, tmp_path, mode: str, tol: dict = FP32):
     model, inputs = make().eval(), [torch.rand(*shape) * 2 - 1]
     expected = torch_outputs(model, inputs)
     base = _export(model, inputs, tmp_path)
-    assert_outputs_match(run_ncnn(base, inputs, len(expected), mode), expected, tol, f"{name} [{mode}]")
+    assert_close(run_ncnn(base, inputs, mode), expected, tol, f"{name} [{mode}]")
     return base
 
 
@@ -137,14 +138,8 @@ def test_unbatched_window_partition_matches_torch_on_cpu(tmp_path):
     model, x = UnbatchedWindowPartition().eval(), torch.rand(8, 8, C) * 2 - 1
     expected = torch_outputs(model, [x])[0]
     base = _export(model, [x], tmp_path)
-    net = ncnn.Net()
-    net.opt.use_fp16_packed = net.opt.use_fp16_storage = net.opt.use_fp16_arithmetic = False
-    assert net.load_param(f"{base}.ncnn.param") == 0 and net.load_model(f"{base}.ncnn.bin") == 0
-    ex = net.create_extractor()
-    ex.input("in0", ncnn.Mat(x.numpy(), batch_index=233).clone())
-    ret, mat = ex.extract("out0")
-    assert ret == 0
-    np.testing.assert_allclose(np.array(mat.numpy(batch_index=233)), expected, **FP32)
+    assert declared_batch_indices(f"{base}_ncnn.py") == {"in0": NO_BATCH}
+    assert_close(run_ncnn(base, [x], "fp32"), [expected], FP32)
 
 
 @pytest.mark.vulkan

@@ -11,10 +11,10 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from fn_modules import Fn, FnOf
-from ncnn_export_helpers import FP32, assert_outputs_match, run_ncnn, torch_outputs
+from conformance_runs import assert_close, run_ncnn
+from ncnn_export_helpers import FP32, torch_outputs
 from pnnx_reference.api import capture
 from pnnx_reference.emit.ncnn import write_ncnn
-from pnnx_reference.emit.ncnn.context import is_batchless
 from pnnx_reference.errors import UnsupportedOperator
 from pnnx_reference.formats import ncnn_param
 
@@ -35,11 +35,10 @@ def _check(model, inputs, tmp_path, layers: set[str]):
     base = _export(model, inputs, tmp_path)
     emitted = {layer.type for layer in ncnn_param.load(f"{base}.ncnn.param").layers}
     assert layers <= emitted, emitted
-    batchless = is_batchless([tuple(t.shape) for t in inputs])
-    got = run_ncnn(base, inputs, len(expected), batchless=batchless)
+    got = run_ncnn(base, inputs)
     for g, e in zip(got, expected):
         assert [d for d in g.shape if d != 1] == [d for d in e.shape if d != 1], (g.shape, e.shape)
-    assert_outputs_match([g.reshape(e.shape) for g, e in zip(got, expected)], expected, FP32, str(layers))
+    assert_close([g.reshape(e.shape) for g, e in zip(got, expected)], expected, FP32, str(layers))
     return base
 
 

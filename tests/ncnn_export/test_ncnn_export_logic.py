@@ -1,4 +1,5 @@
-"""Comparisons, boolean logic, all/any, where/masked_fill, casts and fill (emit/ncnn/logic.py):
+"""Comparisons, boolean logic, all/any, where/masked_fill, casts and fill (emit/ncnn/families/
+logic.py, cast.py, reduce.py, creation.py):
 each small module is captured, lowered, run in ncnn (CPU fp32) and compared with torch
 exactly; bool results come back as float 0/1 blobs, integer results as whole floats. Bool
 inputs are fed as float 0/1, as the conformance backend and the generated `_ncnn.py` feed them."""
@@ -11,16 +12,17 @@ import pytest
 import torch
 
 from fn_modules import Fn
-from ncnn_export_helpers import run_ncnn, torch_outputs
+from conformance_runs import assert_close, run_ncnn, tolerance
+from ncnn_export_helpers import torch_outputs
 from pnnx_conformance.artefacts import Artefacts
 from pnnx_conformance.backends.ncnn_backend import NcnnCpuBackend
 from pnnx_reference.api import capture, export
 from pnnx_reference.emit.ncnn import write_ncnn
-from pnnx_reference.emit.ncnn.context import is_batchless
 from pnnx_reference.errors import UnsupportedOperator
 from pnnx_reference.formats import ncnn_param
 
 TINY = float(np.finfo(np.float32).smallest_subnormal)
+EXACT = tolerance(0.0, 0.0, "comparisons and selections are exact")
 
 
 def _ties(*shape, seed=0):
@@ -116,12 +118,10 @@ def _export(tmp_path, model, inputs):
 def test_logic_matches_torch_exactly_on_ncnn_cpu(tmp_path, name):
     model, inputs = CASES[name]
     expected = torch_outputs(model.eval(), inputs)
-    batchless = is_batchless([list(t.shape) for t in inputs])
-    got = run_ncnn(_export(tmp_path, model, inputs), inputs, len(expected), batchless=batchless)
+    got = run_ncnn(_export(tmp_path, model, inputs), inputs)
     for g, e in zip(got, expected):
         g = g.reshape(e.shape) if g.size == e.size == 1 else g
-        assert g.shape == e.shape, f"{name}: shape {g.shape} != {e.shape}"
-        assert np.array_equal(g, e.astype(np.float32)), f"{name}: {g} != {e}"
+        assert_close([g], [e.astype(np.float32)], EXACT, name)
 
 
 @pytest.mark.parametrize("name", ["torch.where_inf", "Tensor.masked_fill_neg_inf", "Tensor.masked_fill_inf_compare"])
@@ -166,7 +166,7 @@ def test_conformance_backend_feeds_bool_inputs_as_float(tmp_path, precision):
         got = backend.run([t.numpy() for t in inputs])[0]
     finally:
         backend.release()
-    np.testing.assert_array_equal(got, torch_outputs(model, inputs)[0].astype(np.float32))
+    assert_close([got], [torch_outputs(model, inputs)[0].astype(np.float32)], EXACT)
 
 
 def test_generated_ncnn_py_feeds_bool_inputs_as_float_0_1(tmp_path):

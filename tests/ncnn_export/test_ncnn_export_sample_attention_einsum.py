@@ -9,7 +9,9 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from fn_modules import Fn
-from ncnn_export_helpers import FP32, assert_outputs_match, run_ncnn, torch_outputs
+from conformance_runs import assert_close, run_ncnn
+from pnnx_conformance.backends.ncnn_backend import NO_BATCH, declared_batch_indices
+from ncnn_export_helpers import FP32, torch_outputs
 from pnnx_reference.api import capture
 from pnnx_reference.emit.ncnn import write_ncnn
 from pnnx_reference.errors import UnsupportedOperator
@@ -57,8 +59,10 @@ def _check(model, inputs, tmp_path, layer: str, batchless: bool = False):
     expected = torch_outputs(model, inputs)
     base = _export(model, inputs, tmp_path)
     assert layer in _layer_types(base), _layer_types(base)
-    got = run_ncnn(base, inputs, len(expected), batchless=batchless)
-    assert_outputs_match(got, expected, FP32, layer)
+    fed_whole = set(declared_batch_indices(f"{base}_ncnn.py").values()) == {NO_BATCH}
+    assert fed_whole == batchless, "the generated _ncnn.py feeds the inputs whole exactly when batchless"
+    got = run_ncnn(base, inputs)
+    assert_close(got, expected, FP32, layer)
     return base
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import ncnn
 import pytest
 
-from ncnn_export_helpers import FP32, LOW_PRECISION, assert_outputs_match, run_ncnn, torch_outputs
+from conformance_runs import assert_close, run_ncnn
+from ncnn_export_helpers import FP32, LOW_PRECISION, torch_outputs
 from pnnx_reference.api import capture
 from pnnx_reference.emit.ncnn import write_ncnn
 from pnnx_reference.errors import UnsupportedOperator
@@ -37,7 +38,7 @@ def _check(name, tmp_path, mode, tol=FP32):
     model, inputs = Write(body).eval(), random_inputs(shapes)
     expected = torch_outputs(model, inputs)
     base = _export(model, inputs, tmp_path)
-    assert_outputs_match(run_ncnn(base, inputs, 1, mode), expected, tol, f"{name} [{mode}]")
+    assert_close(run_ncnn(base, inputs, mode), expected, tol, f"{name} [{mode}]")
     return base
 
 

@@ -3,15 +3,14 @@ run on ncnn CPU in fp32 and compared with torch. A complex result is an ncnn blo
 trailing (real, imaginary) axis of 2, compared with torch.view_as_real of torch's result."""
 from __future__ import annotations
 
-import numpy as np
 import pytest
 import torch
 
 from fn_modules import FnOf
-from ncnn_export_helpers import FP32, assert_outputs_match, run_ncnn
+from conformance_runs import assert_close, run_ncnn
+from ncnn_export_helpers import FP32
 from pnnx_reference.api import capture
 from pnnx_reference.emit.ncnn import write_ncnn
-from pnnx_reference.emit.ncnn.context import is_batchless
 from pnnx_reference.errors import UnsupportedOperator
 from pnnx_reference.formats import ncnn_param
 
@@ -37,8 +36,8 @@ def _check(model, inputs, tmp_path, layer: str) -> dict:
     base = _export(model, inputs, tmp_path)
     layers = _layers(base)
     assert layer in layers, layers
-    got = run_ncnn(base, inputs, 1, batchless=is_batchless([tuple(t.shape) for t in inputs]))[0]
-    assert_outputs_match([got.reshape(want.shape) if got.size == want.size else got], [want], FP32, layer)
+    got = run_ncnn(base, inputs)[0]
+    assert_close([got.reshape(want.shape) if got.size == want.size else got], [want], FP32, layer)
     return layers[layer]
 
 
@@ -128,9 +127,9 @@ def test_complex_output_layout(tmp_path):
     """The spectrogram blob is (freqs, frames, 2): real at [..., 0], imaginary at [..., 1]."""
     x = _signal(1, 64)
     base = _export(_stft(16, 4, torch.hann_window(16)).eval(), [x], tmp_path)
-    got = run_ncnn(base, [x], 1)[0]
+    got = run_ncnn(base, [x])[0]
     want = torch.stft(x[0], 16, 4, window=torch.hann_window(16), return_complex=True).numpy()
-    np.testing.assert_allclose(got[0, ..., 0] + 1j * got[0, ..., 1], want, **FP32)
+    assert_close([got[0, ..., 0] + 1j * got[0, ..., 1]], [want], FP32)
 
 
 def test_complex_arithmetic_is_refused_not_miscomputed(tmp_path):

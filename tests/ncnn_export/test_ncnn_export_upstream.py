@@ -1,11 +1,18 @@
-"""Our ncnn.param next to upstream pnnx's for the same module (fixtures/): the same layer
-types with the same param ids, and the same ncnn.bin bytes, except where we lower differently
-on purpose (listed with the reason)."""
+"""Our ncnn lowering fed upstream pnnx's own graph of the same module (fixtures/): it runs in
+ncnn and matches torch, and our ncnn.param has upstream's layer types with the same param ids
+and the same ncnn.bin bytes, except where we lower differently on purpose (listed with the
+reason). The fixture models are the only hand-written ncnn models (upstream_fixture_cases.py);
+`block`, a small network with no table row, also runs through our own capture here."""
 from __future__ import annotations
 
+import ncnn
 import pytest
 
-from ncnn_export_helpers import FIXTURES, exported, param_layers, upstream_cases
+from conformance_runs import assert_close, run_ncnn
+from ncnn_export_helpers import (FIXTURES, FP32, LOW_PRECISION, exported, param_layers, torch_outputs,
+                                 upstream_cases)
+from upstream_fixture_cases import CASES as MODELS
+from upstream_fixture_cases import build
 
 DIFFERENT_ON_PURPOSE = {
     # ncnn's InnerProduct already treats a 2-d blob as rows: no Reshape/Gemm/Reshape needed
@@ -17,6 +24,22 @@ DIFFERENT_ON_PURPOSE = {
     "expr_const": "MemoryData + BinaryOp without the Reshape upstream inserts",
 }
 CASES = upstream_cases()
+
+
+def _check(name: str, mode: str, tol: dict, source: str) -> None:
+    model, inputs = build(name)
+    got = run_ncnn(exported(name, source), inputs, mode)
+    assert_close(got, torch_outputs(model, inputs), tol, f"{name} [{mode}, {source} graph]")
+
+
+def test_every_fixture_has_its_model_and_every_model_a_fixture():
+    assert sorted(MODELS) == CASES
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_ncnn_from_upstream_graph(name):
+    """The same lowering fed upstream pnnx's graph of the same module."""
+    _check(name, "fp32", FP32, source="upstream")
 
 
 @pytest.mark.parametrize("name", CASES)
@@ -33,3 +56,12 @@ def test_layers_and_param_ids_match_upstream(name):
 def test_bin_bytes_match_upstream(name):
     ours = open(f"{exported(name, 'upstream')}.ncnn.bin", "rb").read()
     assert ours == (FIXTURES / name / "model.ncnn.bin").read_bytes()
+
+
+@pytest.mark.parametrize("mode,tol", [("fp32", FP32), ("default", LOW_PRECISION),
+                                      pytest.param("vulkan", LOW_PRECISION, marks=[
+                                          pytest.mark.vulkan,
+                                          pytest.mark.skipif(ncnn.get_gpu_count() == 0, reason="no Vulkan device")])])
+def test_block_from_our_capture(mode, tol):
+    """The network has no op case: our own capture of it runs in every ncnn mode."""
+    _check("block", mode, tol, source="ours")

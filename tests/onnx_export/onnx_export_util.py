@@ -1,14 +1,15 @@
 """Helpers for the ONNX export tests: build small pnnx graphs by hand, export them, check
-them with the ONNX checker and strict shape inference, run them in onnxruntime."""
+them with the ONNX checker and strict shape inference, run them in onnxruntime through the
+conformance backend and compare with the conformance comparison (conformance_runs)."""
 from __future__ import annotations
 
-import numpy as np
 import onnx
-import onnxruntime as ort
 import torch
 
+from conformance_runs import run_onnx, tolerance
+from conformance_runs import assert_close as _assert_close
 from pnnx_reference.emit.onnx import build_model, write_onnx
-from pnnx_reference.emit.onnx.verify import shape_mismatches
+from pnnx_reference.emit.onnx.dtypes import COMPLEX_PARTS
 from pnnx_reference.ir import Attribute, Graph, dtype_suffix_of
 
 
@@ -62,10 +63,40 @@ class GraphMaker:
         return self.graph
 
 
+def shape_mismatches(model: onnx.ModelProto, graph: Graph, data_prop: bool = False) -> list[str]:
+    """Operands whose shape from `infer_shapes(strict_mode=True)` differs from the pnnx
+    annotation (`?` matches anything); onnx raises InferenceError on inconsistencies.
+    `data_prop` also propagates constant shape values (stricter, slower)."""
+    inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True, data_prop=data_prop)
+    g = inferred.graph
+    infos = {v.name: v for v in list(g.value_info) + list(g.output) + list(g.input)}
+    problems = []
+    for operand in graph.operands:
+        info = infos.get(operand.name)
+        if operand.shape is None or info is None:
+            continue
+        t = info.type.tensor_type
+        if not t.HasField("shape"):
+            problems.append(f"{operand.name}: no inferred shape")
+            continue
+        dims = [d.dim_value if d.HasField("dim_value") else -1 for d in t.shape.dim]
+        want = list(operand.shape) + ([2] if operand.dtype in COMPLEX_PARTS else [])
+        if len(dims) != len(want) or any(w >= 0 and d >= 0 and d != w for d, w in zip(dims, want)):
+            problems.append(f"{operand.name}: inferred {dims}, pnnx {want}")
+    return problems
+
+
 def check_shapes(model: onnx.ModelProto, graph: Graph) -> None:
     """Strict shape inference (with data propagation) must agree with every annotated shape."""
     problems = shape_mismatches(model, graph, data_prop=True)
     assert not problems, problems
+
+
+def run_model(model: onnx.ModelProto, inputs, tmp_path, name="run"):
+    """An in-memory model through the onnxruntime conformance backend (which reads files)."""
+    path = tmp_path / f"{name}.pnnx.onnx"
+    onnx.save(model, path)
+    return run_onnx(path, inputs)
 
 
 def export_and_run(graph: Graph, inputs, tmp_path, fp16=False, opset=None, name="m"):
@@ -75,10 +106,7 @@ def export_and_run(graph: Graph, inputs, tmp_path, fp16=False, opset=None, name=
     model = onnx.load(path)
     onnx.checker.check_model(model, full_check=True)
     check_shapes(model, graph)
-    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    feeds = {i.name: np.array(t.detach().numpy(), order="C") for i, t in
-             zip(session.get_inputs(), inputs)}
-    return session.run(None, feeds), model
+    return run_onnx(path, inputs), model
 
 
 def export_module(model, inputs, tmp_path, fp16=False):
@@ -95,13 +123,8 @@ def export_module(model, inputs, tmp_path, fp16=False):
 
 
 def assert_close(got, want, atol=1e-4, rtol=1e-4):
-    want = [w.detach().numpy() if isinstance(w, torch.Tensor) else np.asarray(w) for w in want]
-    assert len(got) == len(want)
-    for g, w in zip(got, want):
-        assert g.shape == w.shape, (g.shape, w.shape)
-        np.testing.assert_allclose(g.astype(np.float64) if g.dtype != bool else g,
-                                   w.astype(np.float64) if w.dtype != bool else w,
-                                   atol=atol, rtol=rtol)
+    """Same outputs, shapes and (within atol + rtol|want|) values: the conformance comparison."""
+    _assert_close(got, want, tolerance(atol, rtol, "onnxruntime fp32 (the table's 1e-4) unless the test pins less"))
 
 
 def op_types(model) -> list[str]:
@@ -109,4 +132,4 @@ def op_types(model) -> list[str]:
 
 
 __all__ = ["GraphMaker", "assert_close", "build_model", "check_shapes", "export_and_run", "export_module",
-           "op_types"]
+           "op_types", "run_model", "shape_mismatches"]

@@ -6,14 +6,13 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-import numpy as np
 import pytest
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
 from fn_modules import FnOf
-from onnx_export_util import export_module
+from onnx_export_util import assert_close, export_module
 from pnnx_reference.api import capture
 from pnnx_reference.emit.onnx import build_model
 from pnnx_reference.emit.onnx.export import UnsupportedOperators
@@ -24,10 +23,8 @@ def _check(model, inputs, op_type: str, atol: float = 1e-5):
     with tempfile.TemporaryDirectory() as tmp:
         got, want, _, graph = export_module(model.eval(), inputs, Path(tmp))
     assert op_type in {op.type for op in graph.ops}
-    assert len(got) == len(want)
-    for g, w in zip(got, want):
-        assert g.dtype == w.dtype
-        np.testing.assert_allclose(g, w, atol=atol, rtol=atol)
+    assert [g.dtype for g in got] == [w.dtype for w in want]
+    assert_close(got, want, atol=atol, rtol=atol)
 
 
 # --- torch.gru / torch.rnn_tanh / torch.rnn_relu ---------------------------------------------

@@ -11,7 +11,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from onnx_export_util import GraphMaker, export_module, op_types
+from onnx_export_util import GraphMaker, assert_close, export_module, op_types
 from pnnx_reference.api import capture
 from pnnx_reference.emit.onnx import build_model
 from pnnx_reference.emit.onnx.export import UnsupportedOperators
@@ -43,9 +43,8 @@ def _check(model, inputs, tmp_path, op_type: str, atol: float = 1e-5, rtol: floa
     got, want, onnx_model, graph = export_module(model.eval(), inputs, tmp_path)
     assert op_type in {op.type for op in graph.ops}
     assert len(got) == len(want)
-    for g, w in zip(got, want):
-        assert g.dtype == w.dtype and g.shape == w.shape
-        np.testing.assert_allclose(g, w, atol=atol, rtol=rtol)
+    assert [g.dtype for g in got] == [w.dtype for w in want]
+    assert_close(got, want, atol=atol, rtol=rtol)
     return onnx_model
 
 
@@ -242,11 +241,12 @@ def test_fractional_max_pool_runtime_samples_are_refused():
 # --- torch.fft.* (complex tensors as trailing (real, imaginary) pairs) --------------------
 
 def _run_complex(model, inputs, tmp_path):
-    """write_onnx (checker included), run in onnxruntime, view the outputs the metadata names
-    complex as complex; (outputs, torch outputs, model)."""
+    """write_onnx (checker included), run in onnxruntime through the conformance backend,
+    which views the outputs the metadata names complex as complex; (outputs, torch outputs,
+    model)."""
     import onnx
-    import onnxruntime as ort
 
+    from conformance_runs import run_onnx
     from pnnx_reference.emit.onnx import write_onnx
 
     with torch.no_grad():
@@ -255,19 +255,13 @@ def _run_complex(model, inputs, tmp_path):
             (want if isinstance(want, tuple) else (want,))]
     path = tmp_path / "m.pnnx.onnx"
     write_onnx(capture(model.eval(), tuple(inputs)), path, fp16=False)
-    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    meta = session.get_modelmeta().custom_metadata_map.get("pnnx.complex_outputs", "")
-    complex_outputs = {int(p) for p in meta.split(",") if p}
-    got = session.run(None, {i.name: x.numpy() for i, x in zip(session.get_inputs(), inputs)})
-    got = [g[..., 0] + 1j * g[..., 1] if i in complex_outputs else g for i, g in enumerate(got)]
-    return got, want, onnx.load(path)
+    return run_onnx(path, inputs), want, onnx.load(path)
 
 
 def _fft_close(model, inputs, tmp_path, atol=1e-4):
     got, want, onnx_model = _run_complex(model, inputs, tmp_path)
-    for g, w in zip(got, want):
-        assert g.shape == w.shape and np.iscomplexobj(g) == np.iscomplexobj(w)
-        np.testing.assert_allclose(g, w, atol=atol, rtol=1e-4)
+    assert [np.iscomplexobj(g) for g in got] == [np.iscomplexobj(w) for w in want]
+    assert_close(got, want, atol=atol, rtol=1e-4)
     return onnx_model
 
 
@@ -308,8 +302,7 @@ def test_complex_parts(tmp_path):
         y = torch.fft.fft(x)
         return y.real, y.imag, y.conj(), torch.view_as_real(y)
     got, want, _ = _run_complex(Fn(parts), [torch.randn(3, 8)], tmp_path)
-    for g, w in zip(got, want):
-        np.testing.assert_allclose(g, w, atol=1e-5)
+    assert_close(got, want, atol=1e-5, rtol=1e-7)  # numpy's assert_allclose default rtol
     assert not np.iscomplexobj(got[3]) and got[3].shape == (3, 8, 2)
 
 

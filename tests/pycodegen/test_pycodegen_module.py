@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from pnnx_reference.emit import main_regenerate, regenerate
-from pnnx_reference.emit.python_code import default_py_path, generate_python
+from pnnx_reference.emit.python.pnnx_py import default_py_path, generate_python
 from pnnx_reference.errors import PnnxError
 from pycodegen_helpers import Builder, assert_bitwise, generate, import_file
 

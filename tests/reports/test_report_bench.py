@@ -218,7 +218,7 @@ def test_the_zoo_run_records_its_wall_time(tmp_path, monkeypatch):
     zoo_run.run_zoo(cases, tmp_path / "models", upstream=False, jobs=3)
     info = json.loads((tmp_path / "models" / RUN_INFO).read_text())
     assert {k: info[k] for k in ("suite", "tier", "converters", "cases", "jobs")} == \
-        {"suite": "model_zoo", "tier": "full", "converters": ["reference"], "cases": 2, "jobs": 3}
+        {"suite": "model_zoo", "tier": "full", "converters": ["reference", "reference-export"], "cases": 2, "jobs": 3}
     assert zoo_run.tier_of(zoo_run.select("resnet18")) == "smoke"
 
 

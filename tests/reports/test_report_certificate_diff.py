@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
 from pnnx_conformance.report.certificate import (case_set_hash, make_certificate, verify_certificate,
                                                  write_certificate)
 from pnnx_conformance.report.diff import diff_results
@@ -10,6 +12,7 @@ from pnnx_conformance.results import Metrics, Result
 from pnnx_op_cases.case import Case, InputSpec
 
 ENV = {"os": "test", "packages": {}}
+KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))  # a fixed test key: no randomness
 
 
 def rec(case, status, backend="vendor-x", waiver=""):
@@ -23,7 +26,7 @@ def results():
 
 
 def test_certificate_counts_waivers_as_waived_not_passed(tmp_path):
-    cert = make_certificate("vendor-x", results(), tier="smoke", case_hash="abc", environment=ENV)
+    cert = make_certificate("vendor-x", results(), tier="smoke", case_hash="abc", environment=ENV, key=KEY)
     assert cert["pass_rates"]["nn"] == {"passed": 1, "waived": 1, "failed": 1, "total": 3, "pass_rate": 0.333333}
     assert cert["waivers"] == [{"case": "nn.ReLU/b", "reason": "known ncnn bug"}]
     assert verify_certificate(cert, "abc") == []
@@ -33,13 +36,15 @@ def test_certificate_counts_waivers_as_waived_not_passed(tmp_path):
 
 
 def test_editing_one_result_breaks_verification():
-    cert = make_certificate("vendor-x", results(), tier="smoke", case_hash="abc", environment=ENV)
+    cert = make_certificate("vendor-x", results(), tier="smoke", case_hash="abc", environment=ENV, key=KEY)
     cert["results"][0]["status"] = "pass" if cert["results"][0]["status"] != "pass" else "crash"
-    assert verify_certificate(cert, "abc") == ["digest mismatch: the certificate was modified after it was issued"]
+    assert verify_certificate(cert, "abc")[:2] == [
+        "digest mismatch: the certificate was modified after it was issued",
+        "bad signature: the certificate was changed after it was signed"]
 
 
 def test_changed_case_set_is_reported():
-    cert = make_certificate("vendor-x", results(), tier="smoke", case_hash="abc", environment=ENV)
+    cert = make_certificate("vendor-x", results(), tier="smoke", case_hash="abc", environment=ENV, key=KEY)
     assert verify_certificate(cert, "def") == ["case set changed: certificate abc, current def"]
 
 

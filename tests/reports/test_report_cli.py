@@ -11,7 +11,7 @@ import pytest
 
 from pnnx_conformance.cli import main
 from pnnx_conformance.report.committed import COMPACT, read_compact
-from pnnx_conformance.report.matrix import README_BEGIN, README_END
+from pnnx_conformance.report.readme import README_BEGIN, README_END
 from pnnx_conformance.results import Metrics, Result, write_results
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,7 +48,19 @@ def test_report_writes_matrix_compact_results_html_and_readme(tmp_path, run_dir)
     assert len(compact) == 4 and all(r.detail == "" for r in compact)
     assert {r.error for r in compact} >= {"max abs 0.5 > 1e-4"}
     assert (run_dir / "html" / "index.html").is_file()          # default: beside the results
-    assert "| `nn.ReLU` |" in readme.read_text() and "OLD-SECTION" not in readme.read_text()
+    assert "\nnn.ReLU|pn|✅\n" in readme.read_text() and "OLD-SECTION" not in readme.read_text()
+    assert "\nnn.Conv2d ⚠️|pn|❌ nc\n" in readme.read_text()
+
+
+def test_report_without_out_goes_under_the_results_folder(tmp_path, run_dir, monkeypatch):
+    """Not into the reports/ of whatever checkout the command runs in (issue 20, item 5)."""
+    (tmp_path / "reports").mkdir()
+    (tmp_path / "reports" / "support_matrix.md").write_text("the committed matrix\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["report", "--results", str(run_dir)]) == 0
+    assert (run_dir / "report" / "support_matrix.md").is_file()
+    assert (tmp_path / "reports" / "support_matrix.md").read_text() == "the committed matrix\n"
+    assert sorted(p.name for p in (tmp_path / "reports").iterdir()) == ["support_matrix.md"]
 
 
 def test_compact_results_are_byte_stable(tmp_path, run_dir):
@@ -68,6 +80,20 @@ def test_check_passes_when_up_to_date_and_fails_with_a_diff(tmp_path, run_dir, c
     assert main(["report", "--check", "--out", str(reports)]) == 1
     out = capsys.readouterr().out
     assert out.startswith("---") and "-| `nn.Conv2d` ⚠️ |" in out and "+| `nn.Conv2d` ⚠️ |" in out
+
+
+def test_check_with_readme_fails_on_a_stale_section(tmp_path, run_dir, capsys):
+    reports, readme = tmp_path / "reports", tmp_path / "README.md"
+    readme.write_text(f"top\n{README_BEGIN}\n{README_END}\nend\n")
+    assert main(["report", "--results", str(run_dir), "--out", str(reports), "--readme", str(readme)]) == 0
+    assert main(["report", "--check", "--out", str(reports), "--readme", str(readme)]) == 0
+    readme.write_text(readme.read_text().replace("nn.ReLU|pn|✅", "nn.ReLU|pn|❌ nc"))
+    capsys.readouterr()
+    assert main(["report", "--check", "--out", str(reports), "--readme", str(readme)]) == 1
+    captured = capsys.readouterr()
+    assert "-nn.ReLU|pn|❌ nc" in captured.out and "+nn.ReLU|pn|✅" in captured.out
+    assert "README.md differs from what the committed results give" in captured.err
+    assert "support_matrix.md: up to date" in captured.err
 
 
 def test_check_without_committed_results_is_one_clear_error(tmp_path, capsys):
@@ -104,17 +130,31 @@ def _cli(*args, cwd):
 
 
 def test_certify_example_vendor_backend_then_tamper(tmp_path):
-    """One small real run: two cases through the example vendor backend (by module:Class)."""
+    """One small real run: two cases through the example vendor backend (by module:Class),
+    signed with a key made by keygen; an edited and re-hashed copy is a forgery."""
+    from pnnx_conformance.report.certificate import digest_of
+
+    keys = _cli("keygen", "--out", str(tmp_path / "vendor.pem"), cwd=tmp_path)
+    assert keys.returncode == 0, keys.stderr
+    fingerprint = keys.stderr.split("fingerprint: ")[1].split()[0]
+    assert oct((tmp_path / "vendor.pem").stat().st_mode & 0o777) == "0o600"
     proc = _cli("certify", "--backend", "ort_noopt_backend:OrtNoOptBackend", "--op", "F.relu,nn.ReLU",
-                "--out", str(tmp_path / "cert"), "-q", cwd=tmp_path)
+                "--key", str(tmp_path / "vendor.pem"), "--out", str(tmp_path / "cert"), "-q", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
     js = next((tmp_path / "cert").glob("certificate-*.json"))
     cert = json.loads(js.read_text())
     assert [r["status"] for r in cert["results"]] == ["pass", "pass"]
+    assert cert["signature"]["fingerprint"] == fingerprint
     assert cert["environment"]["packages"]["torch"] and cert["environment"]["cpu"]
     assert "<h1>PNNX conformance certificate" in js.with_suffix(".html").read_text()
-    assert _cli("verify-certificate", str(js), cwd=tmp_path).returncode == 0
+    good = _cli("verify-certificate", str(js), "--trust", fingerprint, cwd=tmp_path)
+    assert good.returncode == 0 and f"signed by {fingerprint} (trusted)" in good.stderr, good.stderr
+    assert _cli("verify-certificate", str(js), "--pubkey", str(tmp_path / "vendor.pub.pem"),
+                cwd=tmp_path).returncode == 0
     cert["results"][0]["status"] = "fail-numeric"
+    cert["pass_rates"]["F"]["passed"], cert["pass_rates"]["F"]["failed"] = 0, 1
+    cert["pass_rates"]["F"]["pass_rate"] = 0.0
+    cert["digest"] = digest_of(cert)  # edited and re-hashed: only the signature can tell
     js.write_text(json.dumps(cert))
     proc = _cli("verify-certificate", str(js), cwd=tmp_path)
-    assert proc.returncode == 1 and "digest mismatch" in proc.stderr
+    assert proc.returncode == 1 and "bad signature" in proc.stderr and "digest" not in proc.stderr

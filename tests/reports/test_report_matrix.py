@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from pnnx_conformance.report import build_reports
-from pnnx_conformance.report.matrix import README_BEGIN, README_END, matrix_markdown, update_readme
+from pnnx_conformance.report.matrix import matrix_markdown
+from pnnx_conformance.report.readme import README_BEGIN, README_END, update_readme
 from pnnx_conformance.report.summary import error_histogram, summarize
 from pnnx_conformance.results import Metrics, Result, write_results
 
@@ -64,7 +65,7 @@ def test_readme_section_is_replaced_between_markers(tmp_path, results):
     assert update_readme(readme, summarize(results))
     text = readme.read_text()
     assert "OLD-CONTENT" not in text and text.startswith("intro\n") and text.endswith("outro\n")
-    assert "`nn.Conv2d`" in text
+    assert "\nnn.Conv2d ⚠️|pn|🟡 nc\n" in text
     assert not update_readme(readme, summarize(results))  # idempotent
 
 

@@ -8,6 +8,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from pnnx_reference.api import capture
+from pnnx_reference.errors import ConversionError, ValueDependentWarning
 from pnnx_reference.frontends.torchscript import rebuild
 from pnnx_reference.frontends.torchscript.stdmodules import recover
 
@@ -112,12 +113,17 @@ class Scripted(nn.Module):
 
 
 def test_scripted_module_with_control_flow():
+    """`if x.sum() > 0:` in a scripted model is value-dependent: refused by default, naming the
+    TorchScript node and its source; followed for the example when allowed."""
     torch.manual_seed(0)
     model, x = Scripted().eval(), torch.rand(2, 4)
     script = roundtrip(torch.jit.script(model))
     rebuilt = rebuild(script)
     torch.testing.assert_close(rebuilt(x), model(x))
-    assert "nn.Linear" in types_of(capture(rebuilt, (x,), optlevel=1))
+    with pytest.raises(ConversionError, match=r"TorchScript aten::Bool from .*value-dependent"):
+        capture(rebuilt, (x,), optlevel=1)
+    with pytest.warns(ValueDependentWarning):
+        assert "nn.Linear" in types_of(capture(rebuilt, (x,), optlevel=1, allow_value_dependent=True))
 
 
 def test_multi_input_module_gets_python_argument_order():

@@ -2,24 +2,13 @@
 from __future__ import annotations
 
 import io
-import re
 import warnings
 
 import torch
 
+from param_lines import normalised_param
 from pnnx_reference.api import capture
-from pnnx_reference.formats import pnnx_param
 from pnnx_reference.frontends.torchscript import rebuild
-
-_NAMES = re.compile(r"^(\S+)\s+\S+\s+")
-
-
-def normalised_param(graph) -> list[str]:
-    """The pnnx.param text with the operator-name column dropped (operands are already
-    renumbered by canonicalisation)."""
-    text = pnnx_param.dumps(graph)
-    text = text[0] if isinstance(text, tuple) else text
-    return [_NAMES.sub(r"\1 ", line) for line in text.splitlines()[2:]]
 
 
 def traced(case):

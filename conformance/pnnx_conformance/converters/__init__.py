@@ -6,12 +6,14 @@ import importlib
 from ..errors import HarnessError
 from .base import Converter
 from .reference import ReferenceConverter
+from .reference_export import ReferenceExportConverter
 from .reference_onnx import ReferenceOnnxConverter, ReferenceOnnxDynamoConverter
 from .upstream import UpstreamConverter
 
-BUILTIN = {"reference": ReferenceConverter, "upstream": UpstreamConverter, "reference-onnx": ReferenceOnnxConverter,
+BUILTIN = {"reference": ReferenceConverter, "reference-export": ReferenceExportConverter,
+           "upstream": UpstreamConverter, "reference-onnx": ReferenceOnnxConverter,
            "reference-onnx-dynamo": ReferenceOnnxDynamoConverter}
-DEFAULT = ("reference", "upstream", "reference-onnx")
+DEFAULT = ("reference", "reference-export", "upstream", "reference-onnx")
 
 
 def load_converter(spec: str) -> Converter:

@@ -17,6 +17,7 @@ from pathlib import Path
 from ..results import Result
 from .bench import load_bench_data, with_benchmarks
 from .matrix import matrix_markdown
+from .readme import with_section
 from .summary import load_results, summarize
 
 COMPACT = "results.jsonl.gz"
@@ -61,27 +62,52 @@ def load_any(path: Path) -> list[Result]:
     return results
 
 
+def compact_source(path: Path) -> Path | None:
+    """The committed compact file `load_any(path)` reads, if it reads one."""
+    path = Path(path)
+    if path.is_file():
+        return path if path.suffix == ".gz" else None
+    if path.is_dir() and (path / COMPACT).is_file() and not any(path.glob("**/*.jsonl")):
+        return path / COMPACT
+    return None
+
+
 def load_results_file(path: Path) -> list[Result]:
     from ..results import read_results
 
     return list(read_results(path))
 
 
-def check_matrix(reports_dir: Path, results: Path | None = None) -> str:
-    """A unified diff between the committed matrix and the one the committed results give
-    ("" when they agree)."""
-    reports_dir = Path(reports_dir)
-    source = Path(results) if results is not None else reports_dir / COMPACT
+def committed_records(reports_dir: Path, results: Path | None = None) -> tuple[Path, list[Result]]:
+    source = Path(results) if results is not None else Path(reports_dir) / COMPACT
     if not source.exists():
         raise ValueError(f"{source}: no committed results to check against")
     records = load_any(source)
     if not records:
         raise ValueError(f"{source}: no result records")
-    base = source if source.is_dir() else source.parent
-    expected = with_benchmarks(matrix_markdown(summarize(records)), load_bench_data(base, reports_dir))
-    matrix = reports_dir / MATRIX
-    committed = matrix.read_text() if matrix.is_file() else ""
+    return source, records
+
+
+def _diff(path: Path, committed: str, expected: str, source: Path) -> str:
     if committed == expected:
         return ""
     return "".join(difflib.unified_diff(committed.splitlines(True), expected.splitlines(True),
-                                        f"{matrix} (committed)", f"{matrix} (from {source})"))
+                                        f"{path} (committed)", f"{path} (from {source})"))
+
+
+def check_matrix(reports_dir: Path, results: Path | None = None) -> str:
+    """A unified diff between the committed matrix and the one the committed results give
+    ("" when they agree)."""
+    reports_dir = Path(reports_dir)
+    source, records = committed_records(reports_dir, results)
+    base = source if source.is_dir() else source.parent
+    expected = with_benchmarks(matrix_markdown(summarize(records)), load_bench_data(base, reports_dir))
+    matrix = reports_dir / MATRIX
+    return _diff(matrix, matrix.read_text() if matrix.is_file() else "", expected, source)
+
+
+def check_readme(readme: Path, reports_dir: Path, results: Path | None = None) -> str:
+    """The same for a README's support-matrix section."""
+    source, records = committed_records(reports_dir, results)
+    text = Path(readme).read_text()
+    return _diff(Path(readme), text, with_section(text, summarize(records), str(readme)), source)

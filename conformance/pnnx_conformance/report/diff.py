@@ -2,10 +2,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from ..results import Result
-from .summary import GOOD, load_results
+from .summary import GOOD
 
 
 @dataclass
@@ -55,7 +54,3 @@ def diff_results(old: list[Result], new: list[Result]) -> ResultDiff:
             d.changed_failure.append((o, n))
     d.missing = [o for k, o in sorted(old_by.items()) if k not in new_by]
     return d
-
-
-def diff_dirs(old_dir: Path, new_dir: Path) -> ResultDiff:
-    return diff_results(load_results(old_dir), load_results(new_dir))

@@ -112,8 +112,9 @@ def summary_tables(summary: Summary) -> str:
     return "".join(out)
 
 
-def index_page(summary: Summary, op_pages: dict[str, str], benchmarks: str = "") -> str:
-    """`benchmarks`: the benchmark section's HTML (report/bench.py), placed before the failures."""
+def index_page(summary: Summary, op_pages: dict[str, str], benchmarks: str = "", trend: str = "") -> str:
+    """`benchmarks`: the benchmark section's HTML (report/bench.py), placed before the failures;
+    `trend`: the totals across runs (report/history.py), after the pass rates."""
     overall = summary.column_totals()
     bars = [(c.label, overall[c].passed / overall[c].total) for c in summary.columns if overall.get(c) and overall[c].total]
     hist = error_histogram(summary.results)
@@ -132,6 +133,7 @@ def index_page(summary: Summary, op_pages: dict[str, str], benchmarks: str = "")
         f"<p id='overview'>{n_cases} cases, {len(summary.by_op)} operators, {len(summary.results)} results.</p>"
         f"<h2>Summary per table and column</h2>{summary_tables(summary)}"
         f"<h2>Pass rate per column</h2>{bar_chart(bars, 'pass rate per converter and backend')}"
+        f"{trend}"
         f"<h2>Distribution of max abs errors</h2>{error_distribution_chart(summary)}"
         f"{benchmarks}"
         f"<h2>Most common failures</h2><table id='error-histogram'><tr><th>count</th><th>message</th><th>examples</th></tr>{hist_rows}</table>"
@@ -198,7 +200,7 @@ def repro_links(results_dir: Path, out_dir: Path, results) -> str:
     return f"<p>Repro bundles:</p><ul>{''.join(items)}</ul>" if items else ""
 
 
-def write_html(summary: Summary, results_dir: Path, out_dir: Path, benchmarks: str = "") -> Path:
+def write_html(summary: Summary, results_dir: Path, out_dir: Path, benchmarks: str = "", trend: str = "") -> Path:
     from pnnx_op_cases.registry import all_cases
 
     sources = {c.id: c.source for c in all_cases()}
@@ -208,5 +210,5 @@ def write_html(summary: Summary, results_dir: Path, out_dir: Path, benchmarks: s
     for op, rel in op_pages.items():
         (out_dir / rel).write_text(op_page(op, summary, Path(results_dir), sources, out_dir))
     index = out_dir / "index.html"
-    index.write_text(index_page(summary, op_pages, benchmarks))
+    index.write_text(index_page(summary, op_pages, benchmarks, trend))
     return index

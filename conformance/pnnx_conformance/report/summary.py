@@ -66,9 +66,26 @@ CHECK_ORDER = {"convert": 0, "format": 1, "roundtrip": 2, "reexport": 3, "parity
 BACKEND_ORDER = {"torch": 0, "pnnx-python": 1, "onnxruntime": 2, "ncnn-cpu": 3, "ncnn-vulkan": 4}
 
 
+# the reference converter's routes (Python API, TorchScript .pt, torch.export .pt2, ONNX file)
+# first, any other converter next, the upstream `pnnx` it is measured against last
+ROUTE_ORDER = ("reference", "reference-pt", "reference-export", "reference-onnx")
+
+
+def converter_order(name: str):
+    if name in ROUTE_ORDER:
+        return (0, ROUTE_ORDER.index(name), name)
+    if name.startswith("reference"):
+        return (1, 0, name)
+    return (3 if name == "upstream" else 2, 0, name)
+
+
+def mode_key(c: Column):
+    """A column's place among one converter's columns: checks first, then the backends."""
+    return (CHECK_ORDER.get(c.check, 9), c.check, BACKEND_ORDER.get(c.backend, 9), c.backend, c.precision)
+
+
 def column_sort_key(c: Column):
-    return (c.converter != "reference", c.converter, CHECK_ORDER.get(c.check, 9),
-            BACKEND_ORDER.get(c.backend, 9), c.backend, c.precision)
+    return (converter_order(c.converter),) + mode_key(c)
 
 
 @dataclass

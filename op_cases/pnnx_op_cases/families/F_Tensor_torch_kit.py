@@ -14,7 +14,6 @@ from .. import tables
 from ..builders import Param, bools, call_case, ints, rand  # noqa: F401  (re-exported)
 from ..case import TIER_SMOKE, Case, InputSpec, ToleranceHint
 
-INT_DTYPES = {"i8", "i16", "i32", "i64", "u8"}
 f = rand          # f(*shape, low=-1, high=1, dtype="f32")
 i = ints          # i(*shape, low=0, high=10, dtype="i64")
 b = bools

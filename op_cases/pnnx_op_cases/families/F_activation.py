@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..registry import family
-from .F_Tensor_torch_kit import f, table, unary
+from .F_Tensor_torch_kit import case, f, table, unary
 
 _RANDOM = "samples a random negative slope per element in training mode"
 
@@ -33,22 +33,23 @@ _PARAMS = {
 }
 
 
-def _register_simple(op: str, fn: str):
-    family(op)(lambda: unary(op, fn + "({x})", -3.0, 3.0))
+@family("F.relu", "F.relu6", "F.sigmoid", "F.tanh", "F.silu", "F.mish", "F.selu", "F.hardswish",
+        "F.hardsigmoid", "F.logsigmoid", "F.softsign", "F.tanhshrink")
+def simple_activations():
+    for op, fn in _SIMPLE.items():
+        yield from unary(op, fn + "({x})", -3.0, 3.0)
 
 
-def _register_params(op: str, settings: dict[str, str]):
-    if op == "F.threshold":     # threshold and value have no defaults
-        family(op)(lambda: unary(op, "F.threshold({x}, 0.1, 20.0)", -3.0, 3.0, extra=[
-            (name, f"F.threshold(x0, {args})", [f(2, 8, 6, 5, low=-3, high=3)]) for name, args in settings.items()]))
-    else:
-        family(op)(lambda: _with_params(op, op, settings))
-
-
-for _op, _fn in _SIMPLE.items():
-    _register_simple(_op, _fn)
-for _op, _settings in _PARAMS.items():
-    _register_params(_op, _settings)
+@family("F.celu", "F.elu", "F.gelu", "F.hardshrink", "F.hardtanh", "F.leaky_relu", "F.softplus",
+        "F.softshrink", "F.threshold")
+def activations_with_params():
+    for op, settings in _PARAMS.items():
+        if op == "F.threshold":     # threshold and value have no defaults
+            yield from unary(op, "F.threshold({x}, 0.1, 20.0)", -3.0, 3.0, extra=[
+                (name, f"F.threshold(x0, {args})", [f(2, 8, 6, 5, low=-3, high=3)])
+                for name, args in settings.items()])
+        else:
+            yield from _with_params(op, op, settings)
 
 
 # op -> two argument settings (the second one also tried on a wider input)
@@ -61,10 +62,10 @@ _INPLACE = {
 }
 
 
-def _register_inplace(op: str, args: tuple[str, str]):
+@family("F.relu_", "F.elu_", "F.hardtanh_", "F.leaky_relu_", "F.threshold_")
+def inplace_activations():
     # Acts on an intermediate, never on a model input the harness may reuse.
-    a0, a1 = args
-    def gen():
+    for op, (a0, a1) in _INPLACE.items():
         rows = [
             ("r4", f"x = x0 * 2.0\n{op}(x{a0})\nx", [f(1, 3, 8, 8)]),
             ("r2_c13", f"x = x0 - 0.25\n{op}(x{a1})\nx", [f(13, 7)]),
@@ -72,12 +73,7 @@ def _register_inplace(op: str, args: tuple[str, str]):
             ("r1_c16_setting2", f"x = x0 * 3.0\n{op}(x{a1})", [f(16)]),
             ("r5_setting2", f"x = x0 + 0.1\n{op}(x{a1})\nx * 2.0", [f(1, 4, 2, 3, 5)]),
         ]
-        return table(op, rows, tags={"inplace"})
-    family(op)(gen)
-
-
-for _op, _args in _INPLACE.items():
-    _register_inplace(_op, _args)
+        yield from table(op, rows, tags={"inplace"})
 
 
 @family("F.rrelu")
@@ -143,8 +139,10 @@ def _softmax_rows(fn: str) -> list[tuple]:
     ]
 
 
-for _op in ("F.softmax", "F.log_softmax", "F.softmin"):
-    family(_op)(lambda _op=_op: table(_op, _softmax_rows(_op)))
+@family("F.softmax", "F.log_softmax", "F.softmin")
+def softmaxes():
+    for op in ("F.softmax", "F.log_softmax", "F.softmin"):
+        yield from table(op, _softmax_rows(op))
 
 
 @family("F.gumbel_softmax")
@@ -158,3 +156,10 @@ def _gumbel():
         ("hard_d0", "F.gumbel_softmax(x0, hard=True, dim=0)", [f(7, 3)]),
     ]
     return table("F.gumbel_softmax", rows, reasons={"random": why})
+
+
+@family("F.softmax")
+def _ncnn_batch1():
+    """Batch-1 forms the ncnn lowering treats on their own (it drops the batch axis; inputs
+    whose dim 0 is not 1 go the batchless way), moved from the hand-written ncnn export tests."""
+    yield case("F.softmax", "dneg1_b1", "F.softmax(x0, dim=-1)", [f(1, 5, 9, low=-4, high=4)])

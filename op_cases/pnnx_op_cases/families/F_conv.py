@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..registry import family
-from .F_Tensor_torch_kit import f, table
+from .F_Tensor_torch_kit import case, f, table
 
 
 def _conv_rows(fn: str, rank: int) -> list[tuple]:
@@ -81,9 +81,11 @@ def _deconv_rows(fn: str, rank: int) -> list[tuple]:
     ]
 
 
-for _rank in (1, 2, 3):
-    _op = f"F.conv_transpose{_rank}d"
-    family(_op)(lambda _op=_op, _rank=_rank: table(_op, _deconv_rows(_op, _rank)))
+@family("F.conv_transpose1d", "F.conv_transpose2d", "F.conv_transpose3d")
+def conv_transposes():
+    for rank in (1, 2, 3):
+        op = f"F.conv_transpose{rank}d"
+        yield from table(op, _deconv_rows(op, rank))
 
 
 @family("F.linear")
@@ -137,3 +139,12 @@ def _fold():
         ("unbatched", "F.fold(x0, 4, 2, stride=2)", [f(12, 4)], {"tags": {"unbatched"}}),
     ]
     return table("F.fold", rows)
+
+
+@family("F.conv2d", "F.linear")
+def _ncnn_batch1():
+    """Batch-1 forms the ncnn lowering treats on their own (it drops the batch axis; inputs
+    whose dim 0 is not 1 go the batchless way), moved from the hand-written ncnn export tests."""
+    yield case("F.conv2d", "c8_k3_s2_p1_b1", "F.conv2d(x0, self.w, self.b, stride=2, padding=1)", [f(1, 8, 12, 12)],
+               params={"w": (4, 8, 3, 3), "b": (4,)})
+    yield case("F.linear", "r2_b1", "F.linear(x0, self.w, self.b)", [f(1, 10)], params={"w": (5, 10), "b": (5,)})

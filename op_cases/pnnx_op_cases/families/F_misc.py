@@ -122,5 +122,7 @@ _DROPOUTS = {
     "F.feature_alpha_dropout": [(1, 3, 8, 8), (2, 13, 5, 6), (1, 16, 2, 3, 3)],
 }
 
-for _op, _shapes in _DROPOUTS.items():
-    family(_op)(lambda _op=_op, _shapes=_shapes: table(_op, _dropout_rows(_op, _shapes)))
+@family("F.dropout", "F.alpha_dropout", "F.dropout2d", "F.dropout3d", "F.feature_alpha_dropout")
+def dropouts():
+    for op, shapes in _DROPOUTS.items():
+        yield from table(op, _dropout_rows(op, shapes))

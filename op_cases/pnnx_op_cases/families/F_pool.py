@@ -39,9 +39,16 @@ def _avg_rows(fn: str, rank: int) -> list[tuple]:
     return rows
 
 
-for _r in (1, 2, 3):
-    family(f"F.max_pool{_r}d")(lambda _r=_r: table(f"F.max_pool{_r}d", _max_rows(f"F.max_pool{_r}d", _r)))
-    family(f"F.avg_pool{_r}d")(lambda _r=_r: table(f"F.avg_pool{_r}d", _avg_rows(f"F.avg_pool{_r}d", _r)))
+@family("F.max_pool1d", "F.max_pool2d", "F.max_pool3d")
+def max_pools():
+    for r in (1, 2, 3):
+        yield from table(f"F.max_pool{r}d", _max_rows(f"F.max_pool{r}d", r))
+
+
+@family("F.avg_pool1d", "F.avg_pool2d", "F.avg_pool3d")
+def avg_pools():
+    for r in (1, 2, 3):
+        yield from table(f"F.avg_pool{r}d", _avg_rows(f"F.avg_pool{r}d", r))
 
 
 def _lp_rows(fn: str, rank: int) -> list[tuple]:
@@ -79,10 +86,13 @@ def _adaptive_rows(fn: str, rank: int, is_max: bool) -> list[tuple]:
     return rows
 
 
-for _r in (1, 2, 3):
-    for _kind, _is_max in (("avg", False), ("max", True)):
-        _op = f"F.adaptive_{_kind}_pool{_r}d"
-        family(_op)(lambda _op=_op, _r=_r, _is_max=_is_max: table(_op, _adaptive_rows(_op, _r, _is_max)))
+@family("F.adaptive_avg_pool1d", "F.adaptive_avg_pool2d", "F.adaptive_avg_pool3d",
+        "F.adaptive_max_pool1d", "F.adaptive_max_pool2d", "F.adaptive_max_pool3d")
+def adaptive_pools():
+    for r in (1, 2, 3):
+        for kind, is_max in (("avg", False), ("max", True)):
+            op = f"F.adaptive_{kind}_pool{r}d"
+            yield from table(op, _adaptive_rows(op, r, is_max))
 
 
 _FRACTIONAL = "draws random pooling regions unless _random_samples is given"
@@ -109,9 +119,10 @@ def _fractional_rows(fn: str, rank: int) -> list[tuple]:
     return rows
 
 
-for _r in (2, 3):
-    _op = f"F.fractional_max_pool{_r}d"
-    family(_op)(lambda _op=_op, _r=_r: table(_op, _fractional_rows(_op, _r)))
+@family("F.fractional_max_pool2d", "F.fractional_max_pool3d")
+def fractional_max_pools():
+    for r in (2, 3):
+        yield from table(f"F.fractional_max_pool{r}d", _fractional_rows(f"F.fractional_max_pool{r}d", r))
 
 
 _UNPOOL_NO_TRACE = "torch's default output-size check compares traced sizes as tensors and raises"
@@ -138,5 +149,7 @@ def _unpool_rows(rank: int) -> list[tuple]:
     ]
 
 
-for _r in (1, 2, 3):
-    family(f"F.max_unpool{_r}d")(lambda _r=_r: table(f"F.max_unpool{_r}d", _unpool_rows(_r)))
+@family("F.max_unpool1d", "F.max_unpool2d", "F.max_unpool3d")
+def max_unpools():
+    for r in (1, 2, 3):
+        yield from table(f"F.max_unpool{r}d", _unpool_rows(r))

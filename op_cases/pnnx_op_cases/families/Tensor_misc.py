@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..registry import family
-from .F_Tensor_torch_kit import b, binary, f, i, reduce, table, unary
+from .F_Tensor_torch_kit import b, binary, case, f, i, reduce, table, unary
 
 MO = {"tags": {"multi-output"}}
 _UNINIT = "new_empty returns uninitialised memory; compare shape and dtype only"
@@ -143,8 +143,9 @@ def _cast(op: str, method: str):
     ])
 
 
-for _op, _method in (("Tensor.float", "float"), ("Tensor.long", "long"), ("Tensor.bool", "bool")):
-    family(_op)(lambda _op=_op, _method=_method: _cast(_op, _method))
+family("Tensor.float")(lambda: _cast("Tensor.float", "float"))
+family("Tensor.long")(lambda: _cast("Tensor.long", "long"))
+family("Tensor.bool")(lambda: _cast("Tensor.bool", "bool"))
 
 
 family("Tensor.mean")(lambda: reduce("Tensor.mean", "{x}.mean({args})"))
@@ -238,3 +239,10 @@ def _gather():
         ("smaller_index", "x0.gather(1, x1)", [f(3, 8), i(2, 3, high=8)]),
         ("int_src", "x0.gather(1, x1)", [i(3, 5), i(3, 2, high=5)]),
     ])
+
+
+@family("Tensor.mean")
+def _ncnn_batch1():
+    """Batch-1 forms the ncnn lowering treats on their own (it drops the batch axis; inputs
+    whose dim 0 is not 1 go the batchless way), moved from the hand-written ncnn export tests."""
+    yield case("Tensor.mean", "d23_b1", "x0.mean(dim=(2, 3))", [f(1, 8, 12, 12)])

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..registry import family
-from .F_Tensor_torch_kit import b, f, i, table
+from .F_Tensor_torch_kit import b, case, f, i, table
 
 MO = {"tags": {"multi-output"}}
 
@@ -266,3 +266,14 @@ def _flip():
         ("r1", "x0.flip(0)", [f(16)]),
         ("int", "x0.flip(1)", [i(3, 4)]),
     ])
+
+
+@family("Tensor.view", "Tensor.unsqueeze", "Tensor.slice")
+def _ncnn_forms():
+    """Forms the hand-written ncnn export tests held, now op cases: a channel shuffle spelled
+    with view/transpose/reshape (the ncnn lowering makes it one ShuffleChannel), an unsqueeze
+    undone after an op, a strided slice of a batch-1 input."""
+    yield case("Tensor.view", "channel_shuffle_pattern",
+               "x0.view(1, 2, 4, 12, 12).transpose(1, 2).contiguous().reshape(1, 8, 12, 12).relu()", [f(1, 8, 12, 12)])
+    yield case("Tensor.unsqueeze", "d2_then_squeeze_b1", "x0.unsqueeze(2).relu().squeeze(2) * 2", [f(1, 5, 9)])
+    yield case("Tensor.slice", "strided_multi_b1", "x0[:, 1:8:3, :, ::2]", [f(1, 8, 12, 12)])

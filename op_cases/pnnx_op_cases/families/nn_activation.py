@@ -36,10 +36,14 @@ RANKS = [("r1", (13,)), ("r2", (3, 17)), ("r3", (2, 5, 7)), ("r4_c13", (1, 13, 4
          ("r5", (1, 3, 2, 3, 4))]
 
 
-def _activation_family(op):
-    def cases():
-        base = f"{op}({ACTIVATIONS[op][0][1]})"
-        for i, (variant, args) in enumerate(ACTIVATIONS[op]):
+@family("nn.ReLU", "nn.ReLU6", "nn.ELU", "nn.CELU", "nn.SELU", "nn.GELU", "nn.Hardshrink", "nn.Softshrink",
+        "nn.Hardsigmoid", "nn.Hardswish", "nn.Hardtanh", "nn.LeakyReLU", "nn.LogSigmoid", "nn.Mish",
+        "nn.Sigmoid", "nn.SiLU", "nn.Tanh", "nn.Tanhshrink", "nn.Softsign", "nn.Softplus", "nn.Threshold",
+        "nn.RReLU", "nn.Identity")
+def activations():
+    for op, settings in ACTIVATIONS.items():
+        base = f"{op}({settings[0][1]})"
+        for i, (variant, args) in enumerate(settings):
             tags = {"inplace"} if "inplace" in args else set()
             yield module_case(op, variant, f"{op}({args})", [rand(1, 12, 6, 7, low=-3, high=3)],
                               smoke=i == 0, tags=tags)
@@ -47,11 +51,6 @@ def _activation_family(op):
             yield module_case(op, variant, base, [rand(*shape, low=-3, high=3)])
         yield module_case(op, "noncontiguous", base, [rand(1, 5, 6, 4, low=-3, high=3)],
                           pre="x0 = x0.transpose(1, 3)")
-    return cases
-
-
-for _op in ACTIVATIONS:
-    family(_op)(_activation_family(_op))
 
 
 @family("nn.PReLU")
@@ -69,11 +68,9 @@ def prelu():
     yield module_case(op, "init0.1_b2", "nn.PReLU(4, init=0.1)", [rand(2, 4, 3, 3)])
 
 
-SOFTMAXES = ("nn.Softmax", "nn.LogSoftmax", "nn.Softmin")
-
-
-def _softmax_family(op):
-    def cases():
+@family("nn.Softmax", "nn.LogSoftmax", "nn.Softmin")
+def softmaxes():
+    for op in ("nn.Softmax", "nn.LogSoftmax", "nn.Softmin"):
         yield module_case(op, "dim1", f"{op}(dim=1)", [rand(2, 13, 5, low=-4, high=4)], smoke=True)
         yield module_case(op, "dim_m1", f"{op}(dim=-1)", [rand(1, 3, 4, 17, low=-4, high=4)],
                           smoke=True)
@@ -83,11 +80,6 @@ def _softmax_family(op):
         yield module_case(op, "dim1_large", f"{op}(dim=1)", [rand(2, 16, low=-30, high=30)])
         yield module_case(op, "dim_m1_noncontiguous", f"{op}(dim=-1)",
                           [rand(1, 9, 4, low=-4, high=4)], pre="x0 = x0.transpose(1, 2)")
-    return cases
-
-
-for _op in SOFTMAXES:
-    family(_op)(_softmax_family(_op))
 
 
 @family("nn.Softmax2d")
@@ -107,3 +99,10 @@ def glu():
     yield module_case(op, "dim0_r1", "nn.GLU(0)", [rand(24)])
     yield module_case(op, "dim_m2", "nn.GLU(-2)", [rand(2, 26, 3)])
     yield module_case(op, "dim2_r4", "nn.GLU(2)", [rand(1, 3, 8, 5)])
+
+
+@family("nn.Softmax")
+def ncnn_batch1():
+    """Batch-1 forms the ncnn lowering treats on their own (it drops the batch axis; inputs
+    whose dim 0 is not 1 go the batchless way), moved from the hand-written ncnn export tests."""
+    yield module_case("nn.Softmax", "dim1_r4_b1", "nn.Softmax(dim=1)", [rand(1, 6, 7, 9, low=-4, high=4)])

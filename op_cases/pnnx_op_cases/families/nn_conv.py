@@ -114,13 +114,40 @@ def _deconv_cases(op, nd, lazy=False):
                       [_x(cin, nd)], call=f"self.m(x0, output_size={list(out)})")
 
 
-def _register(nd):
-    family(f"nn.Conv{nd}d")(lambda: _conv_cases(f"nn.Conv{nd}d", nd))
-    family(f"nn.LazyConv{nd}d")(lambda: _conv_cases(f"nn.LazyConv{nd}d", nd, lazy=True))
-    family(f"nn.ConvTranspose{nd}d")(lambda: _deconv_cases(f"nn.ConvTranspose{nd}d", nd))
-    family(f"nn.LazyConvTranspose{nd}d")(
-        lambda: _deconv_cases(f"nn.LazyConvTranspose{nd}d", nd, lazy=True))
+@family("nn.Conv1d", "nn.Conv2d", "nn.Conv3d")
+def convs():
+    for nd in (1, 2, 3):
+        yield from _conv_cases(f"nn.Conv{nd}d", nd)
 
 
-for _nd in (1, 2, 3):
-    _register(_nd)
+@family("nn.LazyConv1d", "nn.LazyConv2d", "nn.LazyConv3d")
+def lazy_convs():
+    for nd in (1, 2, 3):
+        yield from _conv_cases(f"nn.LazyConv{nd}d", nd, lazy=True)
+
+
+@family("nn.ConvTranspose1d", "nn.ConvTranspose2d", "nn.ConvTranspose3d")
+def deconvs():
+    for nd in (1, 2, 3):
+        yield from _deconv_cases(f"nn.ConvTranspose{nd}d", nd)
+
+
+@family("nn.LazyConvTranspose1d", "nn.LazyConvTranspose2d", "nn.LazyConvTranspose3d")
+def lazy_deconvs():
+    for nd in (1, 2, 3):
+        yield from _deconv_cases(f"nn.LazyConvTranspose{nd}d", nd, lazy=True)
+
+
+@family("nn.Conv1d", "nn.Conv2d")
+def conv_fusions():
+    """A batch-1 convolution with what the ncnn lowering folds into it (an activation, a zero
+    pad), and a non-square dilated kernel; moved from the hand-written ncnn export tests."""
+    x = rand(1, 8, 12, 12)
+    yield module_case("nn.Conv2d", "k3_dw_relu", "nn.Conv2d(8, 8, 3, groups=8)", [x], call="F.relu(self.m(x0))")
+    yield module_case("nn.Conv2d", "k1_sigmoid", "nn.Conv2d(8, 4, 1)", [x], call="torch.sigmoid(self.m(x0))")
+    yield module_case("nn.Conv2d", "k1_relu6", "nn.Conv2d(8, 4, 1)", [x], call="F.relu6(self.m(x0))")
+    yield module_case("nn.Conv2d", "k3_after_zero_pad", "nn.Conv2d(8, 6, 3)", [x], pre="x0 = F.pad(x0, (1, 2, 0, 1))")
+    yield module_case("nn.Conv2d", "k35_s21_d2_nobias",
+                      "nn.Conv2d(8, 4, (3, 5), stride=(2, 1), dilation=2, bias=False)", [x])
+    yield module_case("nn.Conv1d", "k3_p1_leaky_relu", "nn.Conv1d(6, 8, 3, padding=1)", [rand(1, 6, 20)],
+                      call="F.leaky_relu(self.m(x0), 0.1)")

@@ -87,3 +87,12 @@ def embedding_bag():
     yield module_case(op, "offsets_input", "nn.EmbeddingBag(20, 13, mode='max')",
                       flat + [ints(3, high=1)], pre="x1 = x1 + torch.tensor([0, 4, 6])",
                       call="self.m(x0, x1)")
+
+
+@family("nn.Linear", "nn.Embedding")
+def ncnn_batch1():
+    """Batch-1 forms the ncnn lowering treats on their own (it drops the batch axis; inputs
+    whose dim 0 is not 1 go the batchless way), moved from the hand-written ncnn export tests."""
+    yield module_case("nn.Linear", "b1_relu", "nn.Linear(10, 6)", [rand(1, 10)], call="F.relu(self.m(x0))")
+    yield module_case("nn.Linear", "r3_b1_nobias", "nn.Linear(10, 6, bias=False)", [rand(1, 5, 10)])
+    yield module_case("nn.Embedding", "r2_b1", "nn.Embedding(20, 8)", [ints(1, 7, high=20)])

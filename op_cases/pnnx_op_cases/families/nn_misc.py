@@ -112,10 +112,10 @@ _DROPOUTS = {
 }
 
 
-def _dropout_family(op):
-    def cases():
-        why = {"training-only": _DROPOUT_WHY}
-        shapes = _DROPOUTS[op]
+@family("nn.Dropout", "nn.Dropout2d", "nn.Dropout3d", "nn.AlphaDropout")
+def dropouts():
+    why = {"training-only": _DROPOUT_WHY}
+    for op, shapes in _DROPOUTS.items():
         yield module_case(op, "p0.5", f"{op}()", [rand(*shapes[0])], reasons=why, smoke=True)
         yield module_case(op, "p0.2_inplace" if op != "nn.AlphaDropout" else "p0.2",
                           f"{op}(0.2{', inplace=True' if op != 'nn.AlphaDropout' else ''})",
@@ -123,8 +123,14 @@ def _dropout_family(op):
         # what an exporter must keep: dropout between two real ops
         yield module_case(op, "between_ops", f"{op}(0.3)", [rand(*shapes[0])], reasons=why,
                           pre="x0 = x0 * 2", call="self.m(x0) + 1")
-    return cases
 
 
-for _op in _DROPOUTS:
-    family(_op)(_dropout_family(_op))
+@family("nn.Dropout", "nn.Unfold", "nn.Fold")
+def ncnn_forms():
+    """Forms the hand-written ncnn export tests held: a dropout removed between real ops in a
+    batch-1 graph, im2col/col2im with every geometry argument at once."""
+    yield module_case("nn.Dropout", "p0.5_then_relu_b1", "nn.Dropout(0.5)", [rand(1, 6, 7)],
+                      reasons={"training-only": _DROPOUT_WHY}, call="F.relu(self.m(x0))")
+    yield module_case("nn.Unfold", "k2x3_d2_p1_s1x2", "nn.Unfold((2, 3), dilation=2, padding=1, stride=(1, 2))",
+                      [rand(1, 8, 12, 12)])
+    yield module_case("nn.Fold", "k3_p1_d2_o7x9", "nn.Fold((7, 9), 3, padding=1, dilation=2)", [rand(1, 18, 35)])

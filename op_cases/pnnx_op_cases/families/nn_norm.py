@@ -43,10 +43,13 @@ def _bn_cases(op, ctor, nd, lazy=False, prefix="", smoke=True, full=True):
                pre="x0 = x0.movedim(-1, 1)", tags={"noncontiguous"})
 
 
-for _nd in (1, 2, 3):
-    for _lazy in (False, True):
-        _name = f"nn.{'Lazy' if _lazy else ''}BatchNorm{_nd}d"
-        family(_name)(lambda n=_name, d=_nd, lz=_lazy: _bn_cases(n, n, d, lz))
+@family("nn.BatchNorm1d", "nn.BatchNorm2d", "nn.BatchNorm3d",
+        "nn.LazyBatchNorm1d", "nn.LazyBatchNorm2d", "nn.LazyBatchNorm3d")
+def batch_norms():
+    for nd in (1, 2, 3):
+        for lazy in (False, True):
+            name = f"nn.{'Lazy' if lazy else ''}BatchNorm{nd}d"
+            yield from _bn_cases(name, name, nd, lazy)
 
 
 @family("nn.SyncBatchNorm")
@@ -73,8 +76,10 @@ def _instance_cases(op, nd):
                       pre="x0 = x0.movedim(-1, 1)", tags={"noncontiguous"})
 
 
-for _nd in (1, 2, 3):
-    family(f"nn.InstanceNorm{_nd}d")(lambda d=_nd: _instance_cases(f"nn.InstanceNorm{d}d", d))
+@family("nn.InstanceNorm1d", "nn.InstanceNorm2d", "nn.InstanceNorm3d")
+def instance_norms():
+    for nd in (1, 2, 3):
+        yield from _instance_cases(f"nn.InstanceNorm{nd}d", nd)
 
 
 @family("nn.GroupNorm")
@@ -132,3 +137,12 @@ def local_response_norm():
     yield module_case(op, "s3_r3", "nn.LocalResponseNorm(3)", [rand(2, 8, 7)])
     yield module_case(op, "s3_r5", "nn.LocalResponseNorm(3)", [rand(1, 4, 3, 4, 5)])
     yield module_case(op, "s4_b2_c16", "nn.LocalResponseNorm(4, alpha=0.1)", [rand(2, 16, 3, 3)])
+
+
+@family("nn.BatchNorm1d", "nn.LayerNorm", "nn.InstanceNorm2d")
+def ncnn_batch1():
+    """Batch-1 forms the ncnn lowering treats on their own (it drops the batch axis; inputs
+    whose dim 0 is not 1 go the batchless way), moved from the hand-written ncnn export tests."""
+    yield module_case("nn.BatchNorm1d", "c8_r2_b1", "nn.BatchNorm1d(8)", [rand(1, 8)], init=STATS + AFFINE)
+    yield module_case("nn.LayerNorm", "noaffine_b1", "nn.LayerNorm(12, elementwise_affine=False)", [rand(1, 5, 12)])
+    yield module_case("nn.InstanceNorm2d", "c8_b1", "nn.InstanceNorm2d(8)", [rand(1, 8, 12, 12)])

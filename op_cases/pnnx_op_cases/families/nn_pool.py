@@ -155,3 +155,11 @@ def max_unpool():
 
 _UNPOOL_NO_TRACE = ("torch computes the default output size with a check that "
                     "torch.jit.trace cannot evaluate (sizes are traced tensors)")
+
+
+@family("nn.AdaptiveAvgPool2d")
+def global_pool_then_linear():
+    """Global pooling, flatten and a linear layer: the ncnn lowering reads the pooled blob as
+    flat (no Reshape); moved from the hand-written ncnn export tests."""
+    yield module_case("nn.AdaptiveAvgPool2d", "o1_flatten_linear", "nn.AdaptiveAvgPool2d(1)", [rand(1, 8, 12, 12)],
+                      modules={"fc": "nn.Linear(8, 3)"}, call="self.fc(torch.flatten(self.m(x0), 1))")

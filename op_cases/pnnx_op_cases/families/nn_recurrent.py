@@ -53,8 +53,10 @@ def _rnn_family(kind):
                    [SEQ] + _hidden(kind, 2, proj=4), call=hcall)
 
 
-for _kind in ("RNN", "LSTM", "GRU"):
-    family(f"nn.{_kind}")(lambda k=_kind: _rnn_family(k))
+@family("nn.RNN", "nn.LSTM", "nn.GRU")
+def recurrent():
+    for kind in ("RNN", "LSTM", "GRU"):
+        yield from _rnn_family(kind)
 
 
 def _cell_family(kind):
@@ -83,8 +85,10 @@ def _cell_family(kind):
                       call="h", ret=ret)
 
 
-for _kind in ("RNN", "LSTM", "GRU"):
-    family(f"nn.{_kind}Cell")(lambda k=_kind: _cell_family(k))
+@family("nn.RNNCell", "nn.LSTMCell", "nn.GRUCell")
+def cells():
+    for kind in ("RNN", "LSTM", "GRU"):
+        yield from _cell_family(kind)
 
 
 @family("nn.RNNBase")
@@ -98,3 +102,17 @@ def rnn_base():
         yield module_case(op, f"{mode.lower()}_layers2_bidirectional_bf",
                           f"nn.RNNBase({mode!r}, {I}, {H}, num_layers=2, bidirectional=True, "
                           "batch_first=True)", [SEQ_BF], call=call, ret=("y[0]", "y[1]"))
+
+
+@family("nn.RNN", "nn.LSTM", "nn.GRU")
+def batch_first_b1():
+    """Batch-1 forms the ncnn lowering treats on their own (it drops the batch axis; inputs
+    whose dim 0 is not 1 go the batchless way), moved from the hand-written ncnn export tests."""
+    x = [rand(1, 5, 6)]
+    yield module_case("nn.RNN", "batch_first_b1", "nn.RNN(6, 8, batch_first=True)", x, ret="y[0]")
+    yield module_case("nn.LSTM", "batch_first_b1", "nn.LSTM(6, 8, batch_first=True)", x, ret="y[0]")
+    yield module_case("nn.LSTM", "layers2_bidirectional_bf_b1",
+                      "nn.LSTM(6, 8, num_layers=2, batch_first=True, bidirectional=True)", x, ret="y[0]")
+    yield module_case("nn.GRU", "batch_first_b1", "nn.GRU(6, 8, batch_first=True)", x, ret="y[0]")
+    yield module_case("nn.GRU", "bidirectional_bf_b1", "nn.GRU(6, 8, batch_first=True, bidirectional=True)", x,
+                      ret="y[0]")

@@ -147,3 +147,14 @@ def transformer():
                       call="self.m(x0, x1, tgt_mask=m0)")
     yield module_case(op, "l1_unbatched", f"{base})", [rand(S, E), rand(T, E)],
                       tags={"unbatched"})
+
+
+@family("nn.MultiheadAttention")
+def attention_b1():
+    """Batch-1 forms the ncnn lowering treats on their own (it drops the batch axis; inputs
+    whose dim 0 is not 1 go the batchless way), moved from the hand-written ncnn export tests."""
+    op = "nn.MultiheadAttention"
+    yield module_case(op, "self_bf_b1_e16_h4", "nn.MultiheadAttention(16, 4, batch_first=True)", [rand(1, 5, 16)],
+                      call="self.m(x0, x0, x0)", ret="y[0]")
+    yield module_case(op, "cross_kdim_vdim_bf_b1", "nn.MultiheadAttention(16, 2, batch_first=True, kdim=12, vdim=8)",
+                      [rand(1, 5, 16), rand(1, 7, 12), rand(1, 7, 8)], ret="y[0]")

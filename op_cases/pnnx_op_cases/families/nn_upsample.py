@@ -49,16 +49,12 @@ def upsample():
                       [rand(1, 3, 6, 5)], pre="x0 = x0.transpose(2, 3)")
 
 
-def _alias_family(op):
-    def cases():
+@family("nn.UpsamplingBilinear2d", "nn.UpsamplingNearest2d")
+def upsampling_aliases():
+    for op in ("nn.UpsamplingBilinear2d", "nn.UpsamplingNearest2d"):
         x = rand(1, 3, 5, 6)
         yield module_case(op, "x2", f"{op}(scale_factor=2)", [x], smoke=True)
         yield module_case(op, "size", f"{op}(size=(9, 7))", [x])
         yield module_case(op, "size_int", f"{op}(size=8)", [x])
         yield module_case(op, "x3_b2_c8", f"{op}(scale_factor=3)", [rand(2, 8, 2, 3)])
         yield module_case(op, "x2x3", f"{op}(scale_factor=(2, 3))", [x])
-    return cases
-
-
-for _op in ("nn.UpsamplingBilinear2d", "nn.UpsamplingNearest2d"):
-    family(_op)(_alias_family(_op))

@@ -53,10 +53,28 @@ def _fftn(name: str):
     return table(fn, rows, tol=_FFT_TOL)
 
 
-for _base in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft"):
-    family(f"torch.fft.{_base}")(lambda _b=_base: _fft1(_b))
-    family(f"torch.fft.{_base}2")(lambda _b=_base: _fft2(_b + "2"))
-    family(f"torch.fft.{_base}n")(lambda _b=_base: _fftn(_b + "n"))
+_BASES = ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft")
+
+
+@family("torch.fft.fft", "torch.fft.ifft", "torch.fft.rfft", "torch.fft.irfft", "torch.fft.hfft",
+        "torch.fft.ihfft")
+def ffts_1d():
+    for base in _BASES:
+        yield from _fft1(base)
+
+
+@family("torch.fft.fft2", "torch.fft.ifft2", "torch.fft.rfft2", "torch.fft.irfft2", "torch.fft.hfft2",
+        "torch.fft.ihfft2")
+def ffts_2d():
+    for base in _BASES:
+        yield from _fft2(base + "2")
+
+
+@family("torch.fft.fftn", "torch.fft.ifftn", "torch.fft.rfftn", "torch.fft.irfftn", "torch.fft.hfftn",
+        "torch.fft.ihfftn")
+def ffts_nd():
+    for base in _BASES:
+        yield from _fftn(base + "n")
 
 
 @family("torch.complex")

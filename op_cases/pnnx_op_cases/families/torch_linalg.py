@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..registry import family
-from .F_Tensor_torch_kit import f, i, table
+from .F_Tensor_torch_kit import case, f, i, table
 
 _DOT_TOL = (1e-5, 1e-5, "dot-product accumulation order differs between runtimes")
 
@@ -144,3 +144,14 @@ def _tri(name: str):
 
 family("torch.triu")(lambda: _tri("triu"))
 family("torch.tril")(lambda: _tri("tril"))
+
+
+@family("torch.matmul", "torch.addmm")
+def _ncnn_batch1():
+    """Batch-1 forms the ncnn lowering treats on their own (it drops the batch axis; inputs
+    whose dim 0 is not 1 go the batchless way), moved from the hand-written ncnn export tests."""
+    yield case("torch.matmul", "r3_b1", "torch.matmul(x0, x1)", [f(1, 4, 6), f(1, 6, 5)], tol=_DOT_TOL)
+    yield case("torch.matmul", "r3_b1_weight", "torch.matmul(x0, self.w)", [f(1, 4, 6)], params={"w": (6, 3)},
+               tol=_DOT_TOL)
+    yield case("torch.addmm", "bias_bcast_b1", "torch.addmm(self.b, x0, self.w)", [f(1, 6)],
+               params={"b": (5,), "w": (6, 5)}, tol=_DOT_TOL)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..registry import family
-from .F_Tensor_torch_kit import b, binary, f, i, table, unary
+from .F_Tensor_torch_kit import b, binary, case, f, i, table, unary
 
 # op -> (low, high, accepts integer input): ranges keep each function inside its domain.
 _UNARY = {
@@ -29,56 +29,62 @@ _EXTRA = {
 }
 
 
-def _register_unary(name: str, lo: float, hi: float, ints: bool):
-    op = f"torch.{name}"
-    kwargs = {"tol": _TOL[name]} if name in _TOL else {}
-    family(op)(lambda: unary(op, f"torch.{name}({{x}})", lo, hi, with_ints=ints,
-                             extra=_EXTRA.get(name, ()), **kwargs))
+@family("torch.abs", "torch.acos", "torch.acosh", "torch.asin", "torch.asinh", "torch.atan", "torch.atanh",
+        "torch.ceil", "torch.cos", "torch.cosh", "torch.erf", "torch.exp", "torch.expm1", "torch.floor",
+        "torch.lgamma", "torch.log", "torch.log10", "torch.log1p", "torch.neg", "torch.positive",
+        "torch.reciprocal", "torch.round", "torch.rsqrt", "torch.sign", "torch.sin", "torch.sinh",
+        "torch.sqrt", "torch.square", "torch.tan", "torch.tanh", "torch.trunc", "torch.relu",
+        "torch.sigmoid")
+def unary_math():
+    for name, (lo, hi, ints) in _UNARY.items():
+        kwargs = {"tol": _TOL[name]} if name in _TOL else {}
+        yield from unary(f"torch.{name}", f"torch.{name}({{x}})", lo, hi, with_ints=ints,
+                         extra=_EXTRA.get(name, ()), **kwargs)
 
 
-for _name, (_lo, _hi, _ints) in _UNARY.items():
-    _register_unary(_name, _lo, _hi, _ints)
+def _binary(op: str, call: str, lo=-1.0, hi=1.0, ints=False, scalar="0.5", lo2=None, extra=()):
+    return binary(op, call, lo, hi, with_ints=ints, scalar=scalar, lo2=lo2, extra=extra)
 
 
-def _register_binary(name: str, call: str, lo=-1.0, hi=1.0, ints=False, scalar="0.5", lo2=None, extra=()):
-    op = f"torch.{name}"
-    family(op)(lambda: binary(op, call, lo, hi, with_ints=ints, scalar=scalar, lo2=lo2, extra=extra))
+@family("torch.eq", "torch.ne", "torch.ge", "torch.gt", "torch.le", "torch.lt")
+def comparisons():
+    for name in ("eq", "ne", "ge", "gt", "le", "lt"):
+        yield from _binary(f"torch.{name}", f"torch.{name}({{a}}, {{b}})", ints=True, extra=[
+            ("rounded_eq", f"torch.{name}(torch.round(x0 * 2), torch.round(x1 * 2))", [f(4, 6), f(4, 6)]),
+            ("bool", f"torch.{name}(x0, x1)", [b(3, 4), b(3, 4)])])
 
 
-_CMP = {"eq": "eq", "ne": "ne", "ge": "ge", "gt": "gt", "le": "le", "lt": "lt"}
-for _name in _CMP:
-    _register_binary(_name, f"torch.{_name}({{a}}, {{b}})", ints=True, extra=[
-        ("rounded_eq", f"torch.{_name}(torch.round(x0 * 2), torch.round(x1 * 2))", [f(4, 6), f(4, 6)]),
-        ("bool", f"torch.{_name}(x0, x1)", [b(3, 4), b(3, 4)])])
-
-_register_binary("maximum", "torch.maximum({a}, {b})", ints=True, scalar=None)
-_register_binary("minimum", "torch.minimum({a}, {b})", ints=True, scalar=None)
-_register_binary("atan2", "torch.atan2({a}, {b})", scalar=None, extra=[
-    ("quadrants_r1", "torch.atan2(x0, x1)", [f(16, low=-2, high=2), f(16, low=-2, high=2)])])
-_register_binary("logaddexp", "torch.logaddexp({a}, {b})", -3.0, 3.0, scalar=None, extra=[
-    ("far_apart", "torch.logaddexp(x0, x1 - 20.0)", [f(3, 13, low=-3, high=3), f(3, 13, low=-3, high=3)])])
-_register_binary("add", "torch.add({a}, {b})", ints=True, extra=[
+family("torch.maximum")(lambda: _binary("torch.maximum", "torch.maximum({a}, {b})", ints=True, scalar=None))
+family("torch.minimum")(lambda: _binary("torch.minimum", "torch.minimum({a}, {b})", ints=True, scalar=None))
+family("torch.atan2")(lambda: _binary("torch.atan2", "torch.atan2({a}, {b})", scalar=None, extra=[
+    ("quadrants_r1", "torch.atan2(x0, x1)", [f(16, low=-2, high=2), f(16, low=-2, high=2)])]))
+family("torch.logaddexp")(lambda: _binary("torch.logaddexp", "torch.logaddexp({a}, {b})", -3.0, 3.0, scalar=None,
+                                          extra=[
+    ("far_apart", "torch.logaddexp(x0, x1 - 20.0)", [f(3, 13, low=-3, high=3), f(3, 13, low=-3, high=3)])]))
+family("torch.add")(lambda: _binary("torch.add", "torch.add({a}, {b})", ints=True, extra=[
     ("alpha", "torch.add(x0, x1, alpha=2.0)", [f(3, 4), f(3, 4)]),
-    ("bool", "torch.add(x0, x1)", [b(3, 4), b(3, 4)])])
-_register_binary("sub", "torch.sub({a}, {b})", ints=True, extra=[
+    ("bool", "torch.add(x0, x1)", [b(3, 4), b(3, 4)])]))
+family("torch.sub")(lambda: _binary("torch.sub", "torch.sub({a}, {b})", ints=True, extra=[
     ("alpha", "torch.sub(x0, x1, alpha=0.5)", [f(3, 4), f(4)]),
-    ("rsub_scalar", "torch.sub(1.0, x0)", [f(2, 5)])])
-_register_binary("mul", "torch.mul({a}, {b})", ints=True, extra=[
+    ("rsub_scalar", "torch.sub(1.0, x0)", [f(2, 5)])]))
+family("torch.mul")(lambda: _binary("torch.mul", "torch.mul({a}, {b})", ints=True, extra=[
     ("bool", "torch.mul(x0, x1)", [b(3, 4), b(3, 4)]),
-    ("int_by_float", "torch.mul(x0, x1)", [i(3, 4), f(3, 4)])])
-_register_binary("div", "torch.div({a}, {b})", 0.5, 2.0, ints=True, extra=[
+    ("int_by_float", "torch.mul(x0, x1)", [i(3, 4), f(3, 4)])]))
+family("torch.div")(lambda: _binary("torch.div", "torch.div({a}, {b})", 0.5, 2.0, ints=True, extra=[
     ("floor", "torch.div(x0, x1, rounding_mode='floor')", [f(3, 4, low=-4, high=4), f(3, 4, low=0.5, high=2)]),
     ("trunc", "torch.div(x0, x1, rounding_mode='trunc')", [f(3, 4, low=-4, high=4), f(4, low=0.5, high=2)]),
-    ("int_true_div", "torch.div(x0, 3)", [i(2, 6)])])
-_register_binary("floor_divide", "torch.floor_divide({a}, {b})", -4.0, 4.0, ints=True, scalar="1.5", lo2=0.5)
-_register_binary("remainder", "torch.remainder({a}, {b})", -4.0, 4.0, ints=True, scalar="1.5", lo2=0.5, extra=[
-    ("neg_divisor", "torch.remainder(x0, -1.5)", [f(3, 5, low=-4, high=4)])])
-_register_binary("pow", "torch.pow({a}, {b})", 0.1, 2.0, scalar="2", extra=[
+    ("int_true_div", "torch.div(x0, 3)", [i(2, 6)])]))
+family("torch.floor_divide")(lambda: _binary("torch.floor_divide", "torch.floor_divide({a}, {b})", -4.0, 4.0,
+                                             ints=True, scalar="1.5", lo2=0.5))
+family("torch.remainder")(lambda: _binary("torch.remainder", "torch.remainder({a}, {b})", -4.0, 4.0, ints=True,
+                                          scalar="1.5", lo2=0.5, extra=[
+    ("neg_divisor", "torch.remainder(x0, -1.5)", [f(3, 5, low=-4, high=4)])]))
+family("torch.pow")(lambda: _binary("torch.pow", "torch.pow({a}, {b})", 0.1, 2.0, scalar="2", extra=[
     ("scalar_base", "torch.pow(2.0, x0)", [f(3, 4)]),
     ("scalar_half", "torch.pow(x0, 0.5)", [f(2, 13, low=0.0, high=3.0)]),
     ("int", "torch.pow(x0, 3)", [i(3, 4, low=-4, high=4)]),
     ("neg_base_cube", "torch.pow(x0, 3)", [f(1, 3, 4, 5, low=-2, high=2)]),
-    ("neg_base_inverse_square", "x0 ** -2", [f(1, 3, 8, low=-2, high=-0.5)])])
+    ("neg_base_inverse_square", "x0 ** -2", [f(1, 3, 8, low=-2, high=-0.5)])]))
 
 
 def _bitwise(name: str, shift: bool):
@@ -92,9 +98,16 @@ def _bitwise(name: str, shift: bool):
     ] + ([] if shift else [("bool", f"torch.{name}(x0, x1)", [b(3, 4), b(3, 4)])]))
 
 
-for _name, _shift in (("bitwise_and", False), ("bitwise_or", False), ("bitwise_xor", False),
-                      ("bitwise_left_shift", True), ("bitwise_right_shift", True)):
-    family(f"torch.{_name}")(lambda _name=_name, _shift=_shift: _bitwise(_name, _shift))
+@family("torch.bitwise_and", "torch.bitwise_or", "torch.bitwise_xor")
+def bitwise_logic():
+    for name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
+        yield from _bitwise(name, False)
+
+
+@family("torch.bitwise_left_shift", "torch.bitwise_right_shift")
+def bitwise_shifts():
+    for name in ("bitwise_left_shift", "bitwise_right_shift"):
+        yield from _bitwise(name, True)
 
 family("torch.bitwise_not")(lambda: table("torch.bitwise_not", [
     ("i32", "torch.bitwise_not(x0)", [i(3, 8, low=-50, high=50, dtype="i32")]),
@@ -115,8 +128,10 @@ def _logical(name: str):
     ])
 
 
-for _name in ("logical_and", "logical_or", "logical_xor"):
-    family(f"torch.{_name}")(lambda _name=_name: _logical(_name))
+@family("torch.logical_and", "torch.logical_or", "torch.logical_xor")
+def logical_binary():
+    for name in ("logical_and", "logical_or", "logical_xor"):
+        yield from _logical(name)
 
 family("torch.logical_not")(lambda: table("torch.logical_not", [
     ("bool", "torch.logical_not(x0)", [b(3, 8)]),
@@ -174,3 +189,19 @@ def _softmax(op: str, fn: str):
 
 family("torch.softmax")(lambda: _softmax("torch.softmax", "torch.softmax"))
 family("torch.log_softmax")(lambda: _softmax("torch.log_softmax", "torch.log_softmax"))
+
+
+@family("torch.div", "torch.sub", "torch.add", "torch.mul", "torch.remainder", "torch.round")
+def _ncnn_batch1():
+    """Batch-1 expression chains, broadcasts and constant operands: the ncnn lowering turns
+    them into BinaryOp/UnaryOp layers on batch-dropped blobs; moved from the hand-written ncnn
+    export tests."""
+    yield case("torch.div", "scalar_chain_b1", "torch.div(x0 * 2 + 1, 4) - 0.5", [f(1, 8, 12, 12)])
+    yield case("torch.sub", "rsub_rdiv_b1", "torch.sub(1, x0) + 2 / (x0 + 1)", [f(1, 8, 12, 12, low=0.0, high=1.0)])
+    yield case("torch.add", "bcast_c_b1", "torch.add(x0, x1)", [f(1, 8, 6, 6), f(1, 8, 1, 1)])
+    yield case("torch.mul", "bcast_rank_b1", "torch.mul(x0, x1)", [f(1, 3, 4, 5), f(1, 5)])
+    yield case("torch.mul", "const_operands_b1", "torch.mul(x0, self.w) + self.b", [f(1, 8, 12, 12)],
+               params={"w": (8, 1, 1), "b": (12,)})
+    yield case("torch.remainder", "mixed_signs_b1", "torch.remainder(x0 * 4 - 2, x1 - 0.5)",
+               [f(1, 3, 4, low=0.0, high=1.0), f(1, 3, 4, low=0.0, high=1.0)])
+    yield case("torch.round", "decimals1_b1", "torch.round(x0 * 10, decimals=1)", [f(1, 3, 4, low=0.0, high=1.0)])

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..registry import family
-from .F_Tensor_torch_kit import b, f, i, reduce, table
+from .F_Tensor_torch_kit import b, case, f, i, reduce, table
 
 MO = {"tags": {"multi-output"}}
 _SUM_TOL = (1e-5, 1e-5, "summation order differs between runtimes")
@@ -152,3 +152,14 @@ def _all_any(name: str):
 
 family("torch.all")(lambda: _all_any("all"))
 family("torch.any")(lambda: _all_any("any"))
+
+
+@family("torch.max", "torch.prod", "torch.norm", "torch.mean")
+def _ncnn_batch1():
+    """Batch-1 forms the ncnn lowering treats on their own (it drops the batch axis; inputs
+    whose dim 0 is not 1 go the batchless way), moved from the hand-written ncnn export tests."""
+    yield case("torch.max", "binary_other_b1", "torch.max(x0, x1)", [f(1, 3, 4), f(1, 3, 4)])
+    yield case("torch.max", "d2_values_b1", "torch.max(x0, dim=2)[0]", [f(1, 8, 12, 12)])
+    yield case("torch.prod", "d1_b1", "torch.prod(x0, dim=1)", [f(1, 3, 5, low=0.5, high=1.5)])
+    yield case("torch.norm", "p2_d1_b1", "torch.norm(x0, dim=1)", [f(1, 6, 5)], tol=_SUM_TOL)
+    yield case("torch.mean", "d1_r4_b1", "torch.mean(x0, dim=1)", [f(1, 8, 12, 12)], tol=_SUM_TOL)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..registry import family
-from .F_Tensor_torch_kit import b, f, i, table
+from .F_Tensor_torch_kit import b, case, f, i, table
 
 MO = {"tags": {"multi-output"}}
 
@@ -301,3 +301,17 @@ def _clone():
         ("int", "torch.clone(x0)", [i(3, 4)]),
         ("then_inplace", "y = torch.clone(x0)\ny.add_(1.0)\ny", [f(16)], {"tags": {"inplace"}}),
     ])
+
+
+@family("torch.transpose", "torch.cat", "torch.stack", "torch.split", "torch.unbind", "torch.flatten", "torch.flip")
+def _ncnn_batch1():
+    """Batch-1 forms the ncnn lowering treats on their own (it drops the batch axis; inputs
+    whose dim 0 is not 1 go the batchless way), moved from the hand-written ncnn export tests."""
+    yield case("torch.transpose", "r3_12_b1", "torch.transpose(x0, 1, 2)", [f(1, 5, 9)])
+    yield case("torch.cat", "d2_r4_b1", "torch.cat((x0, x1), dim=2)", [f(1, 3, 4, 5), f(1, 3, 2, 5)])
+    yield case("torch.cat", "dneg1_b1", "torch.cat((x0, x1), dim=-1)", [f(1, 3, 4), f(1, 3, 2)])
+    yield case("torch.stack", "d1_r3_b1", "torch.stack((x0, x1), dim=1)", [f(1, 3, 4), f(1, 3, 4)])
+    yield case("torch.split", "sizes_dneg1_b1", "torch.split(x0, [2, 3, 1], dim=-1)", [f(1, 4, 6)])
+    yield case("torch.unbind", "d1_r4_b1", "torch.unbind(x0, dim=1)", [f(1, 3, 4, 5)])
+    yield case("torch.flatten", "start2_b1", "torch.flatten(x0, 2)", [f(1, 8, 12, 12)])
+    yield case("torch.flip", "d13_r4_b1", "torch.flip(x0, dims=(1, 3))", [f(1, 3, 4, 5)])

@@ -1,7 +1,7 @@
 """ncnn.bin: every layer's weights concatenated in layer order.
 
 A weight blob is `[u32 tag when the layer reads it tagged][data][padding to 4 bytes]`.
-Tag 0x01306B47 means fp16 data (converted as upstream does, see fp16_truncate), tag 0
+Tag 0x01306B47 means fp16 data (converted as upstream does, see fp16_round_half_away), tag 0
 means fp32. Biases, BatchNorm/LayerNorm/PReLU tables and MemoryData carry no tag.
 `walk_bin` checks a file against a layer list for the layer types it knows.
 """
@@ -19,11 +19,10 @@ from .ncnn_param import NcnnLayer
 
 FP16_TAG = 0x01306B47
 FP32_TAG = 0x00000000
-INT8_TAG = 0x000D4B38
 FP16_PAD = 0x2283  # upstream's fixed filler for odd fp16 counts ("model hash consistency")
 
 
-def fp16_truncate(array) -> np.ndarray:
+def fp16_round_half_away(array) -> np.ndarray:
     """float32 -> float16 bits exactly as the upstream pnnx binary (20261020) writes them.
 
     Measured on its output (tests/formats/test_formats_upstream.py): the mantissa is
@@ -31,7 +30,7 @@ def fp16_truncate(array) -> np.ndarray:
     into the exponent, so 65520 becomes inf); values below the fp16 normal range become
     +-0 (no fp16 subnormals, decided before rounding); overflow gives +-inf; NaN gives
     the quiet NaN 0x7e00 with its sign. The design notes call it truncating; the bytes
-    say otherwise, and the bytes win. The name is kept for callers."""
+    say otherwise, and the bytes win."""
     bits = np.ascontiguousarray(array, dtype=np.float32).view(np.uint32).astype(np.int64)
     sign = ((bits >> 31) & 1) << 15
     exponent = (bits >> 23) & 0xFF
@@ -43,9 +42,6 @@ def fp16_truncate(array) -> np.ndarray:
     out = np.where(exponent == 0xFF, sign | 0x7C00 | np.where(significand != 0, 0x200, 0), out)
     out = np.where(exponent == 0, sign, out)
     return out.astype(np.uint16)
-
-
-fp16_upstream = fp16_truncate
 
 
 def _pad4(data: bytes) -> bytes:
@@ -65,7 +61,7 @@ def pack_weight(array, tagged: bool, fp16: bool) -> bytes:
         return _pad4(_raw_bytes(array))
     if not fp16:
         return struct.pack("<I", FP32_TAG) + _pad4(array.astype("<f4").tobytes())
-    halves = fp16_truncate(array.astype(np.float32)).ravel()
+    halves = fp16_round_half_away(array.astype(np.float32)).ravel()
     if halves.size % 2:
         halves = np.append(halves, np.uint16(FP16_PAD))
     return struct.pack("<I", FP16_TAG) + halves.astype("<u2").tobytes()

@@ -24,7 +24,6 @@ _ZIP64_EOCD = struct.Struct("<4sQHHIIQQQQ")         # 56 bytes
 _ZIP64_LOCATOR = struct.Struct("<4sIQI")            # 20 bytes
 _EOCD = struct.Struct("<4sHHHHIIH")                 # 22 bytes
 _U32_MAX, _U16_MAX = 0xFFFFFFFF, 0xFFFF
-_COPY_CHUNK = 1 << 20
 
 MAX_ENTRY_BYTES = 1 << 34
 MAX_TOTAL_BYTES = 1 << 36

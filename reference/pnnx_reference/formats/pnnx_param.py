@@ -1,8 +1,7 @@
 """pnnx.param text: `dumps`/`loads` (text only) and `save`/`load` (with pnnx.bin).
 
-The writer reproduces upstream HEAD byte for byte: `%-24s %-24s %d %d` columns, params
-and attrs sorted bytewise, `$` keys only when every input is named, `#` annotations for
-inputs then outputs. The reader is strict: every problem raises FormatError with the
+The writer (pnnx_param_writer.py, which ir's `str(graph)` also uses) reproduces upstream HEAD
+byte for byte. The reader is strict: every problem raises FormatError with the
 file, the line and one clear message.
 """
 from __future__ import annotations
@@ -14,67 +13,16 @@ from pathlib import Path
 from ..errors import FormatError
 from ..ir import DTYPES, NULL_DTYPE, UNKNOWN_DIM, Attribute, Graph, Operand, Operator
 from . import pnnx_bin
+from .pnnx_param_writer import MAGIC, dumps
 from .textfile import CountedLineReader, is_digits, read_text_lines, split_text_lines
-from .pnnx_values import INT32_MAX, ValueTextError, clip, decode_value, encode_value
+from .pnnx_values import INT32_MAX, ValueTextError, clip, decode_value
 
-MAGIC = "7767517"
 MAX_PARAM_BYTES = 256 * 1024 * 1024  # real files are a few MB; bounds memory on hostile input
 MAX_LINE_CHARS = 16 * 1024 * 1024
 _VALID_DTYPES = frozenset(DTYPES) | {NULL_DTYPE}
 
 
-# --- writing -------------------------------------------------------------------------
-def _check_token(kind: str, text: str) -> str:
-    if not text or any(c.isspace() for c in text):
-        raise ValueError(f"{kind} {text!r} is empty or contains whitespace")
-    return text
-
-
-def _check_key(kind: str, text: str) -> str:
-    """Keys (and operand names, which become `#name=` keys) cannot hold `=`, and a
-    parameter key cannot start with the `@`, `$`, `#` markers."""
-    _check_token(kind, text)
-    if "=" in text or (kind == "param key" and text[0] in "@$#"):
-        raise ValueError(f"{kind} {text!r} cannot be written (contains '=' or starts with @, $ or #)")
-    return text
-
-
-def _encode_shape(shape, dtype: str | None) -> str:
-    dims = ",".join("?" if d == UNKNOWN_DIM else str(int(d)) for d in shape)
-    return f"({dims}){dtype or NULL_DTYPE}"
-
-
-def _shape_tokens(operands: list[Operand]) -> list[str]:
-    return [f"#{o.name}={_encode_shape(o.shape, o.dtype)}" for o in operands if o.shape]
-
-
-def _input_key_tokens(op: Operator) -> list[str]:
-    if len(op.inputnames) != len(op.inputs):
-        return []
-    return [f"${_check_key('input name', key)}={o.name}" for key, o in zip(op.inputnames, op.inputs) if key]
-
-
-def dump_operator(op: Operator) -> str:
-    """One operator line, without the newline."""
-    head = "%-24s %-24s %d %d" % (_check_token("operator type", op.type),
-                                  _check_token("operator name", op.name),
-                                  len(op.inputs), len(op.outputs))
-    tokens = [_check_key("operand name", o.name) for o in op.inputs + op.outputs]
-    tokens += [f"{_check_key('param key', k)}={encode_value(op.params[k])}" for k in sorted(op.params)]
-    tokens += [f"@{_check_key('attribute key', k)}={_encode_shape(a.shape, a.dtype)}"
-               for k, a in sorted(op.attrs.items())]
-    tokens += _input_key_tokens(op)
-    tokens += _shape_tokens(op.inputs + op.outputs)
-    return " ".join([head] + tokens)
-
-
-def dumps(graph: Graph) -> str:
-    """The pnnx.param text of `graph`. Raises ValueError for values the format cannot hold."""
-    lines = [MAGIC, f"{len(graph.ops)} {len(graph.operands)}"]
-    lines += [dump_operator(op) for op in graph.ops]
-    return "\n".join(lines) + "\n"
-
-
+# --- writing (the text itself: pnnx_param_writer.py) ---------------------------------
 def bin_entries(graph: Graph):
     """(entry name, bytes) for every attribute, in upstream's order."""
     for op in graph.ops:
@@ -194,6 +142,11 @@ class _Reader(CountedLineReader):
             self.fail(f"parameter with empty key: ={value[:40]}")
         if key in op.params:
             self.fail(f"duplicate parameter {key}")
+        if op.type == "pnnx.Expression" and key == "expr":
+            # the expression grammar is its own: `[size(@0,0),-1]` is no parameter list and
+            # `2.000000e-01` stays the text the expression parser reads
+            op.params[key] = value
+            return
         try:
             op.params[key] = decode_value(value)
         except ValueTextError as err:

@@ -1,8 +1,10 @@
 """`pnnx-validate FILE.pnnx.param|FILE.ncnn.param ...`: report every problem found.
 
 pnnx.param: grammar, the two counts, each operand produced once and consumed after it
-is produced, pnnx.Input / pnnx.Output shapes, each `@attr` backed by a pnnx.bin entry
-of the right size, no stray entries, a store-only zip with correct CRCs.
+is produced, pnnx.Input / pnnx.Output shapes, each pnnx.Expression's `expr` (grammar,
+function names and arities, nesting depth, `@i` below its input count), each `@attr`
+backed by a pnnx.bin entry of the right size, no stray entries, a store-only zip with
+correct CRCs.
 ncnn.param: grammar, the two counts, blob production/consumption order, one consumer
 per blob (ncnn needs Split layers), Input layers, and ncnn.bin sizes for known layers.
 Exit status: 0 clean, 1 problems found, 2 usage error.
@@ -16,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from ..errors import FormatError
+from .. import expression
+from ..errors import FormatError, one_line
 from ..ir import Graph
 from . import ncnn_bin, ncnn_param, pnnx_bin, pnnx_param
 from .textfile import read_text_lines
@@ -30,7 +33,7 @@ class Problem:
 
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line is not None else self.path
-        return f"{where}: {self.message}"
+        return one_line(f"{where}: {self.message}")  # names quoted from a hostile file stay on one line
 
     @classmethod
     def of(cls, err: FormatError) -> "Problem":
@@ -64,6 +67,27 @@ def _io_ops(graph: Graph, lines: dict[str, int], path: str) -> list[Problem]:
     for kind in ("pnnx.Input", "pnnx.Output"):
         if not any(op.type == kind for op in graph.ops):
             problems.append(Problem(path, None, f"graph has no {kind} operator"))
+    return problems
+
+
+def _expressions(graph: Graph, lines: dict[str, int], path: str) -> list[Problem]:
+    problems = []
+    for op in graph.ops:
+        if op.type != "pnnx.Expression":
+            continue
+        where = lines.get(op.name)
+        text = op.params.get("expr")
+        if not isinstance(text, str) or not text:
+            problems.append(Problem(path, where, f"pnnx.Expression {op.name} has no expr"))
+            continue
+        try:
+            used = expression.input_indices(expression.parse(text))
+        except expression.ExpressionError as err:
+            problems.append(Problem(path, where, f"pnnx.Expression {op.name}: {err}"))
+            continue
+        if used and used[-1] >= len(op.inputs):
+            problems.append(Problem(path, where, f"pnnx.Expression {op.name}: expr uses @{used[-1]} but "
+                                    f"the operator has {len(op.inputs)} input(s)"))
     return problems
 
 
@@ -108,6 +132,7 @@ def validate_pnnx(param: Path, bin_path: Path | None = None) -> list[Problem]:
     if graph is None:
         return problems
     problems += _io_ops(graph, reader.op_names, str(param))
+    problems += _expressions(graph, reader.op_names, str(param))
     problems += _check_bin(graph, reader.op_names, param, bin_path or pnnx_param.default_bin_path(param))
     return problems
 
@@ -176,8 +201,13 @@ def validate(path) -> list[Problem]:
     return validator_for(path)(Path(path))
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, as every other refusal (argparse prints two)
+        self.exit(2, f"error: {message} (usage: pnnx-validate FILE.pnnx.param|FILE.ncnn.param ...)\n")
+
+
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="pnnx-validate", description=__doc__.split("\n\n")[0])
+    parser = _Parser(prog="pnnx-validate", description=__doc__.split("\n\n")[0])
     parser.add_argument("files", nargs="+", metavar="FILE", help="*.pnnx.param or *.ncnn.param")
     args = parser.parse_args(argv)
     try:

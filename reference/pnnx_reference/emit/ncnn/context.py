@@ -6,22 +6,23 @@ order upstream writes for Concat, Slice, Crop, Softmax, Reduction (5=1), Squeeze
 Constants (pnnx.Attribute) without a leading 1 keep all their dims (no batch axis).
 
 A graph whose inputs do not all lead with 1 is lowered batchless (like upstream's batch index
-233): every operand keeps all its dims, so only operators that do not need an (N, C, ...)
-layout can be lowered (see lower.BATCHLESS_FAMILIES and batch_independent)."""
+233): every operand keeps all its dims, so only the lowerings registered with
+`batchless=True` (those that do not need an (N, C, ...) layout) can be lowered.
+
+A lowering that cannot lower its operator raises `pnnx_reference.errors.Unsupported`."""
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 
 import numpy as np
 
+from ...errors import Unsupported
 from ...ir import Graph, Operand, Operator
 from .layers import Layer, Weight
 
 FLT_MAX = 3.40282347e38
-
-
-class CannotLower(Exception):
-    """Raised inside a lowering; the driver records it against the operator being lowered."""
+MAX_BLOB_RANK = 4  # ncnn Mat: w, h, d, c
 
 
 # shape-only operators: one that leaves dim 0 other than 1 (flatten(x), squeeze(x) of a batch-1
@@ -29,13 +30,6 @@ class CannotLower(Exception):
 RESHAPES = ("Tensor.view", "Tensor.reshape", "torch.reshape", "torch.flatten", "Tensor.flatten", "nn.Flatten",
             "nn.Unflatten", "torch.unflatten", "Tensor.unflatten", "Tensor.view_as", "Tensor.reshape_as",
             "torch.squeeze", "Tensor.squeeze", "torch.unsqueeze", "Tensor.unsqueeze", "torch.ravel")
-
-
-def batch_independent(lowering):
-    """Marks a lowering that reads every operand's layout from its shape (no (N=1, C, ...)
-    assumption), so it also lowers batchless graphs."""
-    lowering.batch_independent = True
-    return lowering
 
 
 def is_batchless(input_shapes) -> bool:
@@ -68,6 +62,17 @@ class Context:
             self._memorydata(operand, producer)
         return self.blob_names.get(name, name)
 
+    def reshaped(self, blob: str, shape: list[int], base: str) -> str:
+        """`blob` viewed as ncnn `shape`, in a new temp blob named after `base`."""
+        if len(shape) > MAX_BLOB_RANK:
+            raise Unsupported(f"a rank-{len(shape)} blob (ncnn blobs have at most {MAX_BLOB_RANK} dims)")
+        target = self.temp(base)
+        if len(shape) == 1:
+            self.emit("Flatten", "flatten", [blob], [target])
+        else:
+            self.emit("Reshape", "reshape", [blob], [target], dims_params(shape))
+        return target
+
     def alias(self, out: Operand, source: Operand) -> None:
         """`out` is `source` unchanged (a no-op): consumers read the source's blob."""
         self.aliases[out.name] = self.blob(source)
@@ -89,7 +94,7 @@ class Context:
         data = self.attribute_data(producer)
         shape = self.shape(operand)
         if len(shape) > 4:
-            raise CannotLower(f"constant {operand.name} has rank {len(shape)} > 4 after dropping batch")
+            raise Unsupported(f"constant {operand.name} has rank {len(shape)} > 4 after dropping batch")
         params = dims_params(shape) if shape else {0: 1}
         self.emit("MemoryData", producer.name.replace(".", "_"), [], [operand.name], params,
                   [Weight(data.astype(np.float32).reshape(-1), tagged=False)])
@@ -100,10 +105,21 @@ class Context:
     def attribute_data(op: Operator) -> np.ndarray:
         attr = next(iter(op.attrs.values()), None)
         if attr is None:
-            raise CannotLower(f"pnnx.Attribute {op.name} has no data")
+            raise Unsupported(f"pnnx.Attribute {op.name} has no data")
         if attr.dtype not in ("f32", "f64", "f16", "i32", "i64", "i16", "i8", "u8", "bool"):
-            raise CannotLower(f"constant {op.name} of dtype {attr.dtype} has no ncnn form")
+            raise Unsupported(f"constant {op.name} of dtype {attr.dtype} has no ncnn form")
         return attr.to_numpy()
+
+    def constant_input(self, op: Operator, name: str, position: int) -> np.ndarray | None:
+        """The float32 value of input `name` (or the one at `position`, for a graph without
+        input names), None when there is no such input; refused when computed at run time."""
+        operand = op.input(name, position)
+        if operand is None:
+            return None
+        value = self.constant(operand)
+        if value is None:
+            raise Unsupported(f"{name} is not a constant")
+        return value.astype(np.float32)
 
     def constant(self, operand: Operand) -> np.ndarray | None:
         """The value of an operand produced by pnnx.Attribute, or None."""
@@ -115,7 +131,7 @@ class Context:
     # --- shapes and axes ---------------------------------------------------------------
     def torch_shape(self, operand: Operand) -> list[int]:
         if operand.shape is None:
-            raise CannotLower(f"shape of operand {operand.name} is unknown")
+            raise Unsupported(f"shape of operand {operand.name} is unknown")
         return list(operand.shape)
 
     def shape(self, operand: Operand) -> list[int]:
@@ -126,7 +142,7 @@ class Context:
         if not shape:
             return [1]  # a 0-d result (full reduction) is a 1-element blob, as upstream writes it
         if shape[0] not in (1, -1):
-            raise CannotLower(f"operand {operand.name} has batch size {shape[0]}: ncnn blobs have no "
+            raise Unsupported(f"operand {operand.name} has batch size {shape[0]}: ncnn blobs have no "
                               "batch axis, only batch 1 can be lowered")
         return shape[1:]
 
@@ -169,11 +185,11 @@ class Context:
         torch_rank = len(self.torch_shape(operand))
         d = dim + torch_rank if dim < 0 else dim
         if not 0 <= d < torch_rank:
-            raise CannotLower(f"dim {dim} out of range for rank {torch_rank}")
+            raise Unsupported(f"dim {dim} out of range for rank {torch_rank}")
         if not self.has_batch(operand):
             return d
         if d == 0:
-            raise CannotLower(f"works along the batch axis (dim {dim}): ncnn blobs have no batch axis")
+            raise Unsupported(f"works along the batch axis (dim {dim}): ncnn blobs have no batch axis")
         return d - 1
 
 
@@ -190,15 +206,30 @@ def as_list(value, n: int) -> list:
     return [value] * n
 
 
-def named_input(op: Operator, name: str, position: int | None = None):
-    """The input bound to keyword `name` (`$name=`), or, when the capture recorded no names,
-    the one at `position`; None when there is none."""
-    names = op.inputnames or []
-    if names:
-        return op.inputs[names.index(name)] if name in names else None
-    return op.inputs[position] if position is not None and position < len(op.inputs) else None
+def permutation_order_type(perm: list[int]) -> int:
+    """Permute's order_type: the index of `perm` in lexicographic order (checked against ncnn
+    in the tests)."""
+    return list(itertools.permutations(range(len(perm)))).index(tuple(perm))
+
+
+def required_inputs(op: Operator, *names: str) -> list[Operand]:
+    """The inputs bound to `names` (positional when the capture recorded no names); refused
+    when one is missing."""
+    found = [op.input(name, i) for i, name in enumerate(names)]
+    missing = [name for name, operand in zip(names, found) if operand is None]
+    if missing:
+        raise Unsupported(f"{op.type} without its {', '.join(missing)} operand")
+    return found
 
 
 def param(op: Operator, key: str, default=None):
     value = op.params.get(key, default)
     return default if value is None and default is not None else value
+
+
+def single_dim(op: Operator, default: int = 0) -> int:
+    """The `dim` param as one int; several dims at once are refused."""
+    value = param(op, "dim", default)
+    if isinstance(value, (list, tuple)):
+        raise Unsupported("several dims at once are not lowered")
+    return int(value)

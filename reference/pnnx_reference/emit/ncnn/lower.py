@@ -2,23 +2,17 @@
 rewrites, Split insertion and output naming."""
 from __future__ import annotations
 
-from ...errors import PnnxError, UnsupportedOperator
+from ...errors import PnnxError, Unsupported, UnsupportedOperator
 from ...ir import Graph, Operand
 from . import families  # noqa: F401  (registers every lowering)
-from .context import CannotLower, Context, is_batchless
+from .complex_blobs import COMPLEX, reads_complex
+from .context import MAX_BLOB_RANK, Context, is_batchless
 from .layers import Layer
-from .logic import BOOL_OPERANDS
-from .prepass import PREPASSES
-from .spectrogram import COMPLEX, reads_complex
 from .optimize import fold_padding, fuse_activations, remove_dead
-from .registry import lowering_for
+from .prepass import PREPASSES
+from .registry import LOWERINGS
 from .split import insert_split, rename_outputs
 
-# families whose lowerings follow the operand shapes only (no (N, C, ...) layout), so they
-# also lower a batchless graph; a lowering elsewhere opts in with context.batch_independent
-BATCHLESS_FAMILIES = {"activation", "binary", "reduce", "shape", "concat_slice", "tile_flip", "linear",
-                      "diag", "fold", "rnn", "einsum", "sdpa", "composite", "linalg",
-                      "logic"}
 SKIPPED = {"pnnx.Input", "pnnx.Output", "pnnx.Attribute", "prim::TupleConstruct", "prim::ListConstruct"}
 
 
@@ -59,40 +53,35 @@ def lower_graph(graph: Graph) -> tuple[list[Layer], Context, list[Operand]]:
         ctx.layers.append(Layer("Input", f"in{i}", [], [f"in{i}"]))
         try:  # an input no operator reads (an identity model) is still fed
             _check_blob(ctx, operand)
-        except CannotLower as err:
+        except Unsupported as err:
             failures.append((op.type, op.name, str(err)))
     for op in graph.ops:
         if _skippable(op):
             continue
-        lowering = lowering_for(op.type)
-        if lowering is None:
+        rule = LOWERINGS.lookup(op.type)
+        if rule is None:
             failures.append((op.type, op.name, "no ncnn lowering for this operator"))
             continue
-        if _needs_batch_axis(lowering):
+        if not rule.traits.get("batchless"):
             reason = _layout_reason(ctx, op, shapes)
             if reason:
                 failures.append((op.type, op.name, reason))
                 continue
         try:
             _check_operands(ctx, op)
-            _check_dtypes(ctx, op)
-            lowering(ctx, op)
-        except (CannotLower, PnnxError) as err:
+            _check_dtypes(ctx, op, rule.traits.get("bool_operands", False))
+            rule.fn(ctx, op)
+        except PnnxError as err:
             failures.append((op.type, op.name, str(err)))
     out_blobs = []
     for operand in outputs:
         try:
             out_blobs.append(ctx.blob(operand))
-        except CannotLower as err:
+        except Unsupported as err:
             failures.append(("pnnx.Output", operand.name, str(err)))
     if failures:
         raise _unsupported(failures)
     return _finish(ctx.layers, out_blobs), ctx, outputs
-
-
-def _needs_batch_axis(lowering) -> bool:
-    family = lowering.__module__.rsplit(".", 1)[-1]
-    return family not in BATCHLESS_FAMILIES and not getattr(lowering, "batch_independent", False)
 
 
 def _layout_reason(ctx: Context, op, shapes) -> str | None:
@@ -108,9 +97,6 @@ def _layout_reason(ctx: Context, op, shapes) -> str | None:
     return None
 
 
-MAX_BLOB_RANK = 4  # ncnn Mat: w, h, d, c
-
-
 def _check_operands(ctx: Context, op) -> None:
     """Every known-shape activation must have batch 1 (ncnn blobs have no batch axis) and fit in
     an ncnn blob; an unused output (e.g. LSTM's final states) is never materialised, so it is
@@ -123,7 +109,7 @@ def _check_blob(ctx: Context, operand: Operand) -> None:
     if operand.shape is not None and (operand.shape or ctx.has_batch(operand)):
         rank = len(ctx.shape(operand))
         if rank > MAX_BLOB_RANK and ctx.constant(operand) is None:
-            raise CannotLower(f"operand {operand.name} {tuple(operand.shape)} is a rank-{rank} blob: "
+            raise Unsupported(f"operand {operand.name} {tuple(operand.shape)} is a rank-{rank} blob: "
                               f"ncnn blobs have at most {MAX_BLOB_RANK} dims")
 
 
@@ -131,21 +117,21 @@ def _check_blob(ctx: Context, operand: Operand) -> None:
 INTEGER_INPUTS = {"nn.Embedding", "F.embedding", "nn.EmbeddingBag", "F.embedding_bag"}
 
 
-def _check_dtypes(ctx: Context, op) -> None:
+def _check_dtypes(ctx: Context, op, bool_operands: bool) -> None:
     """ncnn blobs hold floats: an integer or bool activation cannot be computed on (an input fed
     as int32 would be read as float bits), except as the indices of Embed. A bool is fed and
-    produced as float 0/1, which the BOOL_OPERANDS lowerings (logic.py) read as such; a complex
-    tensor is a (..., 2) blob that only the spectrogram lowerings read (reads_complex)."""
+    produced as float 0/1, which the lowerings registered with bool_operands=True read as such;
+    a complex tensor is a (..., 2) blob that only the stft/complex lowerings read (reads_complex)."""
     if op.type in INTEGER_INPUTS:
         return
     for operand in op.inputs:
         if operand.dtype in COMPLEX and not reads_complex(op):
-            raise CannotLower(f"operand {operand.name} is {operand.dtype}: ncnn has no complex arithmetic "
+            raise Unsupported(f"operand {operand.name} is {operand.dtype}: ncnn has no complex arithmetic "
                               "(a complex blob is its (..., 2) real view)")
-        if operand.dtype == "bool" and op.type in BOOL_OPERANDS:
+        if operand.dtype == "bool" and bool_operands:
             continue
         if ctx.constant(operand) is None and operand.dtype is not None and _is_integer(operand.dtype):
-            raise CannotLower(f"operand {operand.name} is {operand.dtype}: ncnn blobs hold floats only")
+            raise Unsupported(f"operand {operand.name} is {operand.dtype}: ncnn blobs hold floats only")
 
 
 def _is_integer(dtype: str) -> bool:

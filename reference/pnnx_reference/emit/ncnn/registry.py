@@ -1,22 +1,15 @@
-"""pnnx operator type -> lowering function. Each family module registers its operators with
-`@lowers(...)`; a lowering receives the context and the operator and emits ncnn layers."""
+"""The ncnn lowering table: pnnx operator type -> lowering `fn(ctx, op)`, which emits ncnn
+layers through the Context (see context.py) or raises `errors.Unsupported`.
+
+Traits a lowering declares on `LOWERINGS.register(...)`:
+  batchless=True      it reads every operand's layout from its shape (no (N=1, C, ...)
+                      assumption), so it also lowers a graph whose inputs lead with a batch
+                      other than 1 (see context.is_batchless);
+  bool_operands=True  it reads bool operands as the float 0/1 blobs ncnn carries them as.
+
+The family modules under `families/` register themselves when that package is imported."""
 from __future__ import annotations
 
-from typing import Callable
+from ...registry import Registry
 
-LOWERINGS: dict[str, Callable] = {}
-
-
-def lowers(*op_types: str):
-    def register(fn: Callable) -> Callable:
-        for op_type in op_types:
-            if op_type in LOWERINGS:
-                raise ValueError(f"{op_type} registered twice")
-            LOWERINGS[op_type] = fn
-        return fn
-
-    return register
-
-
-def lowering_for(op_type: str) -> Callable | None:
-    return LOWERINGS.get(op_type)
+LOWERINGS = Registry("ncnn", "pnnx operator type -> fn(ctx, op) emitting ncnn layers")

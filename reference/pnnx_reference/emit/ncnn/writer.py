@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import pycode
+from . import ncnn_py
 from .layers import Layer
 
 from ...formats.ncnn_bin import pack_weight
@@ -32,7 +32,7 @@ def _atomic(path, data: bytes) -> None:
 def write_files(layers, param_path, bin_path, py_path, fp16, inputs, output_ranks, batchless=False) -> None:
     param = param_text(layers).encode()
     weights = bin_bytes(layers, fp16)
-    code = pycode.render(param_path, bin_path, py_path, inputs, output_ranks, batchless).encode()
+    code = ncnn_py.render(param_path, bin_path, py_path, inputs, output_ranks, batchless).encode()
     _atomic(param_path, param)
     _atomic(bin_path, weights)
     _atomic(py_path, code)

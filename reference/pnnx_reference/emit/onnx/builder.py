@@ -9,9 +9,11 @@ from typing import Sequence
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
-from ...ir import Graph, Operand, Operator
+from ...errors import Unsupported
+from ...ir import Attribute, Graph, Operand, Operator
 from .dtypes import COMPLEX_PARTS, FLOATS, numpy_type, onnx_type
-from .registry import Unsupported
+
+INT64_MAX = 2**63 - 1  # an ONNX Slice bound past either end
 
 
 class OnnxBuilder:
@@ -56,17 +58,6 @@ class OnnxBuilder:
         if i >= len(op.outputs):
             raise Unsupported(f"expected at least {i + 1} outputs, got {len(op.outputs)}")
         return op.outputs[i].name
-
-    def named_input(self, op: Operator, key: str, position: int | None = None) -> Operand | None:
-        """The input bound to keyword `key` ($key=...), else the one at `position`."""
-        if op.inputnames and len(op.inputnames) == len(op.inputs) and any(op.inputnames):
-            for operand, name in zip(op.inputs, op.inputnames):
-                if name == key:
-                    return operand
-            return None
-        if position is not None and position < len(op.inputs):
-            return op.inputs[position]
-        return None
 
     # --- nodes --------------------------------------------------------------------------
     def node(self, op_type: str, inputs: Sequence[str], outputs=1, **attrs):
@@ -168,6 +159,21 @@ def ints(value, n: int, name: str = "value") -> list[int]:
     if len(values) != n:
         raise Unsupported(f"{name}={value!r} needs {n} values")
     return values
+
+
+def static(shape, what: str) -> list[int]:
+    """`shape` as a list, refused unless every dim is known."""
+    if any(d < 0 for d in shape):
+        raise Unsupported(f"needs static {what}")
+    return list(shape)
+
+
+def constant_attribute(operand: Operand, what: str = "weight") -> Attribute:
+    """The tensor behind a pnnx.Attribute operand, else Unsupported."""
+    producer = operand.producer
+    if producer is None or producer.type != "pnnx.Attribute" or len(producer.attrs) != 1:
+        raise Unsupported(f"{what} {operand.name} is not a constant")
+    return next(iter(producer.attrs.values()))
 
 
 def int_list(value) -> list[int]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 from onnx import TensorProto
 
-from .registry import Unsupported
+from ...errors import Unsupported
 
 ONNX_TYPES = {
     "f32": TensorProto.FLOAT, "f64": TensorProto.DOUBLE, "f16": TensorProto.FLOAT16,

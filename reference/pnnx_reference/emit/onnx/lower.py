@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from onnx import FunctionProto, helper, numpy_helper
 
+from ...errors import Unsupported
 from ...ir import Graph, Operator
+from . import families  # noqa: F401  (registers every lowering)
 from .builder import OnnxBuilder
 from .dtypes import COMPLEX
-from .registry import Unsupported, lookup
+from .registry import COMPLEX_LOWERINGS, LOWERINGS
 
 FALLBACK_DOMAIN = "pnnx.moduleop"
 
@@ -22,7 +24,7 @@ def lower_graph(b: OnnxBuilder, graph: Graph) -> list[tuple[str, str, str]]:
     problems = []
     for op in graph.ops:
         complex_operands = any(o.dtype in COMPLEX for o in op.inputs + op.outputs)
-        fn = lower_moduleop if op.subgraph is not None else lookup(op.type, complex_operands)
+        fn = lower_moduleop if op.subgraph is not None else _lowering(op.type, complex_operands)
         if fn is None:
             what = " with complex operands" if complex_operands else ""
             problems.append((op.type, op.name, f"no ONNX lowering for this operator{what}"))
@@ -38,6 +40,11 @@ def lower_graph(b: OnnxBuilder, graph: Graph) -> list[tuple[str, str, str]]:
             problems.append((op.type, op.name, f"missing parameter {err}"))
             b.rollback(mark)
     return problems
+
+
+def _lowering(op_type: str, complex_operands: bool):
+    rule = (COMPLEX_LOWERINGS if complex_operands else LOWERINGS).lookup(op_type)
+    return None if rule is None else rule.fn
 
 
 def lower_moduleop(b: OnnxBuilder, op: Operator) -> None:

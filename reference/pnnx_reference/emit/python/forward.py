@@ -1,7 +1,13 @@
-"""One `forward` statement per operator, chosen by a small registry keyed on the type."""
-from __future__ import annotations
+"""One `forward` statement per operator, written by the renderer the RENDERERS registry holds
+for its type: exact types (pnnx.Expression, Tensor.slice, ...) and API prefixes (`F.`, `torch.`,
+`Tensor.`, `nn.`, ...; the longest matching prefix wins).
 
-from typing import Callable
+A renderer refuses what a hostile or malformed file asks for (a type outside the allowed
+PyTorch API, a name that is not an identifier, a malformed slice) with `CodegenError`, which
+stops the whole file: generating code from such a graph is never safe. An operator type with no
+renderer at all is `UnknownOperatorType`, which export() records as unsupported while the
+other artefacts are still written."""
+from __future__ import annotations
 
 from pnnx_reference import expression
 from pnnx_reference.emit.python.api_paths import check_api_type, tensor_method_name
@@ -9,6 +15,9 @@ from pnnx_reference.emit.python.names import CodegenError, UnknownOperatorType, 
 from pnnx_reference.emit.python.slicing import index_expression, slice_expression
 from pnnx_reference.emit.python.values import render_kwargs, render_value
 from pnnx_reference.ir import Operator
+from pnnx_reference.registry import Registry
+
+RENDERERS = Registry("_pnnx.py", "pnnx operator type (or API prefix) -> fn(op, ctx) returning forward() lines")
 
 # functions taking one sequence of tensors: their inputs are passed as one tuple
 SEQUENCE_FUNCS = {"torch.cat", "torch.concat", "torch.concatenate", "torch.stack", "torch.hstack",
@@ -41,9 +50,6 @@ RESULT_SHAPES = {"nn.LSTM": (1, (1, 1)), "nn.GRU": (1, 1), "nn.RNN": (1, 1),
 FORWARD_PARAMS = {"nn.MaxUnpool1d": ("output_size",), "nn.MaxUnpool2d": ("output_size",),
                   "nn.MaxUnpool3d": ("output_size",),
                   "nn.MultiheadAttention": ("need_weights", "average_attn_weights")}
-Renderer = Callable[[Operator, object], list]
-
-
 def _targets(op: Operator, ctx) -> str:
     return ", ".join(ctx.var(o) for o in op.outputs)
 
@@ -127,6 +133,7 @@ def _positional_arguments(op: Operator, ctx, first: int, signature: tuple[str, .
 
 
 # --- renderers ---------------------------------------------------------------------------
+@RENDERERS.register_prefix("F.", "torch.")
 def render_function(op: Operator, ctx) -> list[str]:
     check_api_type(op.type, op.name)
     skip = ("value",) if op.type == "F.pad" and op.params.get("mode", "constant") != "constant" else ()
@@ -136,6 +143,7 @@ def render_function(op: Operator, ctx) -> list[str]:
     return _assign(op, ctx, rhs)
 
 
+@RENDERERS.register_prefix("Tensor.")
 def render_tensor_method(op: Operator, ctx) -> list[str]:
     check_api_type(op.type, op.name)
     if not op.inputs:
@@ -174,6 +182,7 @@ def render_body_module(op: Operator, ctx) -> list[str]:
     return _assign(op, ctx, f"self.{ctx.member(op)}({', '.join(ctx.var(o) for o in op.inputs)})")
 
 
+@RENDERERS.register_prefix("nn.")
 def render_module(op: Operator, ctx) -> list[str]:
     check_api_type(op.type, op.name)
     member = ctx.member(op)
@@ -200,11 +209,13 @@ def _unpack_part(structure, outputs) -> str:
     return next(outputs, "_")
 
 
+@RENDERERS.register("pnnx.Expression")
 def render_expression(op: Operator, ctx) -> list[str]:
     node = expression.parse(op.params.get("expr", ""))
     return _assign(op, ctx, expression.render_python(node, [ctx.var(o) for o in op.inputs]))
 
 
+@RENDERERS.register("pnnx.Attribute")
 def render_attribute(op: Operator, ctx) -> list[str]:
     if not op.attrs:
         raise CodegenError(f"{op.name!r}: pnnx.Attribute has no data")
@@ -212,37 +223,46 @@ def render_attribute(op: Operator, ctx) -> list[str]:
     return _assign(op, ctx, f"self.{ctx.attr_member(op, key)}")
 
 
+@RENDERERS.register("Tensor.slice")
 def render_slice(op: Operator, ctx) -> list[str]:
     return _assign(op, ctx, f"{ctx.var(op.inputs[0])}[{slice_expression(op, ctx)}]")
 
 
+@RENDERERS.register("Tensor.slice_copy")
 def render_slice_copy(op: Operator, ctx) -> list[str]:
     """`v_out = v_in` then `v_out[<slice>] = v_src`, as upstream writes it."""
     if len(op.inputs) < 2 or len(op.outputs) != 1:
         raise CodegenError(f"operator {op.name!r}: Tensor.slice_copy needs input, src and one output")
-    src = op.inputs[op.inputnames.index("src")] if "src" in op.inputnames else op.inputs[1]
+    src = op.input("src", 1)
+    if src is None:
+        raise CodegenError(f"operator {op.name!r}: Tensor.slice_copy needs its src input")
     out = ctx.var(op.outputs[0])
     return [f"{out} = {ctx.var(op.inputs[0])}", f"{out}[{slice_expression(op, ctx)}] = {ctx.var(src)}"]
 
 
+@RENDERERS.register("Tensor.index")
 def render_index(op: Operator, ctx) -> list[str]:
     return _assign(op, ctx, f"{ctx.var(op.inputs[0])}[{index_expression(op, ctx)}]")
 
 
+@RENDERERS.register("prim::TupleConstruct")
 def render_tuple(op: Operator, ctx) -> list[str]:
     items = [ctx.var(o) for o in op.inputs]
     text = "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
     return _assign(op, ctx, text)
 
 
+@RENDERERS.register("prim::ListConstruct")
 def render_list(op: Operator, ctx) -> list[str]:
     return _assign(op, ctx, "[" + ", ".join(ctx.var(o) for o in op.inputs) + "]")
 
 
+@RENDERERS.register("prim::TupleUnpack", "prim::ListUnpack")
 def render_unpack(op: Operator, ctx) -> list[str]:
     return [f"{_targets(op, ctx)}{',' if len(op.outputs) == 1 else ''} = {ctx.var(op.inputs[0])}"]
 
 
+@RENDERERS.register_prefix("pnnx.custom_op.")
 def render_custom_op(op: Operator, ctx) -> list[str]:
     parts = op.type.split(".")[2:]
     if len(parts) != 2 or not all(is_identifier(p) and not p.startswith("_") for p in parts):
@@ -251,21 +271,9 @@ def render_custom_op(op: Operator, ctx) -> list[str]:
     return _assign(op, ctx, f"torch.ops.{parts[0]}.{parts[1]}({', '.join(args)})")
 
 
-def _nothing(op: Operator, ctx) -> list[str]:
+@RENDERERS.register("pnnx.Input", "pnnx.Output", "pnnx.SliceIndexes")
+def render_nothing(op: Operator, ctx) -> list[str]:
     return []
-
-
-EXACT: dict[str, Renderer] = {
-    "pnnx.Input": _nothing, "pnnx.Output": _nothing, "pnnx.SliceIndexes": _nothing,
-    "pnnx.Expression": render_expression, "pnnx.Attribute": render_attribute,
-    "Tensor.slice": render_slice, "Tensor.index": render_index, "Tensor.slice_copy": render_slice_copy,
-    "prim::TupleConstruct": render_tuple, "prim::ListConstruct": render_list,
-    "prim::TupleUnpack": render_unpack, "prim::ListUnpack": render_unpack,
-}
-BY_PREFIX: list[tuple[str, Renderer]] = [
-    ("torchvision.ops.", render_function), ("Tensor.", render_tensor_method),
-    ("F.", render_function), ("torch.", render_function), ("pnnx.custom_op.", render_custom_op),
-]
 
 
 def is_module_type(op_type: str) -> bool:
@@ -274,20 +282,20 @@ def is_module_type(op_type: str) -> bool:
     return op_type.startswith("nn.") or (op_type.startswith(prefix) and op_type[len(prefix):][:1].isupper())
 
 
+@RENDERERS.register_prefix("torchvision.ops.")
+def render_torchvision(op: Operator, ctx) -> list[str]:
+    """torchvision.ops.X: a module member when X is a class, else a function call."""
+    return render_module(op, ctx) if is_module_type(op.type) else render_function(op, ctx)
+
+
 def render_forward_op(op: Operator, ctx) -> list[str]:
     if op.subgraph is not None:
         return render_body_module(op, ctx)
-    if op.type in EXACT:
-        return EXACT[op.type](op, ctx)
-    if is_module_type(op.type):
-        return render_module(op, ctx)
-    for prefix, renderer in BY_PREFIX:
-        if op.type.startswith(prefix):
-            return renderer(op, ctx)
-    # a module operator (moduleop=) read from pnnx.param (its body is not there), a type from
-    # another frontend or a hostile name: no code is generated; export() records it as
-    # unsupported and still writes the other artefacts
-    raise UnknownOperatorType(op.type, op.name, "no PyTorch Python API to generate code for "
-                              "(allowed: nn., F., torch., Tensor., torchvision.ops., pnnx.*)")
-    raise CodegenError(f"operator {op.name!r}: cannot write type {op.type!r} as Python "
-                       "(allowed: nn., F., torch., Tensor., torchvision.ops., pnnx.*)")
+    rule = RENDERERS.lookup(op.type)
+    if rule is None:
+        # a module operator (moduleop=) read from pnnx.param (its body is not there), a type from
+        # another frontend or a hostile name: no code is generated; export() records it as
+        # unsupported and still writes the other artefacts
+        raise UnknownOperatorType(op.type, op.name, "no PyTorch Python API to generate code for "
+                                  "(allowed: nn., F., torch., Tensor., torchvision.ops., pnnx.*)")
+    return rule.fn(op, ctx)

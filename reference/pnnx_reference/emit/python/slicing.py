@@ -9,13 +9,6 @@ from pnnx_reference.ir import Operator
 INT_MAX = 2147483647
 
 
-def _named_input(op: Operator, name: str):
-    for operand, n in zip(op.inputs, op.inputnames):
-        if n == name:
-            return operand
-    return None
-
-
 def _component(op: Operator, ctx, singular: str, plural: str, i: int, default: int):
     """One of start/end/step/select for slice position i: an int or a variable name."""
     if singular in op.params:
@@ -25,10 +18,10 @@ def _component(op: Operator, ctx, singular: str, plural: str, i: int, default: i
         if not isinstance(values, list) or i >= len(values):
             raise CodegenError(f"{op.name!r}: Tensor.slice {plural} has no entry {i}")
         return _as_int(op, values[i])
-    operand = _named_input(op, singular)
+    operand = op.input(singular)
     if operand is not None:
         return ctx.var(operand)
-    operand = _named_input(op, plural)
+    operand = op.input(plural)
     if operand is not None:
         return _slice_index(op, ctx, operand, i)
     return default

@@ -3,7 +3,11 @@ operator, used by every frontend that reads aten graphs (TorchScript `.pt`, torc
 `.pt2`). A frontend names the call's arguments by the operator's schema and calls
 `call(name, kwargs)` under the Python-API tracer, which records what the rule calls.
 Operators without a rule go to the same-named `F.*`, `torch.*` or `Tensor.*` callable
-(tensors positional, the rest by keyword)."""
+(tensors positional, the rest by keyword).
+
+A rule whose Python call is named differently from its aten operator says what it calls in
+`produces=(...)` (`pnnx-cases where F.conv2d` finds `_convolution` by it); a rule without
+the trait calls the same-named operator (aten `einsum` -> `torch.einsum`)."""
 from __future__ import annotations
 
 import inspect
@@ -176,7 +180,8 @@ def _size(name, kw):
 
 
 # --- calls whose Python form differs from the aten schema ------------------------------------
-@rule("_convolution", "convolution")
+@rule("_convolution", "convolution", produces=(
+    "F.conv1d", "F.conv2d", "F.conv3d", "F.conv_transpose1d", "F.conv_transpose2d", "F.conv_transpose3d"))
 def _convolution(name, kw):
     spatial = kw["weight"].dim() - 2
     common = dict(input=kw["input"], weight=kw["weight"], bias=kw["bias"], stride=kw["stride"],
@@ -209,7 +214,8 @@ def _group_norm(name, kw):
     return F.group_norm(kw["input"], kw["num_groups"], kw["weight"], kw["bias"], kw["eps"])
 
 
-@rule("dropout", "feature_dropout", "alpha_dropout", "feature_alpha_dropout")
+@rule("dropout", "feature_dropout", "alpha_dropout", "feature_alpha_dropout",
+      produces=("F.dropout", "F.dropout2d", "F.alpha_dropout", "F.feature_alpha_dropout"))
 def _dropout(name, kw):
     fn = {"dropout": F.dropout, "feature_dropout": F.dropout2d, "alpha_dropout": F.alpha_dropout,
           "feature_alpha_dropout": F.feature_alpha_dropout}[name]
@@ -222,7 +228,7 @@ _UPSAMPLE = {"upsample_nearest1d": "nearest", "upsample_nearest2d": "nearest",
              "upsample_bicubic2d": "bicubic", "_upsample_nearest_exact2d": "nearest-exact"}
 
 
-@rule(*_UPSAMPLE)
+@rule(*_UPSAMPLE, produces=("F.interpolate",))
 def _upsample(name, kw):
     size, scale = kw.get("output_size"), kw.get("scale_factors", kw.get("scales"))
     extra = {"align_corners": kw["align_corners"]} if "align_corners" in kw else {}
@@ -244,7 +250,7 @@ def _to(name, kw):
     return kw["self"].to(dtype) if dtype is not None else kw["self"]
 
 
-@rule("Int", "Float")
+@rule("Int", "Float", produces=())  # Python scalars, no operator
 def _cast_scalar(name, kw):
     return int(kw["a"]) if name == "Int" else float(kw["a"])
 
@@ -273,7 +279,7 @@ def _embedding(name, kw):
                        scale_grad_by_freq=kw["scale_grad_by_freq"], sparse=kw["sparse"])
 
 
-@rule("grid_sampler")
+@rule("grid_sampler", produces=("F.grid_sample",))
 def _grid_sampler(name, kw):
     mode = ("bilinear", "nearest", "bicubic")[kw["interpolation_mode"]]
     padding = ("zeros", "border", "reflection")[kw["padding_mode"]]
@@ -281,22 +287,22 @@ def _grid_sampler(name, kw):
                          align_corners=kw["align_corners"])
 
 
-@rule("affine_grid_generator")
+@rule("affine_grid_generator", produces=("F.affine_grid",))
 def _affine_grid(name, kw):
     return F.affine_grid(kw["theta"], kw["size"], align_corners=kw["align_corners"])
 
 
-@rule("log_sigmoid")
+@rule("log_sigmoid", produces=("F.logsigmoid",))
 def _logsigmoid(name, kw):
     return F.logsigmoid(kw["self"])
 
 
-@rule("im2col")
+@rule("im2col", produces=("F.unfold",))
 def _im2col(name, kw):
     return F.unfold(kw["self"], kw["kernel_size"], kw["dilation"], kw["padding"], kw["stride"])
 
 
-@rule("col2im")
+@rule("col2im", produces=("F.fold",))
 def _col2im(name, kw):
     return F.fold(kw["self"], kw["output_size"], kw["kernel_size"], kw["dilation"], kw["padding"],
                   kw["stride"])

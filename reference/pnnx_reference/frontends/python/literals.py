@@ -35,6 +35,8 @@ def float_to_string(value: float) -> str:
 
 
 def literal(value) -> str:
+    if isinstance(value, np.generic):  # a numpy scalar (`x * a.max()` with `a` an ndarray)
+        value = value.item()
     if isinstance(value, bool) or value is None:
         return str(value)
     if isinstance(value, int):

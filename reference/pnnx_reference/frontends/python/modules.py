@@ -71,8 +71,12 @@ _EXTRA_ARGS = {nn.LSTM: ("proj_size",), nn.RNN: ("nonlinearity",)}
 
 def is_leaf(module: nn.Module) -> bool:
     """Standard torch.nn modules (not containers) stay one operator."""
-    module_name = type(module).__module__
-    return module_name.startswith("torch.nn.") and not isinstance(module, _CONTAINERS + _COMPOSITES) \
+    return is_leaf_class(type(module))
+
+
+def is_leaf_class(cls: type) -> bool:
+    module_name = cls.__module__
+    return module_name.startswith("torch.nn.") and not issubclass(cls, _CONTAINERS + _COMPOSITES) \
         and not module_name.startswith("torch.nn.parallel")
 
 

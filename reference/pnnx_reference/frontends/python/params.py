@@ -12,6 +12,26 @@ class NotAParam(Exception):
     """The value has no pnnx parameter form (a module, a callable, ...)."""
 
 
+# pnnx.param separates tokens by whitespace, so no parameter string can hold any. Where the
+# operator ignores whitespace the string is written without it; elsewhere it is refused.
+WHITESPACE_FREE = {("torch.einsum", "equation")}   # torch.einsum ignores spaces in the equation
+
+
+def _has_space(text: str) -> bool:
+    return any(c.isspace() for c in text)
+
+
+def without_whitespace(op_type: str, key: str, value):
+    """`value` as pnnx.param can hold it; raises NotAParam for a string it cannot."""
+    strings = [value] if isinstance(value, str) else [v for v in value if isinstance(v, str)] \
+        if isinstance(value, (list, tuple)) else []
+    if not any(_has_space(t) for t in strings):
+        return value
+    if (op_type, key) in WHITESPACE_FREE and isinstance(value, str):
+        return "".join(value.split())
+    raise NotAParam(f"{value!r} contains whitespace, which pnnx.param cannot hold")
+
+
 # adaptive pooling's `output_size=(None, 3)` keeps the input size where None: upstream writes
 # it as 0 (the generator turns 0 back into None)
 NONE_AS_ZERO = {"output_size"}

@@ -13,7 +13,8 @@ import torch.nn as nn
 
 from ...errors import ConversionError, PnnxError
 from ...ir import Graph, Operand, Operator, body_weight_key
-from .tracer import Tracer, clone_tensors, iter_values
+from .tracer import Tracer, clone_tensors, iter_values, names_class
+from .valuedep import BOUNDARIES, ValueDependence
 
 
 @dataclass
@@ -22,6 +23,8 @@ class Capture:
     values: dict[Operand, object] = field(default_factory=dict)
     # (moduleop operator, the capture of its body), in graph order; nested bodies have their own
     bodies: list[tuple[Operator, "Capture"]] = field(default_factory=list)
+    # value-dependent conversions accepted with allow_value_dependent, one line each
+    value_dependent: list[str] = field(default_factory=list)
 
 
 def _as_tuple(inputs) -> tuple:
@@ -32,14 +35,32 @@ def _as_tuple(inputs) -> tuple:
     raise ConversionError(f"inputs must be a tensor or a tuple of tensors, not {type(inputs).__name__}")
 
 
-def trace(model: nn.Module, inputs, *, moduleop=()) -> Capture:
-    """Record `model(*inputs)` as a Graph of Python-API operators."""
+def trace(model: nn.Module, inputs, *, moduleop=(), allow_value_dependent: bool = False) -> Capture:
+    """Record `model(*inputs)` as a Graph of Python-API operators. A value-dependent
+    conversion (`int(x.max())`, see valuedep.py) raises ConversionError unless
+    `allow_value_dependent`, which records it in `Capture.value_dependent` with a warning."""
     if not isinstance(model, nn.Module):
         raise ConversionError(f"the model must be a torch.nn.Module, not {type(model).__name__}")
     args = _as_tuple(inputs)
+    _check_moduleop(model, moduleop)
     tensors = [t for t in iter_values(args) if isinstance(t, torch.Tensor)]
     _materialise_lazy(model, args)
-    return _trace(Tracer(model, tuple(moduleop)), tensors, lambda: model(*args))
+    policy = ValueDependence(allow_value_dependent)
+    return _trace(Tracer(model, tuple(moduleop), policy=policy), tensors, lambda: model(*args))
+
+
+def _check_moduleop(model: nn.Module, moduleop) -> None:
+    """Every moduleop entry must name a module class the model has: a misspelt one would
+    otherwise be ignored and the module traced through."""
+    classes = {type(m) for m in model.modules()}
+    for entry in moduleop:
+        if not any(names_class(entry, c) for c in classes):
+            name = entry if isinstance(entry, str) else getattr(entry, "__qualname__", repr(entry))
+            own = sorted(f"{c.__module__}.{c.__qualname__}" for c in classes if not c.__module__.startswith("torch."))
+            listed = own or sorted(f"{c.__module__}.{c.__qualname__}" for c in classes)
+            more = f" and {len(listed) - 12} more" if len(listed) > 12 else ""
+            raise ConversionError(f"moduleop {name} names no module class of the model; its "
+                                  f"{'own ' if own else ''}module classes are {', '.join(listed[:12])}{more}")
 
 
 def _materialise_lazy(model: nn.Module, args: tuple) -> None:
@@ -70,17 +91,20 @@ def _trace(tracer: Tracer, inputs: list, run: Callable[[], object]) -> Capture:
             output = run()
         for i, tensor in enumerate(t for t in iter_values(output) if isinstance(t, torch.Tensor)):
             tracer.add_output(tensor, i)
+        tracer.unknown_value_shapes()
     except PnnxError:
         raise
-    except Exception as err:  # the user's model failed on the example inputs
+    except (Exception, SystemExit) as err:  # the user's model failed on the example inputs
         raise _cannot_run(err) from err
     finally:
         tracer.close()
+    if tracer.policy.refused:  # the model caught the refusal and went on
+        raise ConversionError(tracer.policy.refused[0])
     if not tracer.graph.outputs():
         raise ConversionError("the model returned no tensor")
-    captured = Capture(tracer.graph, tracer.values)
+    captured = Capture(tracer.graph, tracer.values, value_dependent=tracer.policy.accepted)
     for op, module, args, kwargs in tracer.moduleop_calls:
-        body = _trace_body(module, args, kwargs, tracer.moduleop)
+        body = _trace_body(module, args, kwargs, tracer.moduleop, tracer.policy)
         if body is not None:
             _share_weights(op, body.graph)
             op.subgraph = body.graph
@@ -99,12 +123,17 @@ def _share_weights(op: Operator, body: Graph) -> None:
                 inner.attrs[key] = mine
 
 
-def _trace_body(module: nn.Module, args: tuple, kwargs: dict, moduleop: tuple) -> Capture | None:
+def _trace_body(module: nn.Module, args: tuple, kwargs: dict, moduleop: tuple,
+                policy: ValueDependence) -> Capture | None:
     """The body of one moduleop call, its weights bound to the operator's; None when it cannot
     be captured: the operator then stays opaque, as it is in a graph read from pnnx.param."""
     inputs = [t for t in iter_values(args) if isinstance(t, torch.Tensor)]
     inputs += [v for v in kwargs.values() if isinstance(v, torch.Tensor)]
     try:
-        return _trace(Tracer(module, moduleop, body=True), inputs, lambda: module(*args, **kwargs))
+        return _trace(Tracer(module, moduleop, body=True, policy=policy), inputs,
+                      lambda: module(*args, **kwargs))
     except PnnxError:
         return None
+
+
+BOUNDARIES.add(_trace.__code__)  # the user's source line is never further out than this

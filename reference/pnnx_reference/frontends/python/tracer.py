@@ -15,12 +15,11 @@ import torch.nn as nn
 from torch.overrides import TorchFunctionMode
 
 from ...errors import ConversionError, PnnxError
-from ...ir import Attribute, Graph, Operand, Operator, annotation_suffix_of
-from . import expressions, indexing, modules, naming
-from .params import NotAParam, to_param
-from .shapes import SymInt, has_symint, operands_of, render
+from ...ir import UNKNOWN_DIM, Attribute, Graph, Operand, Operator, annotation_suffix_of
+from . import expressions, indexing, modules, naming, valuedep
+from .params import NotAParam, to_param, without_whitespace
+from .shapes import ARMED, SymInt, has_symint, operands_of, render
 from .signature import bind
-
 
 
 _TRANSPOSE_GETTERS = {
@@ -44,13 +43,29 @@ def _is_plain(value) -> bool:
     return not isinstance(value, SymInt) and isinstance(value, (bool, int, float, complex))
 
 
+def _disarmed(method):
+    """The tracer's own code: sizes may become ints here (the user's code is not running)."""
+    def run(self, *args, **kwargs):
+        armed, ARMED[0] = ARMED[0], False
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            ARMED[0] = armed
+    return run
+
+
 class Tracer(TorchFunctionMode):
-    def __init__(self, model: nn.Module, moduleop: tuple = (), body: bool = False):
+    def __init__(self, model: nn.Module, moduleop: tuple = (), body: bool = False,
+                 policy: valuedep.ValueDependence | None = None):
         """`body`: `model` is a moduleop traced on its own, so its calls are recorded even
-        though its class is in `moduleop`."""
+        though its class is in `moduleop`. `policy`: what to do with value-dependent
+        conversions (default: refuse them)."""
         super().__init__()
         self.graph = Graph()
         self.values: dict[Operand, object] = {}   # the value each operand had while tracing
+        self.policy = policy or valuedep.ValueDependence()
+        self._dynamic: set[Operand] = set()        # operands whose value depends on the inputs
+        self._value_shaped: set[Operand] = set()   # ... and whose shape does (torch.nonzero)
         self._tensors: dict[int, tuple[torch.Tensor, Operand]] = {}
         # id(view) -> (view, base, index) for each view made by basic indexing `base[index]`
         self._views: dict[int, tuple[torch.Tensor, torch.Tensor, object]] = {}
@@ -71,6 +86,14 @@ class Tracer(TorchFunctionMode):
                 self._hooks.append(module.register_forward_hook(self._leave_leaf, with_kwargs=True,
                                                                 always_call=True))
 
+    def __enter__(self):
+        ARMED[0] = True
+        return super().__enter__()
+
+    def __exit__(self, *exc):
+        ARMED[0] = False
+        return super().__exit__(*exc)
+
     # --- operands ------------------------------------------------------------------
     @contextlib.contextmanager
     def _quiet(self):
@@ -85,9 +108,7 @@ class Tracer(TorchFunctionMode):
         return self._is_moduleop(module) or modules.is_leaf(module)
 
     def _is_moduleop(self, module) -> bool:
-        cls = type(module)
-        qualified = f"{cls.__module__}.{cls.__qualname__}"
-        return any(m is cls or m == qualified or m == cls.__qualname__ for m in self.moduleop)
+        return any(names_class(m, type(module)) for m in self.moduleop)
 
     def _unique(self, name: str) -> str:
         if name in self._names:
@@ -124,7 +145,9 @@ class Tracer(TorchFunctionMode):
 
     def add_input(self, tensor: torch.Tensor, index: int) -> None:
         op = self.graph.new_operator("pnnx.Input", self._unique(f"pnnx_input_{index}"))
-        self.graph.connect(op, outputs=[self._new_operand(tensor)])
+        operand = self._new_operand(tensor)
+        self._dynamic.add(operand)
+        self.graph.connect(op, outputs=[operand])
 
     def add_output(self, tensor: torch.Tensor, index: int) -> None:
         operand = self.operand_of(tensor)
@@ -138,12 +161,17 @@ class Tracer(TorchFunctionMode):
         op.attrs.update(attrs or {})
         op.inputnames = list(inputnames) if any(inputnames) else []
         self.graph.connect(op, inputs=inputs, outputs=[self._new_operand(r) for r in results])
+        if op_type not in valuedep.VALUE_FREE and any(i in self._dynamic for i in inputs):
+            self._dynamic.update(op.outputs)
+        if any(i in self._value_shaped for i in inputs):  # a shape derived from one
+            self._value_shaped.update(op.outputs)
         return op
 
     def _op_name(self, op_type: str) -> str:
         return f"{op_type}_{next(self._counters['op'])}"
 
     # --- leaf modules (hooks) ----------------------------------------------------------
+    @_disarmed
     def _enter_leaf(self, module, args, kwargs):
         if self._leaf_depth == 0:
             call = self._copy_call(args, kwargs) if self._is_moduleop(module) else None
@@ -168,6 +196,7 @@ class Tracer(TorchFunctionMode):
         names = [k for k, v in bound.items() if isinstance(v, torch.Tensor)]
         return operands, names if len(names) == len(operands) else []
 
+    @_disarmed
     def _leave_leaf(self, module, args, kwargs, output):
         self._leaf_depth -= 1
         if self._leaf_depth:
@@ -187,10 +216,12 @@ class Tracer(TorchFunctionMode):
             self.moduleop_calls.append((op, module, *call))
 
     # --- function calls ---------------------------------------------------------------
+    @_disarmed
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         if self._leaf_depth:
             return func(*args, **kwargs)
+        self._check_conversion(func, args)
         getter = naming.getter_name(func)
         if getter is not None:
             return self._getter(func, getter, args)
@@ -210,7 +241,43 @@ class Tracer(TorchFunctionMode):
             self._refuse_unknown(func, args, kwargs)
             return result
         self._record_checked(func, op_type, args, kwargs, result)
+        if self._any_dynamic(valuedep.shape_deciders(op_type, args, kwargs)):
+            self._value_shaped.update(self.operand_of(t) for t in iter_values(result)
+                                      if isinstance(t, torch.Tensor))
         return result
+
+    # --- value-dependent conversions (valuedep.py) -------------------------------------
+    def _any_dynamic(self, values) -> bool:
+        for t in iter_values(values):
+            if isinstance(t, torch.Tensor):
+                known = self._tensors.get(id(t))
+                if known is not None and known[0] is t and known[1] in self._dynamic:
+                    return True
+        return False
+
+    def _is_value_shaped(self, tensor) -> bool:
+        known = self._tensors.get(id(tensor))
+        return known is not None and known[0] is tensor and known[1] in self._value_shaped
+
+    def _check_conversion(self, func, args) -> None:
+        """`int(t)`, `if t:`, `t.item()`, ... of a tensor computed from the inputs; `len(t)`,
+        `t.numel()` of one whose shape depends on the input values."""
+        name = getattr(func, "__name__", "")
+        tensor_method = (getattr(func, "__qualname__", "") or "").startswith(("TensorBase.", "Tensor."))
+        if name in valuedep.CONVERSIONS and (tensor_method or func in _VALUE_FUNCTIONS):
+            if self._any_dynamic(args):
+                self.policy.conversion(f"{valuedep.CONVERSIONS[name]} of a tensor computed from the inputs")
+        elif name in valuedep.SHAPE_READS and (tensor_method or func is torch.unbind) and args \
+                and self._is_value_shaped(args[0]):
+            self.policy.conversion(f"{valuedep.SHAPE_READS[name]} of a tensor whose shape depends on "
+                                   f"the input values")
+
+    def _check_slice_bounds(self, index) -> None:
+        """`x[:, :t]` with `t` a tensor: the slice takes `t`'s value as a Python int."""
+        items = index if isinstance(index, tuple) else (index,)
+        bounds = [b for i in items if isinstance(i, slice) for b in (i.start, i.stop, i.step)]
+        if self._any_dynamic(bounds):
+            self.policy.conversion("a slice bound taken from a tensor computed from the inputs")
 
     def _record_checked(self, func, op_type, args, kwargs, result) -> None:
         try:
@@ -273,6 +340,7 @@ class Tracer(TorchFunctionMode):
             inputs = [source, *(self.operand_of(t) for t in items), self.operand_of(value)]
             inputnames = ["input"] + ["indices"] * len(items) + ["values"]
         else:
+            self._check_slice_bounds(index)
             op_type, params = indexing.slice_params(target, index)
             op_type = "Tensor.slice_copy"
             inputs, inputnames = [source, self.operand_of(value)], ["input", "src"]
@@ -309,9 +377,10 @@ class Tracer(TorchFunctionMode):
 
     def _size(self, tensor, result, dim=None):
         operand = self.operand_of(tensor)
+        guard = self.policy.conversion if operand in self._value_shaped else None
         if dim is not None:
-            return SymInt(result, ("size", operand, dim % tensor.dim()))
-        return torch.Size([SymInt(v, ("size", operand, d)) for d, v in enumerate(result)])
+            return SymInt(result, ("size", operand, dim % tensor.dim()), guard)
+        return torch.Size([SymInt(v, ("size", operand, d), guard) for d, v in enumerate(result)])
 
     def _record(self, func, op_type, args, kwargs, result) -> None:
         name = expressions.expression_func(op_type)
@@ -329,6 +398,7 @@ class Tracer(TorchFunctionMode):
                        ["input"] + ["indices"] * len(tensors), {"expr": expr}, [result])
             return
         if op_type == "Tensor.__getitem__":
+            self._check_slice_bounds(args[1])
             op_type, params = indexing.slice_params(args[0], args[1])
             self._emit(op_type, self._op_name(op_type), [self.operand_of(args[0])], ["input"],
                        params, [result])
@@ -360,7 +430,7 @@ class Tracer(TorchFunctionMode):
 
     def _param(self, op_type, key, value):
         try:
-            return to_param(value, key)
+            return without_whitespace(op_type, key, to_param(value, key))
         except NotAParam as err:
             raise ConversionError(f"{op_type}: argument {key}: {err}") from None
 
@@ -373,7 +443,16 @@ class Tracer(TorchFunctionMode):
         concrete = [int(v) for v in value] if isinstance(value, (list, tuple)) else int(value)
         out = self._new_operand(concrete)
         self.graph.connect(op, inputs=operands, outputs=[out])
+        if any(o in self._value_shaped for o in operands):  # `torch.zeros(idx.size(0))`
+            self._value_shaped.add(out)
         return out
+
+    def unknown_value_shapes(self) -> None:
+        """Every dim of an operand whose shape depends on the input values is unknown (`?`),
+        as `inputshape2` marks the dims that change: no pass may fold the example's size."""
+        for operand in self._value_shaped:
+            if operand.shape:
+                operand.shape = [UNKNOWN_DIM] * len(operand.shape)
 
     def _custom_op(self, func, args, kwargs):
         result = func(*args, **kwargs)
@@ -394,6 +473,14 @@ class Tracer(TorchFunctionMode):
     def close(self) -> None:
         for hook in self._hooks:
             hook.remove()
+
+
+_VALUE_FUNCTIONS = (torch.equal, torch.allclose, torch.is_nonzero)
+
+
+def names_class(entry, cls) -> bool:
+    """Whether a moduleop entry (a class, `module.Class`, `Class`) names `cls`."""
+    return entry is cls or entry in (f"{cls.__module__}.{cls.__qualname__}", cls.__qualname__, cls.__name__)
 
 
 def _copies_as_is(op_type: str, args) -> bool:

@@ -48,18 +48,25 @@ def python_args(module, args: tuple) -> tuple | None:
     script = script_of(module)
     if script is None:
         return _pack(module, args)
-    orders = itertools.chain(itertools.permutations(args) if len(args) <= 4 else [args],
-                             _with_repeats(module, args))
     with torch._C.DisableTorchFunction(), torch.no_grad():  # unseen by the tracer
         expected = flat(script(*args))
-        for order in orders:
+        for packed in orders(module, args):
             try:
-                got = flat(type(module).forward(module, *_pack(module, order)))  # no hooks: unrecorded
+                got = flat(type(module).forward(module, *packed))  # no hooks: unrecorded
             except Exception:  # a wrong order usually fails on shapes
                 continue
             if _same(got, expected):
-                return _pack(module, tuple(order))
+                return packed
     return None
+
+
+def orders(module, args: tuple):
+    """The argument tuples the module's forward may have been called with: each order of
+    `args` (and, for modules taking one tensor several times, repeats), packed."""
+    candidates = itertools.chain(itertools.permutations(args) if len(args) <= 4 else [args],
+                                 _with_repeats(module, args))
+    for order in candidates:
+        yield _pack(module, tuple(order))
 
 
 def flat(value) -> list:
@@ -69,10 +76,10 @@ def flat(value) -> list:
 
 
 def _same(a: list, b: list) -> bool:
-    return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b))
+    return len(a) == len(b) and all(equal(x, y) for x, y in zip(a, b))
 
 
-def _equal(x, y) -> bool:
+def equal(x, y) -> bool:
     if isinstance(x, torch.Tensor) and isinstance(y, torch.Tensor):
         return x.shape == y.shape and torch.allclose(x, y, rtol=1e-4, atol=1e-5, equal_nan=True)
     return not isinstance(x, torch.Tensor) and not isinstance(y, torch.Tensor) and x == y

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ...errors import ConversionError
 from .. import aten
+from ..python.valuedep import CURRENT_NODE
 from . import fusions, prims, schema
 
 
@@ -35,6 +36,7 @@ def _key(node) -> tuple:
 def run_node(node, env: dict) -> None:
     kind = node.kind()
     args = [env[v] for v in node.inputs()]
+    CURRENT_NODE[0] = node  # names the node in a value-dependent conversion's message
     prim = prims.RULES.lookup(kind)
     if prim is not None:
         results = prim.fn(node, args, env)

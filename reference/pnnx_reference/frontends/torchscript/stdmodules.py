@@ -30,10 +30,14 @@ def qualified_name(script) -> str:
 
 def torch_class(script) -> type | None:
     """`__torch__.torch.nn.modules.conv.Conv2d` -> nn.Conv2d (None for user classes)."""
-    qualified = qualified_name(script)
-    if not qualified.startswith("__torch__.torch.nn.modules."):
+    return nn_class(qualified_name(script).removeprefix("__torch__."))
+
+
+def nn_class(qualified: str) -> type | None:
+    """`torch.nn.modules.conv.Conv2d` -> nn.Conv2d (None for user classes and containers)."""
+    if not qualified.startswith("torch.nn.modules."):
         return None
-    module_name, _, class_name = qualified[len("__torch__."):].rpartition(".")
+    module_name, _, class_name = qualified.rpartition(".")
     try:
         cls = getattr(importlib.import_module(module_name), class_name)
     except (ImportError, AttributeError):
@@ -43,12 +47,10 @@ def torch_class(script) -> type | None:
     return cls
 
 
-def _weight_dims(cls, script) -> dict:
-    """Constructor arguments implied by the weight shapes."""
-    weight = getattr(script, "weight", None)
-    weight = weight if isinstance(weight, torch.Tensor) else None
-    bias = getattr(script, "bias", None)
-    has_bias = isinstance(bias, torch.Tensor)
+def _weight_dims(cls, state: dict) -> dict:
+    """Constructor arguments implied by the weight shapes (`state`: the module's state_dict)."""
+    weight = state.get("weight")
+    has_bias = state.get("bias") is not None
     out = {"bias": has_bias}
     if weight is None:
         out.update(affine=False, elementwise_affine=False)
@@ -73,7 +75,7 @@ def _weight_dims(cls, script) -> dict:
         out.update(num_features=weight.shape[0], num_channels=weight.shape[0])
     if issubclass(cls, nn.LayerNorm):
         out["normalized_shape"] = tuple(weight.shape)
-    out["track_running_stats"] = isinstance(getattr(script, "running_mean", None), torch.Tensor)
+    out["track_running_stats"] = state.get("running_mean") is not None
     return out
 
 
@@ -102,15 +104,26 @@ def _attribute(script, name: str):
 
 
 def constructor_args(cls, script) -> dict:
-    constants = schema.graph_constants(script._c._get_method("forward").graph)
-    dims = {**_conv_channels(_weight_dims(cls, script), constants), **_graph_dims(script),
-            **_rnn_dims(script), **(_attention_dims(script) if cls is nn.MultiheadAttention else {})}
+    graph = script._c._get_method("forward").graph
+    kinds = [n.kind()[len("aten::"):] for n in graph.nodes()]
+    return arguments(cls, dict(script.state_dict()), schema.graph_constants(graph), kinds,
+                     lambda name: _attribute(script, name),
+                     _attention_dims(script) if cls is nn.MultiheadAttention else {})
+
+
+def arguments(cls, state: dict, constants: dict, kinds: list[str], attribute=lambda name: None,
+              extra: dict | None = None) -> dict:
+    """Constructor arguments of `cls` from its state_dict, the constants its forward passes to
+    aten calls (by schema name), the aten operators it calls, stored attributes and `extra`
+    (what a frontend read otherwise); shared by the `.pt` and `.pt2` frontends."""
+    dims = {**_conv_channels(_weight_dims(cls, state), constants), **_graph_dims(kinds),
+            **_rnn_dims(state), **(extra or {})}
     kwargs = {}
     for name, parameter in _signature(cls).items():
         if name in ("self", "device", "dtype") or parameter.kind in (parameter.VAR_POSITIONAL,
                                                                      parameter.VAR_KEYWORD):
             continue
-        for value in (dims.get(name), _attribute(script, name), constants.get(name),
+        for value in (dims.get(name), attribute(name), constants.get(name),
                       constants.get(_ALIASES.get(name, ""))):
             if value is not None and _UNSET.get(name, object()) != value:
                 kwargs[name] = _plain(value)
@@ -129,9 +142,8 @@ def _signature(cls) -> dict:
     return parameters
 
 
-def _graph_dims(script) -> dict:
+def _graph_dims(kinds: list[str]) -> dict:
     """Constructor arguments implied by which aten op the forward calls."""
-    kinds = [n.kind()[len("aten::"):] for n in script._c._get_method("forward").graph.nodes()]
     out = {}
     for kind in kinds:
         out.update({"mode": m for prefix, m in _MODES.items() if kind.startswith(prefix)})
@@ -140,18 +152,25 @@ def _graph_dims(script) -> dict:
     return out
 
 
-def _attention_dims(script) -> dict:
-    """nn.MultiheadAttention: sizes from the projections, num_heads from the 1/sqrt(head_dim)
-    scaling the forward applies, batch_first from a leading transpose of the query. A misread
-    is caught when the module is checked against the original (argorder)."""
-    state = dict(script.named_parameters(recurse=False))
+def attention_sizes(state: dict) -> dict:
+    """nn.MultiheadAttention's sizes and flags from its projection weights."""
     weight = state.get("in_proj_weight", state.get("q_proj_weight"))
     if weight is None:
         return {}
     embed_dim = weight.shape[1]
-    out = {"embed_dim": embed_dim, "bias": "in_proj_bias" in state, "add_bias_kv": "bias_k" in state,
-           "kdim": state["k_proj_weight"].shape[1] if "k_proj_weight" in state else embed_dim,
-           "vdim": state["v_proj_weight"].shape[1] if "v_proj_weight" in state else embed_dim}
+    return {"embed_dim": embed_dim, "bias": "in_proj_bias" in state, "add_bias_kv": "bias_k" in state,
+            "kdim": state["k_proj_weight"].shape[1] if "k_proj_weight" in state else embed_dim,
+            "vdim": state["v_proj_weight"].shape[1] if "v_proj_weight" in state else embed_dim}
+
+
+def _attention_dims(script) -> dict:
+    """nn.MultiheadAttention: sizes from the projections, num_heads from the 1/sqrt(head_dim)
+    scaling the forward applies, batch_first from a leading transpose of the query. A misread
+    is caught when the module is checked against the original (argorder)."""
+    out = attention_sizes(dict(script.named_parameters(recurse=False)))
+    if not out:
+        return {}
+    embed_dim = out["embed_dim"]
     graph = script._c._get_method("forward").graph
     for node in graph.nodes():
         if node.kind() in ("aten::mul", "aten::div") and node.inputsAt(1).node().kind() == "prim::Constant":
@@ -168,9 +187,8 @@ def _attention_dims(script) -> dict:
     return out
 
 
-def _rnn_dims(script) -> dict:
+def _rnn_dims(state: dict) -> dict:
     """RNN/LSTM/GRU (and cells): sizes and layers from the weight names and shapes."""
-    state = dict(script.named_parameters())
     suffix = "_l0" if "weight_ih_l0" in state else ""
     if f"weight_ih{suffix}" not in state:
         return {}
@@ -206,7 +224,12 @@ def recover(script) -> nn.Module | None:
 
 
 def _load_state(module: nn.Module, script) -> None:
-    state = {k: v.detach() for k, v in script.state_dict().items()}
+    load_state(module, script.state_dict())
+
+
+def load_state(module: nn.Module, state: dict) -> None:
+    """`state` into `module`; ValueError unless it is exactly the module's state."""
+    state = {k: v.detach() for k, v in state.items()}
     missing, unexpected = module.load_state_dict(state, strict=False)
     mine = dict(module.state_dict())
     if unexpected or any(k not in state for k in mine if mine[k] is not None):

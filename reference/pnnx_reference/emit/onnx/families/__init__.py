@@ -1,10 +1,6 @@
-"""Operator families; importing this package registers every lowering."""
-from . import (activation, attention, conv, creation, elementwise, expression, io,  # noqa: F401
-               linear, norm, pool, reduce, rnn, shape)
-from . import misc_extra  # noqa: F401,E402
-from . import indexing_extra, pool_indices  # noqa: F401,E402
-from . import decoder  # noqa: F401,E402
-from . import extra_math, pool_windows  # noqa: F401,E402
-from . import quantize  # noqa: F401,E402
-from . import complex_ops, fft  # noqa: F401,E402
-from . import stft  # noqa: F401,E402
+"""One module per operator family, named for what its operators are (the same file name as in
+emit/ncnn/families/ for the same operators). Importing this package registers every lowering."""
+from . import (activation, attention, cast, complex, concat, conv, creation, cumulative, distance,
+               elementwise, embedding, expression, fft, flip, fold, identity, indexing, io, linalg,
+               linear, logic, matmul, norm, pad, pool, quantize, reduce, repeat, resize, rnn, shape,
+               shuffle, slice, sort, special, stft, transformer)  # noqa: F401

@@ -1,9 +1,11 @@
-"""Activations: one ONNX operator each where ONNX has it (nn.X, F.x and torch.x forms)."""
+"""Activations: one ONNX operator each where ONNX has it (nn.X, F.x and torch.x forms),
+formulas elsewhere (silu, logsigmoid, tanhshrink, threshold, softmin); clamp/clip -> Clip."""
 from __future__ import annotations
 
+from ....errors import Unsupported
 from ..builder import axis
 from ..dtypes import from_torch_name, onnx_type
-from ..registry import Unsupported, lowering
+from ..registry import LOWERINGS
 
 
 def _scalar(b, op, value, i=0):
@@ -11,7 +13,7 @@ def _scalar(b, op, value, i=0):
 
 
 def _simple(onnx_op, *types, **attrs):
-    @lowering(*types)
+    @LOWERINGS.register(*types)
     def lower(b, op):
         b.node(onnx_op, [b.x(op)], b.y(op), **attrs)
     return lower
@@ -25,29 +27,14 @@ _simple("HardSwish", "nn.Hardswish", "F.hardswish")
 _simple("HardSigmoid", "nn.Hardsigmoid", "F.hardsigmoid", alpha=1.0 / 6, beta=0.5)
 _simple("Mish", "nn.Mish", "F.mish")
 _simple("Selu", "nn.SELU", "F.selu")
-_simple("Identity", "nn.Identity", "nn.Dropout", "nn.Dropout1d", "nn.Dropout2d", "nn.Dropout3d",
-        "nn.AlphaDropout", "nn.FeatureAlphaDropout", "Tensor.contiguous", "Tensor.clone",
-        "Tensor.detach", "torch.clone", "torch.detach")
 
 
-@lowering("F.dropout", "F.dropout1d", "F.dropout2d", "F.dropout3d", "F.alpha_dropout",
-          "F.feature_alpha_dropout")
-def dropout(b, op):
-    if not op.params.get("training", False):
-        b.node("Identity", [b.x(op)], b.y(op))
-        return
-    if op.type != "F.dropout":
-        raise Unsupported("training=True: ONNX Dropout drops elements, not channels or alpha")
-    ratio = b.const(float(op.params.get("p", 0.5)), b.dtype(op.inputs[0]), "ratio")
-    b.node("Dropout", [b.x(op), ratio, b.const(True, "bool", "training")], b.y(op))
-
-
-@lowering("nn.LeakyReLU", "F.leaky_relu", "F.leaky_relu_")
+@LOWERINGS.register("nn.LeakyReLU", "F.leaky_relu", "F.leaky_relu_")
 def leaky_relu(b, op):
     b.node("LeakyRelu", [b.x(op)], b.y(op), alpha=float(op.params.get("negative_slope", 0.01)))
 
 
-@lowering("nn.RReLU", "F.rrelu", "F.rrelu_")
+@LOWERINGS.register("nn.RReLU", "F.rrelu", "F.rrelu_")
 def rrelu(b, op):
     if op.params.get("training", False):
         raise Unsupported("training=True draws random slopes")
@@ -55,17 +42,17 @@ def rrelu(b, op):
     b.node("LeakyRelu", [b.x(op)], b.y(op), alpha=(lower + upper) / 2)
 
 
-@lowering("nn.ELU", "F.elu", "F.elu_")
+@LOWERINGS.register("nn.ELU", "F.elu", "F.elu_")
 def elu(b, op):
     b.node("Elu", [b.x(op)], b.y(op), alpha=float(op.params.get("alpha", 1.0)))
 
 
-@lowering("nn.CELU", "F.celu", "F.celu_")
+@LOWERINGS.register("nn.CELU", "F.celu", "F.celu_")
 def celu(b, op):
     b.node("Celu", [b.x(op)], b.y(op), alpha=float(op.params.get("alpha", 1.0)))
 
 
-@lowering("nn.GELU", "F.gelu")
+@LOWERINGS.register("nn.GELU", "F.gelu")
 def gelu(b, op):
     approximate = op.params.get("approximate", "none") or "none"
     if approximate not in ("none", "tanh"):
@@ -73,24 +60,24 @@ def gelu(b, op):
     b.node("Gelu", [b.x(op)], b.y(op), approximate=approximate)
 
 
-@lowering("nn.SiLU", "F.silu")
+@LOWERINGS.register("nn.SiLU", "F.silu")
 def silu(b, op):
     # ONNX Swish (opset 24) has an onnxruntime 1.31 kernel for opset 24 only
     b.node("Mul", [b.x(op), b.node("Sigmoid", [b.x(op)])], b.y(op))
 
 
-@lowering("nn.ReLU6", "F.relu6")
+@LOWERINGS.register("nn.ReLU6", "F.relu6")
 def relu6(b, op):
     b.node("Clip", [b.x(op), _scalar(b, op, 0), _scalar(b, op, 6)], b.y(op))
 
 
-@lowering("nn.Hardtanh", "F.hardtanh", "F.hardtanh_")
+@LOWERINGS.register("nn.Hardtanh", "F.hardtanh", "F.hardtanh_")
 def hardtanh(b, op):
     lo, hi = op.params.get("min_val", -1.0), op.params.get("max_val", 1.0)
     b.node("Clip", [b.x(op), _scalar(b, op, lo), _scalar(b, op, hi)], b.y(op))
 
 
-@lowering("nn.Softplus", "F.softplus")
+@LOWERINGS.register("nn.Softplus", "F.softplus")
 def softplus(b, op):
     # torch switches to the identity above `threshold`; Softplus reaches it there anyway
     beta = float(op.params.get("beta", 1.0))
@@ -105,35 +92,35 @@ def softplus(b, op):
         b.node("Where", [above, b.x(op), out], b.y(op))
 
 
-@lowering("nn.Softshrink", "F.softshrink")
+@LOWERINGS.register("nn.Softshrink", "F.softshrink")
 def softshrink(b, op):
     lambd = float(op.params.get("lambd", 0.5))
     b.node("Shrink", [b.x(op)], b.y(op), lambd=lambd, bias=lambd)
 
 
-@lowering("nn.Hardshrink", "F.hardshrink")
+@LOWERINGS.register("nn.Hardshrink", "F.hardshrink")
 def hardshrink(b, op):
     b.node("Shrink", [b.x(op)], b.y(op), lambd=float(op.params.get("lambd", 0.5)), bias=0.0)
 
 
-@lowering("nn.Tanhshrink", "F.tanhshrink")
+@LOWERINGS.register("nn.Tanhshrink", "F.tanhshrink")
 def tanhshrink(b, op):
     b.node("Sub", [b.x(op), b.node("Tanh", [b.x(op)])], b.y(op))
 
 
-@lowering("nn.LogSigmoid", "F.logsigmoid")
+@LOWERINGS.register("nn.LogSigmoid", "F.logsigmoid")
 def logsigmoid(b, op):
     # log(sigmoid(x)) = -softplus(-x), stable for large |x|
     b.node("Neg", [b.node("Softplus", [b.node("Neg", [b.x(op)])])], b.y(op))
 
 
-@lowering("nn.Threshold", "F.threshold", "F.threshold_")
+@LOWERINGS.register("nn.Threshold", "F.threshold", "F.threshold_")
 def threshold(b, op):
     above = b.node("Greater", [b.x(op), _scalar(b, op, op.params["threshold"])])
     b.node("Where", [above, b.x(op), _scalar(b, op, op.params["value"])], b.y(op))
 
 
-@lowering("nn.PReLU", "F.prelu")
+@LOWERINGS.register("nn.PReLU", "F.prelu")
 def prelu(b, op):
     rank = b.rank(op.inputs[0])
     if op.type == "nn.PReLU":
@@ -142,7 +129,7 @@ def prelu(b, op):
             slope = slope.reshape([slope.size] + [1] * (rank - 2))
         b.node("PRelu", [b.x(op), b.attr_weight(op, "weight", slope)], b.y(op))
         return
-    weight = b.named_input(op, "weight", 1)
+    weight = op.input("weight", 1)
     if weight is None:
         raise Unsupported("no weight operand")
     slope = weight.name
@@ -167,29 +154,40 @@ def _dim(b, op, default=None):
     return axis(int(dim), b.rank(op.inputs[0]))
 
 
-@lowering("nn.Softmax", "F.softmax", "torch.softmax", "Tensor.softmax")
+@LOWERINGS.register("nn.Softmax", "F.softmax", "torch.softmax", "Tensor.softmax")
 def softmax(b, op):
     b.node("Softmax", [_source(b, op)], b.y(op), axis=_dim(b, op))
 
 
-@lowering("nn.LogSoftmax", "F.log_softmax", "torch.log_softmax", "Tensor.log_softmax")
+@LOWERINGS.register("nn.LogSoftmax", "F.log_softmax", "torch.log_softmax", "Tensor.log_softmax")
 def log_softmax(b, op):
     b.node("LogSoftmax", [_source(b, op)], b.y(op), axis=_dim(b, op))
 
 
-@lowering("nn.Softmin", "F.softmin")
+@LOWERINGS.register("nn.Softmin", "F.softmin")
 def softmin(b, op):
     b.node("Softmax", [b.node("Neg", [_source(b, op)])], b.y(op), axis=_dim(b, op))
 
 
-@lowering("nn.Softmax2d")
+@LOWERINGS.register("nn.Softmax2d")
 def softmax2d(b, op):
     b.node("Softmax", [b.x(op)], b.y(op), axis=b.rank(op.inputs[0]) - 3)
 
 
-@lowering("nn.GLU", "F.glu")
+@LOWERINGS.register("nn.GLU", "F.glu")
 def glu(b, op):
     dim = axis(int(op.params.get("dim", -1)), b.rank(op.inputs[0]))
     first, second = b.node("Split", [b.x(op)], 2, axis=dim, num_outputs=2)
     b.node("Mul", [first, b.node("Sigmoid", [second])], b.y(op))
 
+
+@LOWERINGS.register("torch.clamp", "Tensor.clamp", "torch.clip", "Tensor.clip")
+def clamp(b, op):
+    if len(op.inputs) > 1:
+        raise Unsupported("tensor min/max")
+    dt = b.dtype(op.inputs[0])
+    bounds = [op.params.get("min"), op.params.get("max")]
+    inputs = [b.x(op)] + ["" if v is None else b.const(v, dt, "bound") for v in bounds]
+    while inputs[-1] == "":
+        inputs.pop()
+    b.node("Clip", inputs, b.y(op))

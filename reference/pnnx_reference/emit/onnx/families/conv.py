@@ -2,8 +2,9 @@
 ConvTranspose. Non-zero padding modes get one Pad in front (ONNX Conv pads with zeros)."""
 from __future__ import annotations
 
+from ....errors import Unsupported
 from ..builder import ints
-from ..registry import Unsupported, lowering
+from ..registry import LOWERINGS
 
 _PAD_MODES = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
 
@@ -28,8 +29,8 @@ def _weight_and_bias(b, op):
         weight = b.attr_weight(op, "weight")
         bias = b.attr_weight(op, "bias") if "bias" in op.attrs else None
         return weight, bias, list(op.attrs["weight"].shape)
-    w = b.named_input(op, "weight", 1)
-    bias = b.named_input(op, "bias", 2)
+    w = op.input("weight", 1)
+    bias = op.input("bias", 2)
     if w is None:
         raise Unsupported("no weight input")
     return w.name, (bias.name if bias is not None else None), b.shape(w)
@@ -47,7 +48,7 @@ def _padded_input(b, op, pads: list[int]) -> tuple[str, list[int]]:
     return padded, [0] * len(pads)
 
 
-@lowering("nn.Conv1d", "nn.Conv2d", "nn.Conv3d", "F.conv1d", "F.conv2d", "F.conv3d")
+@LOWERINGS.register("nn.Conv1d", "nn.Conv2d", "nn.Conv3d", "F.conv1d", "F.conv2d", "F.conv3d")
 def conv(b, op):
     n = _spatial(op.type)
     weight, bias, wshape = _weight_and_bias(b, op)
@@ -61,8 +62,8 @@ def conv(b, op):
            pads=pads, dilations=dilation, group=int(op.params.get("groups", 1)))
 
 
-@lowering("nn.ConvTranspose1d", "nn.ConvTranspose2d", "nn.ConvTranspose3d",
-          "F.conv_transpose1d", "F.conv_transpose2d", "F.conv_transpose3d")
+@LOWERINGS.register("nn.ConvTranspose1d", "nn.ConvTranspose2d", "nn.ConvTranspose3d", "F.conv_transpose1d",
+                    "F.conv_transpose2d", "F.conv_transpose3d")
 def conv_transpose(b, op):
     n = _spatial(op.type)
     weight, bias, wshape = _weight_and_bias(b, op)

@@ -1,13 +1,14 @@
-"""Tensors made from a shape or another tensor: new_zeros/new_ones/new_full/new_empty,
-*_like, fill, copy, type_as, gather."""
+"""Tensors made from a shape, a value or another tensor: new_zeros/new_ones/new_full/new_empty,
+*_like, fill, zero_ -> ConstantOfShape; copy_ (src broadcast to input's shape) -> Expand;
+one_hot -> OneHot."""
 from __future__ import annotations
 
 import numpy as np
 from onnx import helper
 
-from ..builder import axis
+from ....errors import Unsupported
 from ..dtypes import numpy_type, onnx_type
-from ..registry import Unsupported, lowering
+from ..registry import LOWERINGS
 
 
 def _constant_of_shape(b, op, value):
@@ -31,17 +32,17 @@ def _filled(value_of):
     return lower
 
 
-lowering("Tensor.new_zeros", "Tensor.new_empty", "torch.zeros_like", "torch.empty_like",
-         "Tensor.zero_")(_filled(lambda op: 0))
-lowering("Tensor.new_ones", "torch.ones_like")(_filled(lambda op: 1))
-lowering("Tensor.new_full", "torch.full_like")(_filled(lambda op: op.params["fill_value"]))
-lowering("Tensor.fill", "Tensor.fill_")(_filled(lambda op: op.params["value"]))
+LOWERINGS.register("Tensor.new_zeros", "Tensor.new_empty", "torch.zeros_like", "torch.empty_like",
+                   "Tensor.zero_")(_filled(lambda op: 0))
+LOWERINGS.register("Tensor.new_ones", "torch.ones_like")(_filled(lambda op: 1))
+LOWERINGS.register("Tensor.new_full", "torch.full_like")(_filled(lambda op: op.params["fill_value"]))
+LOWERINGS.register("Tensor.fill", "Tensor.fill_")(_filled(lambda op: op.params["value"]))
 
 
-@lowering("Tensor.copy", "Tensor.copy_")
+@LOWERINGS.register("Tensor.copy", "Tensor.copy_")
 def copy(b, op):
     """input.copy_(src): src broadcast to input's shape, in input's dtype."""
-    src = b.named_input(op, "src", 1)
+    src = op.input("src", 1)
     if src is None:
         raise Unsupported("no src operand")
     name = src.name
@@ -53,16 +54,10 @@ def copy(b, op):
     b.node("Expand", [name, target], b.y(op))
 
 
-@lowering("Tensor.type_as")
-def type_as(b, op):
-    b.node("Cast", [b.x(op)], b.y(op), to=onnx_type(b.dtype(op.outputs[0])))
-
-
-@lowering("torch.gather", "Tensor.gather")
-def gather(b, op):
-    index = b.named_input(op, "index", 1)
-    dim = axis(int(op.params["dim"]), b.rank(op.inputs[0]))
-    b.node("GatherElements", [b.x(op), index.name], b.y(op), axis=dim)
-
-
-
+@LOWERINGS.register("F.one_hot")
+def one_hot(b, op):
+    depth = int(op.params.get("num_classes", -1))
+    if depth < 0:
+        raise Unsupported("num_classes=-1 depends on the data")
+    b.node("OneHot", [b.x(op), b.const([depth], hint="depth"), b.const([0, 1], hint="values")],
+           b.y(op), axis=-1)

@@ -1,7 +1,10 @@
 """pnnx.Expression -> element-wise ONNX nodes, following torch's type promotion.
 
 Sub-trees without inputs (and `size(@i,d)` of static dims) fold to constants; a fully
-constant expression (e.g. a reshape shape list) becomes an initializer."""
+constant expression (e.g. a reshape shape list) becomes an initializer.
+
+On complex operands (looked up in registry.COMPLEX_LOWERINGS) add, sub, mul and neg work on
+the (..., 2) real pairs and abs gives the real magnitude."""
 from __future__ import annotations
 
 import math
@@ -9,10 +12,11 @@ import math
 import numpy as np
 
 from .... import expression as ex
-from ..dtypes import FLOATS, TORCH_NAMES, numpy_type, onnx_type
-from ..registry import Unsupported, lowering
+from ....errors import Unsupported
+from ..dtypes import COMPLEX_PARTS, FLOATS, TORCH_NAMES, numpy_type, onnx_type
+from ..promote import PROMOTION_ORDER
+from ..registry import COMPLEX_LOWERINGS, LOWERINGS
 
-_ORDER = ["bool", "u8", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64"]
 _BINARY = {"add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div", "pow": "Pow",
            "max": "Max", "maximum": "Max", "min": "Min", "minimum": "Min"}
 _BITWISE = {"and": ("And", "BitwiseAnd"), "or": ("Or", "BitwiseOr"), "xor": ("Xor", "BitwiseXor")}
@@ -45,7 +49,7 @@ def parse_expression(op) -> ex.Node:
         raise Unsupported(str(err)) from err
 
 
-@lowering("pnnx.Expression")
+@LOWERINGS.register("pnnx.Expression")
 def expression(b, op):
     tree = parse_expression(op)
     out = op.outputs[0]
@@ -196,9 +200,9 @@ class _Lowerer:
 
 def _promote(args) -> str:
     tensors = [a.dtype for a in args if not a.is_const]
-    if any(t not in _ORDER for t in tensors):
+    if any(t not in PROMOTION_ORDER for t in tensors):
         raise Unsupported(f"operands of dtype {tensors}")
-    dtype = max(tensors, key=_ORDER.index)
+    dtype = max(tensors, key=PROMOTION_ORDER.index)
     if dtype not in FLOATS and any(isinstance(a.const, float) for a in args if a.is_const):
         return "f32"
     return dtype
@@ -211,3 +215,78 @@ def _fold(f, values):
     except Exception as err:  # e.g. a torch function applied to a Python number
         raise Unsupported(f"cannot fold {f}{tuple(values)}: {err}") from err
     return result.item() if hasattr(result, "item") else result
+
+
+# --- pnnx.Expression on complex operands: add, sub, mul, neg of complex and real values, abs
+# (complex -> real). A value is ("complex", name), ("real", name) or ("const", float).
+def _pairs_of(b, value, dtype: str) -> str:
+    kind, v = value
+    if kind == "complex":
+        return v
+    if kind == "const":
+        return b.const([v, 0.0], dtype, "complex_const")
+    return b.node("Mul", [b.node("Unsqueeze", [v, b.const([-1], hint="axes")]),
+                          b.const([1.0, 0.0], dtype, "as_complex")])
+
+
+def _complex_product(b, x: str, y: str) -> str:
+    def part(v, i):
+        return b.node("Gather", [v, b.const(i, hint="part")], axis=-1)
+
+    (xr, xi), (yr, yi) = (part(x, 0), part(x, 1)), (part(y, 0), part(y, 1))
+    real = b.node("Sub", [b.node("Mul", [xr, yr]), b.node("Mul", [xi, yi])])
+    imag = b.node("Add", [b.node("Mul", [xr, yi]), b.node("Mul", [xi, yr])])
+    last = b.const([-1], hint="axes")
+    return b.node("Concat", [b.node("Unsqueeze", [real, last]), b.node("Unsqueeze", [imag, last])],
+                  axis=-1)
+
+
+def _scale(b, value, dtype: str) -> str:
+    """A real factor, shaped to broadcast over a trailing (real, imaginary) axis."""
+    kind, v = value
+    if kind == "const":
+        return b.const(v, dtype, "factor")
+    return b.node("Unsqueeze", [v, b.const([-1], hint="axes")])
+
+
+def _complex_call(b, func: str, args: list, dtype: str):
+    if func == "abs" and args[0][0] == "complex":
+        return "real", b.node("ReduceL2", [args[0][1], b.const([-1], hint="axes")], keepdims=0)
+    if func == "neg" and args[0][0] == "complex":
+        return "complex", b.node("Neg", [args[0][1]])
+    if func in ("add", "sub") and len(args) == 2:
+        pair = [_pairs_of(b, a, dtype) for a in args]
+        return "complex", b.node("Add" if func == "add" else "Sub", pair)
+    if func == "mul" and len(args) == 2:
+        (ka, a), (kb, c) = args
+        if ka == kb == "complex":
+            return "complex", _complex_product(b, a, c)
+        if ka == "complex":
+            return "complex", b.node("Mul", [a, _scale(b, args[1], dtype)])
+        if kb == "complex":
+            return "complex", b.node("Mul", [c, _scale(b, args[0], dtype)])
+    raise Unsupported(f"{func} on complex operands")
+
+
+def _complex_tree(b, op, node, dtype: str):
+    if isinstance(node, ex.Input):
+        operand = op.inputs[node.index]
+        return ("complex" if operand.dtype in COMPLEX_PARTS else "real"), operand.name
+    if isinstance(node, ex.Literal) and isinstance(node.value, (int, float)) \
+            and not isinstance(node.value, bool):
+        return "const", float(node.value)
+    if isinstance(node, ex.Call):
+        return _complex_call(b, node.func, [_complex_tree(b, op, a, dtype) for a in node.args],
+                             dtype)
+    raise Unsupported(f"expression {op.params.get('expr')!r} on complex operands")
+
+
+@COMPLEX_LOWERINGS.register("pnnx.Expression")
+def complex_expression(b, op):
+    tree = parse_expression(op)
+    out = op.outputs[0]
+    dtype = COMPLEX_PARTS.get(out.dtype, out.dtype)
+    kind, value = _complex_tree(b, op, tree, dtype)
+    if kind != ("complex" if out.dtype in COMPLEX_PARTS else "real"):
+        raise Unsupported(f"expression {op.params.get('expr')!r} on complex operands")
+    b.node("Identity", [value], b.y(op))

@@ -14,9 +14,11 @@ import math
 
 import numpy as np
 
+from ....errors import Unsupported
 from ..builder import axis as norm_axis
 from ..dtypes import COMPLEX_PARTS
-from ..registry import Unsupported, complex_lowering, lowering
+from ..registry import COMPLEX_LOWERINGS, LOWERINGS
+
 _SWAPPED = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
 
 
@@ -192,11 +194,12 @@ for _name, _fn in {"fft": _c2c_op(False, True), "ifft": _c2c_op(True, True),
                    "rfft": _r2c_op(True, False), "rfft2": _r2c_op(False, False),
                    "rfftn": _r2c_op(False, False), "ihfft": _r2c_op(True, True),
                    "ihfft2": _r2c_op(False, True), "ihfftn": _r2c_op(False, True)}.items():
-    complex_lowering(f"torch.fft.{_name}")(_fn)
+    COMPLEX_LOWERINGS.register(f"torch.fft.{_name}")(_fn)
+
 
 # c2r transforms of a real input (read as complex with imaginary 0) touch no complex operand
 for _name, _fn in {"irfft": _c2r_op(True, False), "irfft2": _c2r_op(False, False),
                    "irfftn": _c2r_op(False, False), "hfft": _c2r_op(True, True),
                    "hfft2": _c2r_op(False, True), "hfftn": _c2r_op(False, True)}.items():
-    complex_lowering(f"torch.fft.{_name}")(_fn)
-    lowering(f"torch.fft.{_name}")(_fn)
+    COMPLEX_LOWERINGS.register(f"torch.fft.{_name}")(_fn)
+    LOWERINGS.register(f"torch.fft.{_name}")(_fn)

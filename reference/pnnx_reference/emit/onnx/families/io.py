@@ -1,16 +1,20 @@
-"""pnnx.Input, pnnx.Output, pnnx.Attribute: graph inputs, graph outputs, initializers."""
+"""pnnx.Input, pnnx.Output, pnnx.Attribute: graph inputs, graph outputs, initializers. Inputs
+and outputs are registered for complex operands too (value_info declares them (..., 2) real)."""
 from __future__ import annotations
 
-from ..registry import Unsupported, lowering
+from ....errors import Unsupported
+from ..registry import COMPLEX_LOWERINGS, LOWERINGS
 
 
-@lowering("pnnx.Input")
+@LOWERINGS.register("pnnx.Input")
+@COMPLEX_LOWERINGS.register("pnnx.Input")
 def graph_input(b, op):
     out = op.outputs[0]
     b.inputs.append(b.value_info(out.name, out))
 
 
-@lowering("pnnx.Output")
+@LOWERINGS.register("pnnx.Output")
+@COMPLEX_LOWERINGS.register("pnnx.Output")
 def graph_output(b, op):
     taken = {v.name for v in b.inputs} | {v.name for v in b.outputs}
     for operand in op.inputs:
@@ -21,7 +25,7 @@ def graph_output(b, op):
         b.outputs.append(b.value_info(name, operand))
 
 
-@lowering("pnnx.Attribute")
+@LOWERINGS.register("pnnx.Attribute")
 def attribute(b, op):
     if len(op.attrs) != 1:
         raise Unsupported(f"expected one attribute, got {len(op.attrs)}")

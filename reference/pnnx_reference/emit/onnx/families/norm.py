@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ....errors import Unsupported
 from ..builder import axis, int_list
 from ..dtypes import numpy_type
-from ..registry import Unsupported, lowering
+from ..registry import LOWERINGS
 
 
 def _filled(b, op, value: float, shape) -> str:
@@ -23,11 +24,11 @@ def _affine(b, op, shape) -> tuple[str, str]:
 
 
 def _input_or(b, op, key, position, value, shape):
-    operand = b.named_input(op, key, position)
+    operand = op.input(key, position)
     return operand.name if operand is not None else _filled(b, op, value, shape)
 
 
-@lowering("nn.BatchNorm1d", "nn.BatchNorm2d", "nn.BatchNorm3d", "nn.SyncBatchNorm")
+@LOWERINGS.register("nn.BatchNorm1d", "nn.BatchNorm2d", "nn.BatchNorm3d", "nn.SyncBatchNorm")
 def batch_norm_module(b, op):
     if "running_mean" not in op.attrs:
         raise Unsupported("track_running_stats=False normalises with batch statistics")
@@ -38,11 +39,11 @@ def batch_norm_module(b, op):
            epsilon=float(op.params.get("eps", 1e-5)))
 
 
-@lowering("F.batch_norm")
+@LOWERINGS.register("F.batch_norm")
 def batch_norm_function(b, op):
     if op.params.get("training"):
         raise Unsupported("training=True normalises with batch statistics")
-    mean, var = b.named_input(op, "running_mean", 1), b.named_input(op, "running_var", 2)
+    mean, var = op.input("running_mean", 1), op.input("running_var", 2)
     if mean is None or var is None:
         raise Unsupported("running_mean and running_var must be operands")
     n = b.shape(mean)[0]
@@ -52,7 +53,7 @@ def batch_norm_function(b, op):
            epsilon=float(op.params.get("eps", 1e-5)))
 
 
-@lowering("nn.LayerNorm")
+@LOWERINGS.register("nn.LayerNorm")
 def layer_norm_module(b, op):
     shape = int_list(op.params["normalized_shape"])
     scale, bias = _affine(b, op, shape)
@@ -60,7 +61,7 @@ def layer_norm_module(b, op):
            epsilon=float(op.params.get("eps", 1e-5)))
 
 
-@lowering("F.layer_norm")
+@LOWERINGS.register("F.layer_norm")
 def layer_norm_function(b, op):
     shape = int_list(op.params["normalized_shape"])
     scale = _input_or(b, op, "weight", 1, 1.0, shape)
@@ -69,14 +70,14 @@ def layer_norm_function(b, op):
            epsilon=float(op.params.get("eps", 1e-5)))
 
 
-@lowering("nn.GroupNorm")
+@LOWERINGS.register("nn.GroupNorm")
 def group_norm_module(b, op):
     scale, bias = _affine(b, op, int(op.params["num_channels"]))
     b.node("GroupNormalization", [b.x(op), scale, bias], b.y(op),
            num_groups=int(op.params["num_groups"]), epsilon=float(op.params.get("eps", 1e-5)))
 
 
-@lowering("F.group_norm")
+@LOWERINGS.register("F.group_norm")
 def group_norm_function(b, op):
     n = b.shape(op.inputs[0])[1]
     scale = _input_or(b, op, "weight", 1, 1.0, n)
@@ -85,7 +86,7 @@ def group_norm_function(b, op):
            num_groups=int(op.params["num_groups"]), epsilon=float(op.params.get("eps", 1e-5)))
 
 
-@lowering("nn.InstanceNorm1d", "nn.InstanceNorm2d", "nn.InstanceNorm3d")
+@LOWERINGS.register("nn.InstanceNorm1d", "nn.InstanceNorm2d", "nn.InstanceNorm3d")
 def instance_norm_module(b, op):
     n = int(op.params["num_features"])
     spatial = int(op.type[-2])
@@ -100,9 +101,9 @@ def instance_norm_module(b, op):
     b.node("InstanceNormalization", [b.x(op), scale, bias], b.y(op), epsilon=eps)
 
 
-@lowering("F.instance_norm")
+@LOWERINGS.register("F.instance_norm")
 def instance_norm_function(b, op):
-    if b.named_input(op, "running_mean", 1) is not None and not op.params.get("use_input_stats", True):
+    if op.input("running_mean", 1) is not None and not op.params.get("use_input_stats", True):
         raise Unsupported("use_input_stats=False with running statistics")
     n = b.shape(op.inputs[0])[1]
     scale = _input_or(b, op, "weight", 3, 1.0, n)
@@ -111,7 +112,7 @@ def instance_norm_function(b, op):
            epsilon=float(op.params.get("eps", 1e-5)))
 
 
-@lowering("nn.RMSNorm", "F.rms_norm")
+@LOWERINGS.register("nn.RMSNorm", "F.rms_norm")
 def rms_norm(b, op):
     if b.opset < 23:
         raise Unsupported("RMSNormalization needs opset 23")
@@ -119,7 +120,7 @@ def rms_norm(b, op):
     if op.type == "nn.RMSNorm":
         scale = b.attr_weight(op, "weight") if "weight" in op.attrs else None
     else:
-        w = b.named_input(op, "weight", 1)
+        w = op.input("weight", 1)
         scale = w.name if w is not None else None
     if scale is None:
         scale = b.const(np.ones(shape, numpy_type(b.dtype(op.inputs[0]))), b.dtype(op.inputs[0]), "ones")
@@ -128,7 +129,7 @@ def rms_norm(b, op):
     b.node("RMSNormalization", [b.x(op), scale], b.y(op), axis=-len(shape), epsilon=eps)
 
 
-@lowering("nn.LocalResponseNorm", "F.local_response_norm")
+@LOWERINGS.register("nn.LocalResponseNorm", "F.local_response_norm")
 def local_response_norm(b, op):
     size = int(op.params["size"])
     if b.rank(op.inputs[0]) != 4:
@@ -139,7 +140,7 @@ def local_response_norm(b, op):
            beta=float(op.params.get("beta", 0.75)), bias=float(op.params.get("k", 1.0)))
 
 
-@lowering("F.normalize")
+@LOWERINGS.register("F.normalize")
 def normalize(b, op):
     p = float(op.params.get("p", 2.0))
     reduce = {1.0: "ReduceL1", 2.0: "ReduceL2"}.get(p)

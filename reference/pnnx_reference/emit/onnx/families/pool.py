@@ -1,272 +1,298 @@
-"""Pooling and resampling: MaxPool, AveragePool, Global*Pool, LpPool, Resize, DepthToSpace;
-pixel_unshuffle and channel_shuffle decompose (no ONNX operator with torch's ordering)."""
+"""Pooling: MaxPool, AveragePool, Global*Pool, LpPool; adaptive pooling (see pooling.py); max
+pooling that returns indices, and its inverse max_unpool; adaptive max pooling with unequal
+windows and fractional max pooling.
+
+Max pooling with indices: torch's indices count within each (n, c) plane; ONNX MaxPool's count
+over the whole N*C*spatial tensor, so the pooled indices are reduced modulo the plane size.
+Unpooling scatters each plane into a zero plane (ScatterElements on the flattened spatial axis),
+which keeps torch's per-plane convention without rebuilding global offsets.
+
+Windows ONNX MaxPool cannot express (adaptive max pooling with unequal windows, fractional max
+pooling with recorded, constant random samples): max is separable, so both pool one spatial
+axis at a time: gather every window's positions onto a new (window, position) pair of axes,
+then ReduceMax over the positions. Windows shorter than the longest repeat their last
+position, which leaves the maximum unchanged.
+
+With return_indices (torch's index of the maximum within the flattened plane) the axes are not
+separable: each output cell's whole window is gathered in row-major order, so that ArgMax's
+first maximum is the one torch reports, and the argmax maps back through the window table."""
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
-from ..builder import ints
-from ..dtypes import numpy_type
-from ..registry import Unsupported, lowering
+from ....errors import Unsupported
+from ..builder import constant_attribute, ints, static
+from ..pooling import adaptive, adaptive_average, check_batched, spatial_rank, window
+from ..registry import LOWERINGS
 
 
-def _n(op_type: str) -> int:
-    return int(op_type.rstrip("d")[-1])
-
-
-def _spatial(b, op) -> int:
-    """Spatial rank: from the type (`...Pool2d`), else (F.interpolate) from the input."""
-    return _n(op.type) if op.type[-2].isdigit() else b.rank(op.inputs[0]) - 2
-
-
-def _check_batched(b, op, n):
-    if b.rank(op.inputs[0]) != n + 2:
-        raise Unsupported("unbatched input (no batch dimension)")
-
-
-def _window(op, n):
-    kernel = ints(op.params["kernel_size"], n, "kernel_size")
-    stride = op.params.get("stride")
-    stride = kernel if stride in (None, []) else ints(stride, n, "stride")
-    pad = ints(op.params.get("padding", 0), n, "padding")
-    return kernel, stride, pad + pad
-
-
-@lowering("nn.MaxPool1d", "nn.MaxPool2d", "nn.MaxPool3d", "F.max_pool1d", "F.max_pool2d",
-          "F.max_pool3d")
+@LOWERINGS.register("nn.MaxPool1d", "nn.MaxPool2d", "nn.MaxPool3d", "F.max_pool1d", "F.max_pool2d",
+                    "F.max_pool3d")
 def max_pool(b, op):
     if op.params.get("return_indices") or len(op.outputs) > 1:
-        from .pool_indices import max_pool_with_indices  # (it imports this module's helpers)
-
         return max_pool_with_indices(b, op)
-    n = _n(op.type)
-    _check_batched(b, op, n)
-    kernel, stride, pads = _window(op, n)
+    n = spatial_rank(op.type)
+    check_batched(b, op, n)
+    kernel, stride, pads = window(op, n)
     b.node("MaxPool", [b.x(op)], b.y(op), kernel_shape=kernel, strides=stride, pads=pads,
            dilations=ints(op.params.get("dilation", 1), n, "dilation"),
            ceil_mode=int(bool(op.params.get("ceil_mode", False))))
 
 
-@lowering("nn.AvgPool1d", "nn.AvgPool2d", "nn.AvgPool3d", "F.avg_pool1d", "F.avg_pool2d",
-          "F.avg_pool3d")
+@LOWERINGS.register("nn.AvgPool1d", "nn.AvgPool2d", "nn.AvgPool3d", "F.avg_pool1d", "F.avg_pool2d",
+                    "F.avg_pool3d")
 def avg_pool(b, op):
-    n = _n(op.type)
-    _check_batched(b, op, n)
+    n = spatial_rank(op.type)
+    check_batched(b, op, n)
     if op.params.get("divisor_override") is not None:
         raise Unsupported("divisor_override")
-    kernel, stride, pads = _window(op, n)
+    kernel, stride, pads = window(op, n)
     b.node("AveragePool", [b.x(op)], b.y(op), kernel_shape=kernel, strides=stride, pads=pads,
            ceil_mode=int(bool(op.params.get("ceil_mode", False))),
            count_include_pad=int(bool(op.params.get("count_include_pad", True))))
 
 
-@lowering("nn.LPPool1d", "nn.LPPool2d", "nn.LPPool3d", "F.lp_pool1d", "F.lp_pool2d", "F.lp_pool3d")
+@LOWERINGS.register("nn.LPPool1d", "nn.LPPool2d", "nn.LPPool3d", "F.lp_pool1d", "F.lp_pool2d", "F.lp_pool3d")
 def lp_pool(b, op):
-    n = _n(op.type)
-    _check_batched(b, op, n)
+    n = spatial_rank(op.type)
+    check_batched(b, op, n)
     p = float(op.params["norm_type"])
     if p != int(p):
         raise Unsupported(f"norm_type={p}: ONNX LpPool takes an integer p")
     if op.params.get("ceil_mode"):
         raise Unsupported("ceil_mode=True: torch rescales partial windows by the full kernel size")
-    kernel, stride, _ = _window(op, n)
+    kernel, stride, _ = window(op, n)
     b.node("LpPool", [b.x(op)], b.y(op), kernel_shape=kernel, strides=stride, p=int(p),
            ceil_mode=int(bool(op.params.get("ceil_mode", False))))
 
 
-def _adaptive(global_op, window_op, spatial=None):
-    def lower(b, op):
-        n = spatial or _n(op.type)
-        _check_batched(b, op, n)
-        if op.params.get("return_indices") or len(op.outputs) > 1:
-            raise Unsupported("return_indices")
-        in_sp = b.shape(op.inputs[0])[2:]
-        out_sp = b.shape(op.outputs[0])[2:]
-        if all(o == 1 for o in out_sp):
-            b.node(global_op, [b.x(op)], b.y(op))
-            return
-        if any(d < 0 for d in in_sp + out_sp) or any(i % o for i, o in zip(in_sp, out_sp)):
-            raise Unsupported("output_size must divide a static input size (or be 1)")
-        kernel = [i // o for i, o in zip(in_sp, out_sp)]
-        b.node(window_op, [b.x(op)], b.y(op), kernel_shape=kernel, strides=kernel)
-    return lower
+@LOWERINGS.register("nn.AdaptiveAvgPool1d", "nn.AdaptiveAvgPool2d", "nn.AdaptiveAvgPool3d",
+                    "F.adaptive_avg_pool1d", "F.adaptive_avg_pool2d", "F.adaptive_avg_pool3d")
+def adaptive_avg_pool(b, op):
+    adaptive_average(b, op)
 
 
-def _adaptive_avg(b, op):
-    try:
-        _adaptive("GlobalAveragePool", "AveragePool", _spatial(b, op))(b, op)
-    except Unsupported:
-        _adaptive_avg_matmul(b, op)
-
-
-def _averaging_matrix(n_in: int, n_out: int) -> np.ndarray:
-    """(n_in, n_out): column j averages torch's adaptive window j."""
-    m = np.zeros((n_in, n_out), np.float32)
-    for j in range(n_out):
-        start, end = (j * n_in) // n_out, -((-(j + 1) * n_in) // n_out)
-        m[start:end, j] = 1.0 / (end - start)
-    return m
-
-
-def _adaptive_avg_matmul(b, op):
-    """Windows of unequal size: average is linear and separable, so one MatMul per spatial
-    axis with a constant averaging matrix (ONNX has no adaptive pooling)."""
-    n = _spatial(b, op)
-    rank = b.rank(op.inputs[0])
-    shape, out = b.shape(op.inputs[0])[-n:], b.shape(op.outputs[0])[-n:]
-    if min(shape + out) < 0 or not b.is_float(op.inputs[0]):
-        raise Unsupported("unequal windows need static spatial sizes and float input")
-    dt = b.dtype(op.inputs[0])
-
-    def matrix(i, transpose):
-        m = _averaging_matrix(shape[i], out[i])
-        return b.const((m.T if transpose else m).astype(numpy_type(dt)), dt, "avg")
-
-    y = b.node("MatMul", [b.x(op), matrix(-1, False)], b.y(op) if n == 1 else 1)
-    if n >= 2:
-        y = b.node("MatMul", [matrix(-2, True), y], b.y(op) if n == 2 else 1)
-    if n == 3:  # depth: fold (oH, oW) together so depth is the second-to-last axis
-        keep = [0] * (rank - 3)
-        flat = b.node("Reshape", [y, b.const(keep + [shape[0], out[1] * out[2]], hint="shape")])
-        pooled = b.node("MatMul", [matrix(0, True), flat])
-        b.node("Reshape", [pooled, b.const(keep + out, hint="shape")], b.y(op))
-
-
-lowering("nn.AdaptiveAvgPool1d", "nn.AdaptiveAvgPool2d", "nn.AdaptiveAvgPool3d",
-         "F.adaptive_avg_pool1d", "F.adaptive_avg_pool2d", "F.adaptive_avg_pool3d")(_adaptive_avg)
-
-
-@lowering("nn.AdaptiveMaxPool1d", "nn.AdaptiveMaxPool2d", "nn.AdaptiveMaxPool3d",
-          "F.adaptive_max_pool1d", "F.adaptive_max_pool2d", "F.adaptive_max_pool3d")
+@LOWERINGS.register("nn.AdaptiveMaxPool1d", "nn.AdaptiveMaxPool2d", "nn.AdaptiveMaxPool3d",
+                    "F.adaptive_max_pool1d", "F.adaptive_max_pool2d", "F.adaptive_max_pool3d")
 def adaptive_max(b, op):
     try:
-        _adaptive("GlobalMaxPool", "MaxPool")(b, op)
+        adaptive("GlobalMaxPool", "MaxPool")(b, op)
     except Unsupported:  # unequal windows or unbatched input
-        from .pool_windows import adaptive_max_windows
-
         adaptive_max_windows(b, op)
 
 
-@lowering("nn.PixelShuffle", "F.pixel_shuffle")
-def pixel_shuffle(b, op):
-    if b.rank(op.inputs[0]) != 4:
-        raise Unsupported("DepthToSpace takes 4-D input")
-    b.node("DepthToSpace", [b.x(op)], b.y(op), blocksize=int(op.params["upscale_factor"]),
-           mode="CRD")
+@LOWERINGS.register("F.max_pool1d_with_indices", "F.max_pool2d_with_indices", "F.max_pool3d_with_indices")
+def max_pool_with_indices(b, op):
+    n = spatial_rank(op.type)
+    check_batched(b, op, n)
+    kernel, stride, pads = window(op, n)
+    plane = math.prod(static(b.shape(op.inputs[0])[2:], "spatial sizes"))
+    outs = [b.y(op)] + ([b.y(op, 1)] if len(op.outputs) > 1 else [])
+    flat = b.fresh(f"{op.name}_flat_indices") if len(outs) > 1 else None
+    b.node("MaxPool", [b.x(op)], outs[:1] + ([flat] if flat else []), kernel_shape=kernel,
+           strides=stride, pads=pads, dilations=ints(op.params.get("dilation", 1), n, "dilation"),
+           ceil_mode=int(bool(op.params.get("ceil_mode", False))))
+    if flat:
+        b.node("Mod", [flat, b.const(plane)], outs[1])
 
 
-@lowering("nn.PixelUnshuffle", "F.pixel_unshuffle")
-def pixel_unshuffle(b, op):
-    # SpaceToDepth orders channels block-major; torch orders them channel-major
-    if b.rank(op.inputs[0]) != 4:
-        raise Unsupported("needs 4-D input")
-    n, c, h, w = b.shape(op.inputs[0])
-    r = int(op.params["downscale_factor"])
-    if min(c, h, w) < 0:
-        raise Unsupported("needs static C, H, W")
-    split = b.node("Reshape", [b.x(op), b.const([0, c, h // r, r, w // r, r], hint="shape")])
-    moved = b.node("Transpose", [split], perm=[0, 1, 3, 5, 2, 4])
-    b.node("Reshape", [moved, b.const([0, c * r * r, h // r, w // r], hint="shape")], b.y(op))
+@LOWERINGS.register("F.max_unpool1d", "F.max_unpool2d", "F.max_unpool3d", "nn.MaxUnpool1d", "nn.MaxUnpool2d",
+                    "nn.MaxUnpool3d")
+def max_unpool(b, op):
+    n = spatial_rank(op.type)
+    check_batched(b, op, n)
+    indices = op.input("indices", 1)
+    if indices is None:
+        raise Unsupported("no indices input")
+    lead = static(b.shape(op.outputs[0]), "output shape")[:2]
+    out_plane = math.prod(b.shape(op.outputs[0])[2:])
+    flat_shape = b.const(lead + [-1], hint="shape")
+    values = b.node("Reshape", [b.x(op), flat_shape])
+    where = b.node("Reshape", [indices.name, flat_shape])
+    zeros = b.node("Expand", [b.const(0.0, b.dtype(op.inputs[0]), "zero"),
+                              b.const(lead + [out_plane], hint="shape")])
+    scattered = b.node("ScatterElements", [zeros, where, values], axis=2)
+    b.node("Reshape", [scattered, b.const(b.shape(op.outputs[0]), hint="shape")], b.y(op))
 
 
-@lowering("nn.ChannelShuffle", "F.channel_shuffle")
-def channel_shuffle(b, op):
-    shape = b.shape(op.inputs[0])
-    g, c = int(op.params["groups"]), shape[1]
-    if c < 0 or any(d < 0 for d in shape[2:]):
-        raise Unsupported("needs static channel and spatial sizes")
-    split = b.node("Reshape", [b.x(op), b.const([0, g, c // g] + shape[2:], hint="shape")])
-    perm = [0, 2, 1] + list(range(3, len(shape) + 1))
-    moved = b.node("Transpose", [split], perm=perm)
-    b.node("Reshape", [moved, b.const([0, c] + shape[2:], hint="shape")], b.y(op))
+_MAX_INDEX_ELEMENTS = 1 << 24  # constant index tensors beyond this are not worth emitting
 
 
-_RESIZE_MODES = {"nearest": "nearest", "nearest-exact": "nearest", "linear": "linear",
-                 "bilinear": "linear", "trilinear": "linear", "bicubic": "cubic"}
+def _padded(windows: list[tuple[int, int]]) -> np.ndarray:
+    """(number of windows, longest window) positions; short windows repeat their last one."""
+    width = max(end - start for start, end in windows)
+    return np.array([[min(start + j, end - 1) for j in range(width)] for start, end in windows],
+                    np.int64)
 
 
-@lowering("nn.Upsample", "nn.UpsamplingNearest2d", "nn.UpsamplingBilinear2d", "F.interpolate",
-          "F.upsample", "F.upsample_nearest", "F.upsample_bilinear")
-def resize(b, op):
-    mode = _mode(op)
-    if mode == "area":  # torch computes it as adaptive average pooling
-        _adaptive_avg(b, op)
-        return
-    if mode not in _RESIZE_MODES:
-        raise Unsupported(f"mode={mode!r}")
-    if op.params.get("antialias"):
-        raise Unsupported("antialias=True")
-    align = bool(op.params.get("align_corners")) or op.type in ("nn.UpsamplingBilinear2d",
-                                                                 "F.upsample_bilinear")
-    attrs = {"mode": _RESIZE_MODES[mode]}
-    if mode == "nearest":
-        attrs.update(coordinate_transformation_mode="asymmetric", nearest_mode="floor")
-    elif mode == "nearest-exact":
-        attrs.update(coordinate_transformation_mode="half_pixel", nearest_mode="round_prefer_ceil")
+def _adaptive_windows(n_in: int, n_out: int) -> list[tuple[int, int]]:
+    """torch's adaptive pooling window i: [floor(i*L/o), ceil((i+1)*L/o))."""
+    return [((i * n_in) // n_out, -((-(i + 1) * n_in) // n_out)) for i in range(n_out)]
+
+
+def _pool_axis(b, x: str, axis: int, positions: np.ndarray, out: str | None = None) -> str:
+    """Max over windows along `axis`, the same windows for every slice (positions: (o, k))."""
+    gathered = b.node("Gather", [x, b.const(positions, hint="window")], axis=axis)
+    return b.node("ReduceMax", [gathered, b.const([axis + 1], hint="axes")], out or 1,
+                  keepdims=0)
+
+
+def _window_table(positions: list[np.ndarray], sizes: list[int]) -> np.ndarray:
+    """(cells, K): flat in-plane positions of each output cell's window, cells and window
+    positions both row-major, from per-axis windows positions[d]: (o_d, k_d)."""
+    n = len(positions)
+    outs, widths = [p.shape[0] for p in positions], [p.shape[1] for p in positions]
+    table = np.zeros(outs + widths, np.int64)
+    for d, p in enumerate(positions):
+        shape = [1] * (2 * n)
+        shape[d], shape[n + d] = p.shape
+        table = table + p.reshape(shape) * int(np.prod(sizes[d + 1:]))
+    return table.reshape(int(np.prod(outs)), int(np.prod(widths)))
+
+
+def _pool_with_indices(b, op, table: np.ndarray, n: int) -> None:
+    """Values and torch's in-plane indices; table (cells, K), or (N, C, cells, K) per plane."""
+    in_shape, out_shape = b.shape(op.inputs[0]), b.shape(op.outputs[0])
+    lead = in_shape[:-n]
+    cells, width = table.shape[-2:]
+    if int(np.prod(lead)) * cells * width > _MAX_INDEX_ELEMENTS:
+        raise Unsupported("too many window positions for constant index tables")
+    flat = b.node("Reshape", [b.x(op), b.const(lead + [int(np.prod(in_shape[-n:]))], hint="shape")])
+    if table.ndim == 2:
+        gathered = b.node("Gather", [flat, b.const(table, hint="window")], axis=len(lead))
     else:
-        # torch maps (dst + 0.5) / scale - 0.5 even for a length-1 output: ONNX half_pixel
-        attrs["coordinate_transformation_mode"] = "align_corners" if align else "half_pixel"
-        if mode == "bicubic":
-            attrs["cubic_coeff_a"] = -0.75
-    inputs = _scales_or_sizes(b, op)
-    if len(inputs) == 3:  # sizes of the spatial axes only, so N and C may stay dynamic
-        attrs["axes"] = list(range(2, b.rank(op.inputs[0])))
-    b.node("Resize", [b.x(op)] + inputs, b.y(op), **attrs)
+        picked = b.node("GatherElements", [flat, b.const(table.reshape(lead + [cells * width]),
+                                                         hint="window")], axis=len(lead))
+        gathered = b.node("Reshape", [picked, b.const(lead + [cells, width], hint="shape")])
+    out = b.const(out_shape, hint="shape")
+    values = b.node("ReduceMax", [gathered, b.const([-1], hint="axes")], keepdims=0)
+    b.node("Reshape", [values, out], b.y(op, 0))
+    best = b.node("ArgMax", [gathered], axis=-1, keepdims=1, select_last_index=0)
+    full = np.ascontiguousarray(np.broadcast_to(table, lead + [cells, width]))
+    index = b.node("GatherElements", [b.const(full, hint="window_index"), best], axis=-1)
+    b.node("Reshape", [index, out], b.y(op, 1))
 
 
-def _mode(op) -> str:
-    if op.type in ("nn.UpsamplingNearest2d", "F.upsample_nearest"):
-        return "nearest"
-    if op.type in ("nn.UpsamplingBilinear2d", "F.upsample_bilinear"):
-        return "bilinear"
-    return op.params.get("mode", "nearest")
+def _check_index_output(b, op) -> None:
+    if len(op.outputs) != 2 or b.dtype(op.outputs[1]) != "i64":
+        raise Unsupported("return_indices needs two outputs, the indices int64")
 
 
-def _scales_or_sizes(b, op) -> list[str]:
-    """torch uses the given scale_factor for the coordinate map (unless recompute_scale_factor),
-    so pass scales then; otherwise pass the output sizes."""
-    rank = b.rank(op.inputs[0])
-    scale = op.params.get("scale_factor")
-    if scale is not None and not op.params.get("recompute_scale_factor"):
-        factors = [float(f) for f in (scale if isinstance(scale, (list, tuple)) else [scale])]
-        scales = [1.0, 1.0] + (factors * (rank - 2) if len(factors) == 1 else factors)
-        return ["", b.const(scales, "f32", "scales")]
-    out = b.shape(op.outputs[0])
-    if any(d < 0 for d in out[2:]):
-        size = op.params.get("size")
-        if size is None:
-            raise Unsupported("dynamic output size without scale_factor")
-        out = out[:2] + ints(size, rank - 2, "size")
-    return ["", "", b.const(out[2:], hint="sizes")]
+def adaptive_max_windows(b, op) -> None:
+    """Adaptive max pooling with any static sizes (batched or not), with or without indices."""
+    n = spatial_rank(op.type)
+    in_shape, out_shape = b.shape(op.inputs[0]), b.shape(op.outputs[0])
+    if len(in_shape) not in (n + 1, n + 2) or min(in_shape[-n:] + out_shape[-n:]) < 1:
+        raise Unsupported("needs static spatial sizes")
+    if op.params.get("return_indices") or len(op.outputs) > 1:
+        _check_index_output(b, op)
+        windows = [_padded(_adaptive_windows(i, o)) for i, o in zip(in_shape[-n:], out_shape[-n:])]
+        _pool_with_indices(b, op, _window_table(windows, in_shape[-n:]), n)
+        return
+    rank = len(in_shape)
+    pooled = [a for a in range(rank - n, rank) if in_shape[a] != out_shape[a]]
+    x = b.x(op)
+    if not pooled:
+        b.node("Identity", [x], b.y(op))
+    for a in pooled:
+        windows = _padded(_adaptive_windows(in_shape[a], out_shape[a]))
+        x = _pool_axis(b, x, a, windows, b.y(op) if a == pooled[-1] else None)
 
 
-_GRID_MODES = {"bilinear": "linear", "nearest": "nearest", "bicubic": "cubic"}
+LOWERINGS.register("F.adaptive_max_pool1d_with_indices", "F.adaptive_max_pool2d_with_indices",
+                   "F.adaptive_max_pool3d_with_indices")(adaptive_max_windows)
 
 
-@lowering("F.grid_sample")
-def grid_sample(b, op):
-    mode = op.params.get("mode", "bilinear")
-    if mode not in _GRID_MODES:
-        raise Unsupported(f"mode={mode!r}")
-    grid = b.named_input(op, "grid", 1)
-    b.node("GridSample", [b.x(op), grid.name], b.y(op), mode=_GRID_MODES[mode],
-           padding_mode=op.params.get("padding_mode", "zeros"),
-           align_corners=int(bool(op.params.get("align_corners"))))
+# --- fractional max pooling ---------------------------------------------------------------
+def _fractional_starts(sample: float, n_in: int, n_out: int, kernel: int) -> list[int]:
+    """torch's interval starts for one plane and axis, in float32 as torch computes them."""
+    starts = [0] * n_out
+    if n_out > 1:
+        alpha = np.float32(n_in - kernel) / np.float32(n_out - 1)
+        u = np.float32(sample)
+        for i in range(n_out - 1):
+            starts[i] = int(np.float32(np.float32(i) + u) * alpha) - int(u * alpha)
+    if n_out > 0:
+        starts[-1] = n_in - kernel
+    return starts
 
 
-@lowering("F.affine_grid")
-def affine_grid(b, op):
-    size = ints(op.params["size"], len(op.params["size"]), "size")
-    b.node("AffineGrid", [b.x(op), b.const(size, hint="size")], b.y(op),
-           align_corners=int(bool(op.params.get("align_corners"))))
+def _samples(b, op) -> np.ndarray:
+    """The (N, C, n) random samples, which must be a recorded constant."""
+    if "_random_samples" in op.attrs:
+        return b.attr(op, "_random_samples").astype(np.float32)
+    operand = op.input("_random_samples", 1)
+    if operand is None:
+        raise Unsupported("no _random_samples: the windows are drawn at run time")
+    return constant_attribute(operand, "_random_samples").to_numpy().astype(np.float32)
 
 
-@lowering("nn.Fold", "F.fold")
-def fold(b, op):
-    size = ints(op.params["output_size"], 2, "output_size")
-    kernel = ints(op.params["kernel_size"], 2, "kernel_size")
-    if b.rank(op.inputs[0]) != 3:
-        raise Unsupported("unbatched input")
-    pad = ints(op.params.get("padding", 0), 2, "padding")
-    b.node("Col2Im", [b.x(op), b.const(size, hint="image_shape"), b.const(kernel, hint="block")],
-           b.y(op), dilations=ints(op.params.get("dilation", 1), 2, "dilation"), pads=pad + pad,
-           strides=ints(op.params.get("stride", 1), 2, "stride"))
+def _sample_column(n: int, axis: int) -> int:
+    """Which sample drives spatial axis `axis`: torch reads (W, H) in 2-D and (T, H, W) in 3-D."""
+    return 1 - axis if n == 2 else axis
+
+
+def _fractional_indices(samples, shape, axis, column, n_out, kernel) -> np.ndarray:
+    """GatherElements indices pooling `axis` of a tensor of `shape`: per plane (N, C) the
+    window positions along `axis`, broadcast over the other axes."""
+    planes = samples.shape[:2]
+    starts = np.array([[_fractional_starts(samples[i, j, column], shape[axis], n_out, kernel)
+                        for j in range(planes[1])] for i in range(planes[0])], np.int64)
+    positions = starts[..., None] + np.arange(kernel)           # (N, C, o, k)
+    positions = positions.reshape(planes + (1,) * (axis - 2) + (n_out * kernel,)
+                                  + (1,) * (len(shape) - axis - 1))
+    target = list(shape)
+    target[axis] = n_out * kernel
+    return np.ascontiguousarray(np.broadcast_to(positions, target))
+
+
+def _fractional_axis(b, x: str, shape: list[int], axis: int, indices: np.ndarray, n_out: int,
+                     kernel: int, out: str | None) -> str:
+    gathered = b.node("GatherElements", [x, b.const(indices, hint="window")], axis=axis)
+    split = shape[:axis] + [n_out, kernel] + shape[axis + 1:]
+    grouped = b.node("Reshape", [gathered, b.const(split, hint="shape")])
+    return b.node("ReduceMax", [grouped, b.const([axis + 1], hint="axes")], out or 1, keepdims=0)
+
+
+def _fractional_with_indices(b, op, samples, kernel: list[int], n: int) -> None:
+    shape, out_shape = b.shape(op.inputs[0]), b.shape(op.outputs[0])
+    _check_index_output(b, op)
+
+    def plane_table(plane_samples):
+        windows = [np.array(_fractional_starts(plane_samples[_sample_column(n, d)], shape[2 + d],
+                                               out_shape[2 + d], kernel[d]))[:, None]
+                   + np.arange(kernel[d]) for d in range(n)]
+        return _window_table(windows, shape[2:])
+
+    table = np.stack([np.stack([plane_table(samples[i, j]) for j in range(shape[1])])
+                      for i in range(shape[0])])
+    _pool_with_indices(b, op, table, n)
+
+
+@LOWERINGS.register("F.fractional_max_pool2d", "F.fractional_max_pool3d", "nn.FractionalMaxPool2d",
+                    "nn.FractionalMaxPool3d", "F.fractional_max_pool2d_with_indices",
+                    "F.fractional_max_pool3d_with_indices")
+def fractional_max_pool(b, op):
+    n = spatial_rank(op.type)
+    shape, out_shape = b.shape(op.inputs[0]), b.shape(op.outputs[0])
+    samples = _samples(b, op)
+    if len(shape) != n + 2 or min(shape + out_shape) < 1:
+        raise Unsupported("needs batched input of static shape")
+    if samples.shape != (shape[0], shape[1], n):
+        raise Unsupported(f"_random_samples of shape {samples.shape} for input {shape}")
+    kernel = ints(op.params["kernel_size"], n, "kernel_size")
+    if np.prod(shape) * max(kernel) > _MAX_INDEX_ELEMENTS:
+        raise Unsupported("input too large for constant window indices")
+    if op.params.get("return_indices") or len(op.outputs) > 1:
+        _fractional_with_indices(b, op, samples, kernel, n)
+        return
+    x, current = b.x(op), list(shape)
+    for d in range(n):
+        axis = 2 + d
+        indices = _fractional_indices(samples, current, axis, _sample_column(n, d),
+                                      out_shape[axis], kernel[d])
+        x = _fractional_axis(b, x, current, axis, indices, out_shape[axis], kernel[d],
+                             b.y(op) if d == n - 1 else None)
+        current[axis] = out_shape[axis]

@@ -4,9 +4,10 @@ DequantizeLinear; ONNX has no int32 form of those, so qint32 is spelled out: rou
 saturated, and (q-zp)*scale back in float32 as torch computes it."""
 from __future__ import annotations
 
+from ....errors import Unsupported
 from ....expression import QUANTIZED_DTYPE_NAMES
 from ..dtypes import onnx_type
-from ..registry import Unsupported, lowering
+from ..registry import LOWERINGS
 
 INT32_RANGE = (-2**31, 2**31 - 1)
 
@@ -23,7 +24,7 @@ def _scale_zero_point(op) -> tuple[float, int, str]:
     return float(scale), zero_point, op.outputs[0].dtype
 
 
-@lowering("torch.quantize_per_tensor")
+@LOWERINGS.register("torch.quantize_per_tensor")
 def quantize_per_tensor(b, op):
     if len(op.inputs) != 1 or b.dtype(op.inputs[0]) != "f32":
         raise Unsupported("only a float32 tensor with constant scale and zero_point is lowered")
@@ -38,12 +39,12 @@ def quantize_per_tensor(b, op):
     b.node("Cast", [clipped], b.y(op), to=onnx_type("i32"))
 
 
-@lowering("Tensor.int_repr")
+@LOWERINGS.register("Tensor.int_repr")
 def int_repr(b, op):
     b.node("Identity", [b.x(op)], b.y(op))
 
 
-@lowering("torch.dequantize", "Tensor.dequantize")
+@LOWERINGS.register("torch.dequantize", "Tensor.dequantize")
 def dequantize(b, op):
     scale, zero_point, storage = _scale_zero_point(op.inputs[0].producer)
     if storage in ("u8", "i8"):

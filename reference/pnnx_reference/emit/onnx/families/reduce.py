@@ -1,12 +1,14 @@
-"""Reductions: Reduce* (axes as an input, opset 18+), ArgMax/ArgMin, TopK, CumSum;
-torch.max/min with a dim give values and indices (ReduceMax + ArgMax)."""
+"""Reductions: Reduce* (axes as an input, opset 18+), ArgMax/ArgMin, any/all, norms,
+var/std (and their _mean forms); torch.max/min with a dim give values and indices
+(ReduceMax + ArgMax), with two tensors they are elementwise."""
 from __future__ import annotations
 
 from onnx import TensorProto
 
+from ....errors import Unsupported
 from ..builder import axis, int_list
-from ..dtypes import onnx_type
-from ..registry import Unsupported, lowering
+from ..promote import in_output_dtype
+from ..registry import LOWERINGS
 
 
 def _axes(b, op) -> list[int] | None:
@@ -25,18 +27,10 @@ def _reduce(b, op, onnx_op: str, out: str | None = None, source: str | None = No
 
 
 def _simple(onnx_op: str, *types: str):
-    @lowering(*types)
+    @LOWERINGS.register(*types)
     def lower(b, op):
-        _reduce(b, op, onnx_op, source=_accumulator(b, op))
+        _reduce(b, op, onnx_op, source=in_output_dtype(b, op))
     return lower
-
-
-def _accumulator(b, op) -> str:
-    """The input in the output's dtype: torch sums bools as int64 and honours dtype=."""
-    want = b.dtype(op.outputs[0])
-    if b.dtype(op.inputs[0]) == want:
-        return b.x(op)
-    return b.node("Cast", [b.x(op)], to=onnx_type(want))
 
 
 _simple("ReduceMean", "torch.mean", "Tensor.mean")
@@ -47,7 +41,7 @@ _simple("ReduceMin", "torch.amin", "Tensor.amin")
 _simple("ReduceLogSumExp", "torch.logsumexp", "Tensor.logsumexp")
 
 
-@lowering("torch.norm", "Tensor.norm", "torch.linalg.vector_norm", "torch.linalg.norm")
+@LOWERINGS.register("torch.norm", "Tensor.norm", "torch.linalg.vector_norm", "torch.linalg.norm")
 def norm(b, op):
     p = op.params.get("p", op.params.get("ord", "fro"))
     onnx_op = {"fro": "ReduceL2", 2: "ReduceL2", 2.0: "ReduceL2", 1: "ReduceL1", 1.0: "ReduceL1",
@@ -72,8 +66,8 @@ def _max_min(reduce_op: str, arg_op: str, binary_op: str):
     return lower
 
 
-lowering("torch.max", "Tensor.max")(_max_min("ReduceMax", "ArgMax", "Max"))
-lowering("torch.min", "Tensor.min")(_max_min("ReduceMin", "ArgMin", "Min"))
+LOWERINGS.register("torch.max", "Tensor.max")(_max_min("ReduceMax", "ArgMax", "Max"))
+LOWERINGS.register("torch.min", "Tensor.min")(_max_min("ReduceMin", "ArgMin", "Min"))
 
 
 def _arg(onnx_op: str):
@@ -91,23 +85,8 @@ def _arg(onnx_op: str):
     return lower
 
 
-lowering("torch.argmax", "Tensor.argmax")(_arg("ArgMax"))
-lowering("torch.argmin", "Tensor.argmin")(_arg("ArgMin"))
-
-
-@lowering("torch.topk", "Tensor.topk")
-def topk(b, op):
-    dim = axis(int(op.params.get("dim", -1)), b.rank(op.inputs[0]))
-    outs = [o.name for o in op.outputs] + ([] if len(op.outputs) == 2 else [b.fresh("indices")])
-    b.node("TopK", [b.x(op), b.const([int(op.params["k"])], hint="k")], outs, axis=dim,
-           largest=int(bool(op.params.get("largest", True))),
-           sorted=int(bool(op.params.get("sorted", True))))
-
-
-@lowering("torch.cumsum", "Tensor.cumsum")
-def cumsum(b, op):
-    dim = axis(int(op.params["dim"]), b.rank(op.inputs[0]))
-    b.node("CumSum", [_accumulator(b, op), b.const(dim, hint="axis")], b.y(op))
+LOWERINGS.register("torch.argmax", "Tensor.argmax")(_arg("ArgMax"))
+LOWERINGS.register("torch.argmin", "Tensor.argmin")(_arg("ArgMin"))
 
 
 def _any_all(onnx_op: str):
@@ -118,8 +97,8 @@ def _any_all(onnx_op: str):
     return lower
 
 
-lowering("torch.any", "Tensor.any")(_any_all("ReduceMax"))
-lowering("torch.all", "Tensor.all")(_any_all("ReduceMin"))
+LOWERINGS.register("torch.any", "Tensor.any")(_any_all("ReduceMax"))
+LOWERINGS.register("torch.all", "Tensor.all")(_any_all("ReduceMin"))
 
 
 def _moments(b, op, var_out, mean_out) -> str:
@@ -156,28 +135,7 @@ def _spread(take_sqrt: bool, with_mean: bool):
     return lower
 
 
-lowering("torch.var", "Tensor.var")(_spread(False, False))
-lowering("torch.std", "Tensor.std")(_spread(True, False))
-lowering("torch.var_mean")(_spread(False, True))
-lowering("torch.std_mean")(_spread(True, True))
-
-
-def _sort(b, op, values: str | None, indices: str):
-    dim = axis(int(op.params.get("dim", -1)), b.rank(op.inputs[0]))
-    n = b.shape(op.inputs[0])[dim]
-    if n < 0:
-        raise Unsupported("sort along a dynamic dimension")
-    if op.params.get("stable"):
-        raise Unsupported("stable=True")
-    b.node("TopK", [b.x(op), b.const([n], hint="k")], [values or b.fresh("values"), indices],
-           axis=dim, largest=int(bool(op.params.get("descending", False))), sorted=1)
-
-
-@lowering("torch.sort", "Tensor.sort")
-def sort(b, op):
-    _sort(b, op, b.y(op), b.y(op, 1))
-
-
-@lowering("torch.argsort", "Tensor.argsort")
-def argsort(b, op):
-    _sort(b, op, None, b.y(op))
+LOWERINGS.register("torch.var", "Tensor.var")(_spread(False, False))
+LOWERINGS.register("torch.std", "Tensor.std")(_spread(True, False))
+LOWERINGS.register("torch.var_mean")(_spread(False, True))
+LOWERINGS.register("torch.std_mean")(_spread(True, True))

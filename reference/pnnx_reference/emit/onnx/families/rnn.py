@@ -1,5 +1,7 @@
 """Recurrent layers: nn.LSTM / nn.GRU / nn.RNN -> one ONNX LSTM / GRU / RNN node per layer;
-nn.LSTMCell / nn.GRUCell / nn.RNNCell -> the same node over a one-step sequence.
+nn.LSTMCell / nn.GRUCell / nn.RNNCell -> the same node over a one-step sequence; the functional
+torch.gru / torch.rnn_tanh / torch.rnn_relu (recorded with their weights as graph inputs) as
+the nn.GRU / nn.RNN they compute.
 
 ONNX orders gates differently (LSTM i,o,f,c vs torch i,f,g,o; GRU z,r,h vs torch r,z,n), so the
 weights are re-packed once at export. Sequence-major X is used (onnxruntime's CPU kernels do
@@ -8,10 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..registry import Unsupported, lowering
+from ....errors import Unsupported
+from ....ir import Operator
+from ..builder import constant_attribute
+from ..registry import LOWERINGS
 
 _KIND = {"nn.LSTM": "LSTM", "nn.GRU": "GRU", "nn.RNN": "RNN",
          "nn.LSTMCell": "LSTM", "nn.GRUCell": "GRU", "nn.RNNCell": "RNN"}
+
 _ORDER = {"LSTM": [0, 3, 1, 2], "GRU": [1, 0, 2], "RNN": [0]}
 
 
@@ -68,7 +74,7 @@ def _initial_states(b, op, layers: int, directions: int, batch_axis: str | None)
     return states
 
 
-@lowering("nn.LSTM", "nn.GRU", "nn.RNN")
+@LOWERINGS.register("nn.LSTM", "nn.GRU", "nn.RNN")
 def recurrent(b, op):
     if op.params.get("proj_size", 0):
         raise Unsupported("proj_size > 0")
@@ -115,7 +121,7 @@ def _sequence_output(b, y: str, directions: int) -> str:
     return b.node("Reshape", [moved, b.const([0, 0, -1], hint="shape")])
 
 
-@lowering("nn.LSTMCell", "nn.GRUCell", "nn.RNNCell")
+@LOWERINGS.register("nn.LSTMCell", "nn.GRUCell", "nn.RNNCell")
 def cell(b, op):
     """A cell step is a recurrent node over a sequence of length 1."""
     unbatched = b.rank(op.inputs[0]) == 1
@@ -125,3 +131,37 @@ def cell(b, op):
     _, hc, _ = _cell_node(b, op, x, [""], states, 1, op.name)
     for out, value in zip(op.outputs, hc):
         b.node("Squeeze", [value, lead], out.name)
+
+
+# functional op -> (module type, extra module params)
+_MODULE = {"torch.gru": ("nn.GRU", {}),
+           "torch.rnn_tanh": ("nn.RNN", {"nonlinearity": "tanh"}),
+           "torch.rnn_relu": ("nn.RNN", {"nonlinearity": "relu"})}
+
+
+def _weights(op: Operator, layers: int, directions: int, biases: bool) -> dict:
+    """The flat params list (per layer, per direction: w_ih, w_hh[, b_ih, b_hh]) keyed
+    the way nn.GRU names them."""
+    params = [o for o, n in zip(op.inputs, op.inputnames) if n == "params"] if op.inputnames \
+        else op.inputs[2:]
+    names = ["weight_ih", "weight_hh"] + (["bias_ih", "bias_hh"] if biases else [])
+    keys = [f"{n}_l{layer}{suffix}" for layer in range(layers)
+            for suffix in ["", "_reverse"][:directions] for n in names]
+    if len(params) != len(keys):
+        raise Unsupported(f"expected {len(keys)} weights, got {len(params)}")
+    return {key: constant_attribute(operand) for key, operand in zip(keys, params)}
+
+
+@LOWERINGS.register(*_MODULE)
+def functional_recurrent(b, op):
+    if len(op.inputs) < 2 or (op.inputnames and op.inputnames[1] != "hx"):
+        raise Unsupported(f"{op.type} without hx (packed sequence form)")
+    layers = int(op.params.get("num_layers", 1))
+    directions = 2 if op.params.get("bidirectional") else 1
+    attrs = _weights(op, layers, directions, bool(op.params.get("has_biases", True)))
+    kind, extra = _MODULE[op.type]
+    module = Operator(kind, op.name, inputs=op.inputs[:2], outputs=op.outputs,
+                      params={"num_layers": layers, "bidirectional": directions == 2,
+                              "batch_first": bool(op.params.get("batch_first")), **extra},
+                      attrs=attrs)
+    recurrent(b, module)

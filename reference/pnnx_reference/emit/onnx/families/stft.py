@@ -12,8 +12,9 @@ import math
 
 import numpy as np
 
+from ....errors import Unsupported
 from ..dtypes import COMPLEX_PARTS
-from ..registry import Unsupported, complex_lowering
+from ..registry import COMPLEX_LOWERINGS
 
 PAD_MODES = {"reflect": "reflect", "constant": "constant", "replicate": "edge", "circular": "wrap"}
 
@@ -63,7 +64,7 @@ def _unbatched(b, x: str, unbatched: bool) -> str:
     return b.node("Squeeze", [x, b.const([0], hint="axes")]) if unbatched else x
 
 
-@complex_lowering("torch.stft")
+@COMPLEX_LOWERINGS.register("torch.stft")
 def stft(b, op):
     x = op.inputs[0]
     if x.dtype in COMPLEX_PARTS or x.dtype not in ("f32", "f64"):
@@ -93,7 +94,7 @@ def _center_pad(b, x: str, pad: int, mode: str) -> str:
     return b.node("Pad", [x, b.const([0, pad, 0, pad], hint="pads")], mode=PAD_MODES[mode])
 
 
-@complex_lowering("torch.istft")
+@COMPLEX_LOWERINGS.register("torch.istft")
 def istft(b, op):
     spec = op.inputs[0]
     if spec.dtype not in COMPLEX_PARTS:

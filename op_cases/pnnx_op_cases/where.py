@@ -1,0 +1,320 @@
+"""`pnnx-cases where OP`: every piece of one operator, as `file:line` from the repository root.
+
+Groups, in this order:
+  table        its row in `tables/*.tsv`
+  cases        each case family registering it (the decorated function), with case counts
+  frontends    aten rules that produce it (`produces=` trait, else the same name), the
+               TorchScript standard-module recovery for `nn.*`, quoted mentions in frontends/
+  passes       quoted mentions in passes/ (fusions, folding)
+  emitters     the rule each registry of `pnnx_reference.registry.REGISTRIES` looks up for it
+  tolerances   per-operator overrides and accumulation bounds of `tolerances.py`, and the
+               cases of the row carrying a `ToleranceHint`
+  waivers      `conformance/waivers.toml` entries matching a case of the row
+  known differences  `tests/torchscript/known_disagreements.tsv` rows of its cases
+
+Everything is found from the code's own tables (no list of files to keep in step), so a new
+emitter registry or a moved rule shows up by itself.
+"""
+from __future__ import annotations
+
+import ast
+import csv
+import difflib
+import fnmatch
+import importlib
+import inspect
+import pkgutil
+import re
+import tomllib
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from pnnx_reference.errors import UsageError
+from pnnx_reference.registry import REGISTRIES, where_defined
+
+from . import registry, tables
+
+ROOT = Path(__file__).resolve().parents[2]
+GROUPS = ("table", "cases", "frontends", "passes", "emitters", "tolerances", "waivers",
+          "known differences")
+KNOWN_DISAGREEMENTS = ROOT / "tests" / "torchscript" / "known_disagreements.tsv"
+# aten spells the submodules' functions with a prefix: torch.fft.rfft is aten::fft_rfft
+_ATEN_PREFIXES = (("torch.fft.", "fft_"), ("torch.linalg.", "linalg_"), ("torch.special.", "special_"),
+                  ("torch.", ""), ("Tensor.", ""), ("F.", ""))
+
+
+@dataclass(frozen=True)
+class Piece:
+    group: str
+    where: str      # "path/from/root.py:LINE"
+    what: str
+
+
+def rel(path: Path | str) -> str:
+    path = Path(path).resolve()
+    try:
+        return str(path.relative_to(ROOT))
+    except ValueError:
+        return str(path)
+
+
+# --- what is known ------------------------------------------------------------------------------
+@lru_cache(maxsize=None)
+def _load_rules() -> None:
+    """Importing the frontends and every emitter module fills the registries."""
+    importlib.import_module("pnnx_reference.frontends.aten")
+    importlib.import_module("pnnx_reference.frontends.torchscript")
+    emit = importlib.import_module("pnnx_reference.emit")
+    for info in pkgutil.walk_packages(emit.__path__, emit.__name__ + "."):
+        importlib.import_module(info.name)
+
+
+def known_ops() -> set[str]:
+    """Table rows plus every operator an emitter registry names exactly."""
+    _load_rules()
+    ops = {r.op for r in tables.all_rows()}
+    for reg in _emitter_registries():
+        ops.update(reg)
+    return ops
+
+
+def _emitter_registries() -> list:
+    """Registries of emitter rules: the frontends' tables are keyed by aten or prim names."""
+    _load_rules()
+    return [reg for _, reg in sorted(REGISTRIES.items())
+            if not any("/frontends/" in rule.where for rule in reg.rules())]
+
+
+def check_op(op: str) -> None:
+    if op in known_ops():
+        return
+    close = difflib.get_close_matches(op, sorted(known_ops()), n=5, cutoff=0.6)
+    hint = f"; close matches: {', '.join(close)}" if close else ""
+    raise UsageError(f"unknown operator {op!r}: not a table row nor a rule of any emitter{hint}")
+
+
+def pieces(op: str) -> list[Piece]:
+    check_op(op)
+    found = [*_table(op), *_cases(op), *_frontends(op), *_passes(op), *_emitters(op),
+             *_tolerances(op), *_waivers(op), *_known_differences(op)]
+    out, seen = [], set()
+    for piece in found:     # one line per place: a rule's own line beats a mention of it
+        if (piece.group, piece.where) not in seen:
+            seen.add((piece.group, piece.where))
+            out.append(piece)
+    return out
+
+
+# --- table and cases ----------------------------------------------------------------------------
+def _table(op: str):
+    for table in tables.TABLES:
+        path = Path(tables.__file__).with_name("tables") / f"{table}.tsv"
+        for number, line in enumerate(_lines(path), 1):
+            if line.split("\t", 1)[0] == op:
+                row = tables.row(op)
+                marks = f"upstream {'supported' if row.upstream_supported else 'not supported'}, " \
+                        f"ncnn {row.upstream_ncnn}, listed in {row.listed_in}"
+                yield Piece("table", f"{rel(path)}:{number}", f"table {table} ({marks})")
+
+
+@lru_cache(maxsize=None)
+def _yielded(fn) -> tuple:
+    return tuple(fn())
+
+
+@lru_cache(maxsize=None)
+def _lines(path: Path) -> tuple[str, ...]:
+    return tuple(path.read_text().splitlines())
+
+
+def _cases(op: str):
+    for fn in registry.families(op):
+        cases = [c for c in _yielded(fn) if c.op == op]
+        smoke = sum(c.tier == "smoke" for c in cases)
+        yield Piece("cases", where_defined(fn), f"{fn.__name__}(): {_n(len(cases), 'case')}, {smoke} smoke")
+
+
+# --- frontends and passes -----------------------------------------------------------------------
+def aten_name(op: str) -> str | None:
+    """The aten operator a Python-API call is named after (None for modules)."""
+    for prefix, aten_prefix in _ATEN_PREFIXES:
+        if op.startswith(prefix):
+            return aten_prefix + op[len(prefix):]
+    return None
+
+
+def _frontends(op: str):
+    yield from _aten_rules(op)
+    if op.startswith("nn."):
+        yield from _stdmodules(op)
+    frontends = ROOT / "reference" / "pnnx_reference" / "frontends"
+    yield from _mentions(op, "frontends", frontends, skip=frontends / "aten")  # its rules come first
+
+
+def _aten_rules(op: str):
+    """Rules whose `produces` names `op`; rules without the trait match by the aten name."""
+    _load_rules()
+    by_fn: dict = {}
+    for rule in REGISTRIES["aten"].rules():
+        by_fn.setdefault(rule.fn, []).append(rule)
+    name, matched = aten_name(op), False
+    for rules in by_fn.values():
+        keys = [r.key for r in rules]
+        produces = rules[0].traits.get("produces")
+        if produces is not None:
+            hit = op in produces
+        else:  # the rule for `relu` also runs `relu_`
+            hit = name is not None and name.rstrip("_") in {k.rstrip("_") for k in keys}
+        if hit:
+            matched = True
+            shown = ", ".join(keys[:3]) + (f" and {len(keys) - 3} more" if len(keys) > 3 else "")
+            yield Piece("frontends", rules[0].where, f"aten rule {shown}")
+    if not matched and name is not None:
+        from pnnx_reference.frontends.aten import _generic
+
+        yield Piece("frontends", where_defined(_generic),
+                    f"aten::{name} has no rule of its own: the generic mapping to the same-named callable")
+
+
+def _stdmodules(op: str):
+    from pnnx_reference.frontends.torchscript import stdmodules
+
+    yield Piece("frontends", where_defined(stdmodules.recover),
+                "TorchScript: a standard torch.nn module is rebuilt whole from the .pt")
+    cls = getattr(importlib.import_module("torch.nn"), op[len("nn."):], None)
+    if not inspect.isclass(cls):
+        return
+    names = {c.__name__ for c in cls.__mro__ if c.__module__.startswith("torch.nn.modules")
+             and c.__name__ != "Module"}
+    path = Path(stdmodules.__file__)
+    text = path.read_text().splitlines()
+    lines = sorted({n.lineno for n in ast.walk(ast.parse("\n".join(text)))
+                    if isinstance(n, ast.Attribute) and n.attr in names})
+    for number in lines:     # code naming the class or a base (nn.modules.conv._ConvNd)
+        yield Piece("frontends", f"{rel(path)}:{number}", f"TorchScript recovery: {text[number - 1].strip()[:90]}")
+
+
+def _mentions(op: str, group: str, folder: Path, skip: Path | None = None):
+    """Lines quoting the operator's name ("nn.Conv2d") in the modules under `folder`."""
+    quoted = re.compile(r"""["']%s["']""" % re.escape(op))
+    for path in sorted(folder.rglob("*.py")):
+        if skip is not None and path.is_relative_to(skip):
+            continue
+        for number, line in enumerate(_lines(path), 1):
+            if quoted.search(line):
+                yield Piece(group, f"{rel(path)}:{number}", f"{path.stem}: {line.strip()[:90]}")
+
+
+def _passes(op: str):
+    yield from _mentions(op, "passes", ROOT / "reference" / "pnnx_reference" / "passes")
+
+
+# --- emitters -----------------------------------------------------------------------------------
+def _emitters(op: str):
+    _load_rules()
+    for reg in _emitter_registries():
+        rule = reg.lookup(op)
+        if rule is not None:
+            how = f" (every {rule.key}* operator)" if rule.prefix else ""
+            yield _rule_piece(reg.name, rule.fn, op, how)
+
+
+def _rule_piece(registry_name: str, fn, op: str, how: str = "") -> Piece:
+    """A lambda registered in a loop or helper is shown at the line naming `op`."""
+    where = where_defined(fn)
+    if fn.__name__ == "<lambda>":
+        path = Path(inspect.getsourcefile(fn))
+        quoted = re.compile(r"""["']%s["']""" % re.escape(op))
+        for number, line in enumerate(_lines(path), 1):
+            if quoted.search(line):
+                return Piece("emitters", f"{rel(path)}:{number}", f"{registry_name}: {line.strip()[:90]}")
+    return Piece("emitters", where, f"{registry_name}: {fn.__name__}{how}")
+
+
+# --- what is expected to differ -----------------------------------------------------------------
+def _literal_line(path: Path, variable: str, literal: str) -> int:
+    """The line of the first string `literal` inside the assignment to `variable`."""
+    tree = ast.parse(path.read_text())
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else \
+            [node.target] if isinstance(node, ast.AnnAssign) else []
+        if any(isinstance(t, ast.Name) and t.id == variable for t in targets):
+            lines = [n.lineno for n in ast.walk(node) if isinstance(n, ast.Constant) and n.value == literal]
+            if lines:
+                return min(lines)
+            return node.lineno
+    return 1
+
+
+def _tolerances(op: str):
+    from pnnx_reference import tolerances  # the table itself (pnnx_conformance.tolerances re-exports it)
+
+    path = Path(tolerances.__file__)
+    for (pattern, backend, precision), tol in tolerances.OP_OVERRIDES.items():
+        if fnmatch.fnmatchcase(op, pattern):
+            line = _literal_line(path, "OP_OVERRIDES", pattern)
+            yield Piece("tolerances", f"{rel(path)}:{line}",
+                        f"override {pattern} on {backend} {precision}: atol={tol.atol:g} rtol={tol.rtol:g} "
+                        f"({tol.reason})")
+    for pattern, terms in tolerances.ACCUMULATING.items():
+        if fnmatch.fnmatchcase(op, pattern):
+            line = _literal_line(path, "ACCUMULATING", pattern)
+            yield Piece("tolerances", f"{rel(path)}:{line}",
+                        f"accumulating {pattern}: bound grows with the terms summed ({terms.__name__})")
+    for fn in registry.families(op):
+        hints: dict = {}
+        for case in _yielded(fn):
+            if case.op == op and case.tolerance is not None:
+                hints.setdefault(case.tolerance, []).append(case.id)
+        for hint, ids in hints.items():
+            yield Piece("tolerances", where_defined(fn),
+                        f"{_n(len(ids), 'case')} carry atol={hint.atol:g} rtol={hint.rtol:g} ({hint.reason})")
+
+
+def _waivers(op: str, path: Path | None = None):
+    from pnnx_conformance.waivers import DEFAULT_FILE
+
+    path = Path(path or DEFAULT_FILE)
+    if not path.is_file():
+        return
+    text = path.read_text()
+    headers = [n for n, line in enumerate(text.splitlines(), 1) if line.strip() == "[[waiver]]"]
+    ids = [c.id for c in registry.select(op=op)]
+    for number, entry in zip(headers, tomllib.loads(text).get("waiver", [])):
+        pattern = str(entry.get("case", ""))
+        if any(fnmatch.fnmatchcase(i, pattern) for i in ids):
+            scope = "/".join(str(entry.get(k, "*")) for k in ("converter", "backend", "check", "precision"))
+            yield Piece("waivers", f"{rel(path)}:{number}", f"{pattern} [{scope}]: {entry.get('reason', '')}")
+
+
+def _known_differences(op: str, path: Path = KNOWN_DISAGREEMENTS):
+    if not path.is_file():
+        return
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if line.startswith("#"):
+            continue
+        fields = next(csv.reader([line], delimiter="\t"))
+        if fields and fields[0].startswith(op + "/"):
+            category = fields[1] if len(fields) > 1 else ""
+            yield Piece("known differences", f"{rel(path)}:{number}",
+                        f"{fields[0]}: .pt route and Python-API route disagree ({category})")
+
+
+# --- output -------------------------------------------------------------------------------------
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def render(op: str, found: list[Piece]) -> str:
+    width = max((len(p.where) for p in found), default=0)
+    lines = [op]
+    for group in GROUPS:
+        lines.append(f"  {group}")
+        mine = [p for p in found if p.group == group]
+        lines += [f"    {p.where:<{width}}  {p.what}" for p in mine] or ["    (none)"]
+    return "\n".join(lines)
+
+
+def as_json(op: str, found: list[Piece]) -> dict:
+    return {"op": op, "pieces": [asdict(p) for p in found]}

@@ -1,0 +1,114 @@
+"""Convolution and transposed convolution (1-D, 2-D, 3-D, grouped/depthwise)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ....errors import Unsupported
+from ..context import Context, as_list, param
+from ..layers import Weight
+from ..registry import LOWERINGS
+
+# ncnn param ids per spatial axis, innermost (w) first
+KERNEL, DILATION, STRIDE, PAD = (1, 11, 21), (2, 12, 22), (3, 13, 23), (4, 14, 24)
+
+PADDING_TYPE = {"reflect": 2, "replicate": 1}
+
+SUFFIX = {1: "1D", 2: "", 3: "3D"}
+
+
+def _spatial(value, n: int) -> list[int]:
+    """A torch (d, h, w) tuple as ncnn (w, h, d) order."""
+    return [int(v) for v in reversed(as_list(value, n))]
+
+
+def _weights(ctx: Context, op, name: str, position: int):
+    """A conv weight/bias: the module attr, or a constant F.conv* input."""
+    if name in op.attrs:
+        return op.attrs[name].to_numpy().astype(np.float32)
+    if op.type.startswith("nn."):
+        return None
+    return ctx.constant_input(op, name, position)
+
+
+def _geometry(op, n: int, transposed: bool) -> dict[int, object]:
+    p: dict[int, object] = {}
+    ks = _spatial(param(op, "kernel_size"), n) if "kernel_size" in op.params else None
+    for i, (k, d, s) in enumerate(zip(ks or [None] * n, _spatial(param(op, "dilation", 1), n),
+                                      _spatial(param(op, "stride", 1), n))):
+        if k is not None:
+            p[KERNEL[i]] = k
+        p[DILATION[i]], p[STRIDE[i]] = d, s
+    padding = param(op, "padding", 0)
+    if padding == "same":
+        p[PAD[0]] = -233
+    elif padding == "valid":
+        p[PAD[0]] = 0
+    else:
+        for i, v in enumerate(_spatial(padding, n)):
+            p[PAD[i]] = v
+    if transposed:
+        for i, v in enumerate(_spatial(param(op, "output_padding", 0), n)):
+            if v:
+                p[18 + i] = v
+    return p
+
+
+def _lower(ctx: Context, op, n: int, transposed: bool) -> None:
+    weight = _weights(ctx, op, "weight", 1)
+    bias = _weights(ctx, op, "bias", 2)
+    if ctx.rank(op.inputs[0]) != n + 1:
+        raise Unsupported(f"input rank {len(ctx.torch_shape(op.inputs[0]))} is not batch + {n + 1} "
+                          "(unbatched convolution input)")
+    groups = int(param(op, "groups", 1))
+    if transposed:  # torch (in, out/g, k...) -> ncnn (g, out/g, in/g, k...)
+        cin, cout_g = weight.shape[:2]
+        k = weight.shape[2:]
+        weight = weight.reshape(groups, cin // groups, cout_g, *k).swapaxes(1, 2)
+        cout = cout_g * groups
+    else:
+        cout = weight.shape[0]
+    p = {0: int(cout), **_geometry(op, n, transposed)}
+    for i, k in enumerate(reversed(weight.shape[-n:])):
+        p[KERNEL[i]] = int(k)
+    p[5] = int(bias is not None)
+    p[6] = int(weight.size)
+    base = "Deconvolution" if transposed else "Convolution"
+    layer_type = base + ("DepthWise" if groups > 1 else "") + SUFFIX[n]
+    if groups > 1:
+        p[7] = groups
+    src = ctx.blob(op.inputs[0])
+    mode = param(op, "padding_mode", "zeros")
+    if mode not in ("zeros", None):
+        src = _explicit_padding(ctx, op, p, n, mode, src)
+        p[7] = groups  # upstream writes the group on this path even when it is 1
+    weights = [Weight(np.ascontiguousarray(weight).reshape(-1), tagged=True)]
+    if bias is not None:
+        weights.append(Weight(bias.reshape(-1), tagged=False))
+    prefix = ("deconv" if transposed else "conv") + ("dw" if groups > 1 else "") + SUFFIX[n].lower()
+    ctx.emit(layer_type, prefix, [src], [op.outputs[0].name], p, weights)
+
+
+def _explicit_padding(ctx: Context, op, p: dict, n: int, mode: str, src: str) -> str:
+    """reflect/replicate padding: a Padding layer in front, the convolution pads nothing."""
+    if mode not in PADDING_TYPE or n == 3:
+        raise Unsupported(f"padding_mode={mode} has no ncnn Padding equivalent here")
+    if p.get(PAD[0]) == -233:
+        raise Unsupported("padding='same' with a non-zero padding_mode")
+    pads = [p.get(PAD[i], 0) for i in range(n)]
+    p.update({PAD[i]: 0 for i in range(n)})
+    pw, ph = pads[0], pads[1] if n > 1 else 0
+    out = ctx.temp(op.outputs[0].name)
+    ctx.emit("Padding", "pad", [src], [out], {0: ph, 1: ph, 2: pw, 3: pw, 4: PADDING_TYPE[mode]})
+    return out
+
+
+def _register(n: int, transposed: bool, *types: str) -> None:
+    LOWERINGS.register(*types)(lambda ctx, op: _lower(ctx, op, n, transposed))
+
+
+_register(1, False, "nn.Conv1d", "F.conv1d")
+_register(2, False, "nn.Conv2d", "F.conv2d")
+_register(3, False, "nn.Conv3d", "F.conv3d")
+_register(1, True, "nn.ConvTranspose1d", "F.conv_transpose1d")
+_register(2, True, "nn.ConvTranspose2d", "F.conv_transpose2d")
+_register(3, True, "nn.ConvTranspose3d", "F.conv_transpose3d")

@@ -1,0 +1,63 @@
+"""Tensors made from a value or another tensor: fill -> a MemoryData of the output's shape;
+Tensor.copy_ -> its source (Reshape + Tile when it broadcasts)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ....errors import Unsupported
+from ..arithmetic import BINARY
+from ..context import Context, dims_params, param, required_inputs
+from ..layers import Weight
+from ..registry import LOWERINGS
+
+
+def _constant(ctx: Context, shape: list[int], value: float, out: str) -> str:
+    """A MemoryData of ncnn `shape` holding `value` everywhere."""
+    if min(shape) < 1 or len(shape) > 4:
+        raise Unsupported(f"fill of ncnn shape {shape} (dynamic, empty or rank > 4) is not lowered")
+    data = np.full(int(np.prod(shape)), value, dtype=np.float32)
+    ctx.emit("MemoryData", "fill", [], [out], dims_params(shape), [Weight(data, tagged=False)])
+    return out
+
+
+@LOWERINGS.register("Tensor.fill", "Tensor.fill_", batchless=True)
+def fill(ctx: Context, op) -> None:
+    """A MemoryData of the output's shape holding the value; a 0-d tensor value is added to one
+    of zeros (reshaped to all-1 dims of the same rank, so ncnn broadcasts it everywhere)."""
+    out = op.outputs[0].name
+    shape = ctx.shape(op.outputs[0]) or [1]
+    value = param(op, "value")
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        _constant(ctx, shape, value, out)
+        return
+    operand = op.input("value")
+    if operand is None or ctx.torch_shape(operand) != []:
+        raise Unsupported("fill needs a number or a 0-d tensor value")
+    scalar = ctx.temp(out)
+    ctx.emit("Reshape", "reshape", [ctx.blob(operand)], [scalar], dims_params([1] * len(shape)))
+    zeros = _constant(ctx, shape, 0.0, ctx.temp(out))
+    ctx.emit("BinaryOp", "fill", [zeros, scalar], [out], {0: BINARY["add"][0]})
+
+
+@LOWERINGS.register("Tensor.copy", batchless=True)
+def copy_(ctx: Context, op) -> None:
+    """y.copy_(src) is src broadcast to y's shape (y's values are all overwritten)."""
+    dst, src = required_inputs(op, "input", "src")
+    out = op.outputs[0]
+    in_shape, out_shape = ctx.shape(src), ctx.shape(dst)
+    if in_shape == out_shape:
+        ctx.alias(out, src)
+        return
+    if len(in_shape) > len(out_shape):
+        raise Unsupported(f"copy_ of a {tuple(ctx.torch_shape(src))} source into "
+                          f"{tuple(ctx.torch_shape(dst))} is not lowered")
+    padded = [1] * (len(out_shape) - len(in_shape)) + in_shape
+    if any(i not in (1, o) for i, o in zip(padded, out_shape)):
+        raise Unsupported(f"copy_ source {tuple(ctx.torch_shape(src))} does not broadcast to "
+                          f"{tuple(ctx.torch_shape(dst))}")
+    blob = ctx.blob(src)
+    if len(padded) != len(in_shape):
+        blob, reshaped = ctx.temp(out.name), blob
+        ctx.emit("Reshape", "copy", [reshaped], [blob], dims_params(padded))
+    repeats = [o // i for i, o in zip(padded, out_shape)]
+    ctx.emit("Tile", "copy", [blob], [out.name], {2: repeats})

@@ -1,0 +1,40 @@
+"""Cumulative operations: cumsum -> CumSum; cumprod as one masked ReduceProd (ONNX has no
+CumProd)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ....errors import Unsupported
+from ..builder import axis, static
+from ..promote import in_output_dtype
+from ..registry import LOWERINGS
+
+
+@LOWERINGS.register("torch.cumsum", "Tensor.cumsum")
+def cumsum(b, op):
+    dim = axis(int(op.params["dim"]), b.rank(op.inputs[0]))
+    b.node("CumSum", [in_output_dtype(b, op), b.const(dim, hint="axis")], b.y(op))
+
+
+# --- torch.cumprod: out[i] = prod over j <= i of x[j], as one masked ReduceProd --------------
+_MAX_CUMPROD_ELEMENTS = 1 << 24  # the masked copy has L times the input's elements
+
+
+@LOWERINGS.register("torch.cumprod", "Tensor.cumprod")
+def cumprod(b, op):
+    """x gets a new axis i before dim; entries with j > i are replaced by 1, then the product
+    over j. Exact products (no log/exp), L times the memory: meant for moderate L."""
+    shape = static(b.shape(op.inputs[0]), "input shape")
+    if not shape:
+        b.node("Identity", [in_output_dtype(b, op)], b.y(op))
+        return
+    dim = axis(int(op.params["dim"]), len(shape))
+    length = shape[dim]
+    if int(np.prod(shape)) * length > _MAX_CUMPROD_ELEMENTS:
+        raise Unsupported(f"length {length} along dim makes the masked copy too large")
+    dtype = b.dtype(op.outputs[0])
+    x = b.node("Unsqueeze", [in_output_dtype(b, op), b.const([dim], hint="axes")])
+    mask = np.tril(np.ones((length, length), bool)).reshape(
+        (length, length) + (1,) * (len(shape) - dim - 1))
+    masked = b.node("Where", [b.const(mask, "bool", "lower"), x, b.const(1, dtype, "one")])
+    b.node("ReduceProd", [masked, b.const([dim + 1], hint="axes")], b.y(op), keepdims=0)

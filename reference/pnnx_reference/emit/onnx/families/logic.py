@@ -1,0 +1,153 @@
+"""Comparisons, boolean logic (and, or, xor, not; a non-bool operand is true where nonzero),
+bitwise not and shifts, isnan/isinf, where and masked_fill."""
+from __future__ import annotations
+
+from onnx import TensorProto
+
+from ....errors import Unsupported
+from ..promote import as_bool, same_dtype_operands
+from ..registry import LOWERINGS
+
+_COMPARE = {"eq": "Equal", "gt": "Greater", "lt": "Less", "ge": "GreaterOrEqual",
+            "le": "LessOrEqual", "ne": "Equal", "greater": "Greater", "less": "Less",
+            "greater_equal": "GreaterOrEqual", "less_equal": "LessOrEqual", "not_equal": "Equal"}
+_LOGICAL = {"logical_and": "And", "logical_or": "Or", "logical_xor": "Xor"}
+
+
+def _compare(name, onnx_op):
+    @LOWERINGS.register(f"torch.{name}", f"Tensor.{name}")
+    def lower(b, op):
+        names, dt = same_dtype_operands(b, op)
+        if dt == "bool" and onnx_op != "Equal":  # ONNX orders numbers only
+            names = [b.node("Cast", [n], to=TensorProto.UINT8) for n in names]
+        if name in ("ne", "not_equal"):
+            b.node("Not", [b.node(onnx_op, names)], b.y(op))
+        else:
+            b.node(onnx_op, names, b.y(op))
+
+
+def _logical(name, onnx_op):
+    @LOWERINGS.register(f"torch.{name}", f"Tensor.{name}")
+    def lower(b, op):
+        if len(op.inputs) != 2:
+            raise Unsupported("needs two tensor operands")
+        names = [o.name if b.dtype(o) == "bool" else as_bool(b, o) for o in op.inputs]
+        b.node(onnx_op, names, b.y(op))
+
+
+for _n, _o in _COMPARE.items():
+    _compare(_n, _o)
+for _n, _o in _LOGICAL.items():
+    _logical(_n, _o)
+
+
+@LOWERINGS.register("torch.logical_not", "Tensor.logical_not")
+def logical_not(b, op):
+    source = b.x(op) if b.dtype(op.inputs[0]) == "bool" else as_bool(b, op.inputs[0])
+    b.node("Not", [source], b.y(op))
+
+
+@LOWERINGS.register("torch.bitwise_not", "Tensor.bitwise_not")
+def bitwise_not(b, op):
+    b.node("Not" if b.dtype(op.inputs[0]) == "bool" else "BitwiseNot", [b.x(op)], b.y(op))
+
+
+@LOWERINGS.register("torch.isnan", "Tensor.isnan")
+def isnan(b, op):
+    b.node("IsNaN", [b.x(op)], b.y(op))
+
+
+@LOWERINGS.register("torch.isinf", "Tensor.isinf")
+def isinf(b, op):
+    b.node("IsInf", [b.x(op)], b.y(op))
+
+
+@LOWERINGS.register("Tensor.masked_fill", "torch.masked_fill")
+def masked_fill(b, op):
+    mask = op.input("mask", 1)
+    if mask is None or "value" not in op.params:
+        raise Unsupported("needs a mask operand and a constant value")
+    value = b.const(op.params["value"], b.dtype(op.inputs[0]), "value")
+    b.node("Where", [mask.name, value, b.x(op)], b.y(op))
+
+
+@LOWERINGS.register("torch.where")
+def where(b, op):
+    if len(op.inputs) != 3:
+        raise Unsupported("scalar operands or the one-argument form")
+    b.node("Where", [o.name for o in op.inputs], b.y(op))
+
+
+# --- torch.bitwise_left_shift / torch.bitwise_right_shift --------------------------------------
+# ONNX BitShift takes unsigned types only. Signed shifts are exact integer arithmetic: x * 2^s
+# (wrapping like torch) and floor(x / 2^s), 2^s read from a table so that s == bits-1 wraps too.
+# torch gives 0 (left) or the sign fill (right) for a shift outside [0, bits).
+_SIGNED_BITS = {"i32": 32, "i64": 64}
+
+_UNSIGNED_BITS = {"u8": 8, "u16": 16, "u32": 32, "u64": 64}
+
+
+def _wrapped(value: int, bits: int) -> int:
+    half = 1 << (bits - 1)
+    return (value + half) % (1 << bits) - half
+
+
+def _floor_div(b, x: str, d: str, zero: str, minus_one: str) -> str:
+    """floor(x / d) for d > 0 with truncating Div: negative x as -1 - (-1 - x) / d."""
+    negative = b.node("Sub", [minus_one, b.node("Div", [b.node("Sub", [minus_one, x]), d])])
+    return b.node("Where", [b.node("Less", [x, zero]), negative, b.node("Div", [x, d])])
+
+
+def _signed_shift(b, op, x: str, s: str, bits: int, left: bool) -> None:
+    dtype = b.dtype(op.outputs[0])
+    zero = b.const(0, dtype, "zero")
+    valid = b.node("And", [b.node("GreaterOrEqual", [s, zero]),
+                           b.node("Less", [s, b.const(bits, dtype, "bits")])])
+    index = b.node("Cast", [b.node("Where", [valid, s, zero])], to=TensorProto.INT64)
+    table = b.const([_wrapped(1 << k, bits) for k in range(bits)], dtype, "pow2")
+    power = b.node("Gather", [table, index], axis=0)
+    if left:
+        b.node("Where", [valid, b.node("Mul", [x, power]), zero], b.y(op))
+        return
+    minus_one = b.const(-1, dtype, "minus_one")
+    fill = b.node("Where", [b.node("Less", [x, zero]), minus_one, zero])
+    b.node("Where", [valid, _floor_div(b, x, power, zero, minus_one), fill], b.y(op))
+
+
+def _unsigned_shift(b, op, x: str, s: str, bits: int, left: bool) -> None:
+    """BitShift, with shifts of `bits` or more giving 0 as in torch."""
+    dtype = b.dtype(op.outputs[0])
+    zero = b.const(0, dtype, "zero")
+    valid = b.node("Less", [s, b.const(bits, dtype, "bits")])
+    shifted = b.node("BitShift", [x, b.node("Where", [valid, s, zero])],
+                     direction="LEFT" if left else "RIGHT")
+    b.node("Where", [valid, shifted, zero], b.y(op))
+
+
+def _shift(b, op, left: bool) -> None:
+    dtype = b.dtype(op.outputs[0])
+    if any(b.dtype(o) != dtype for o in op.inputs):
+        raise Unsupported("operands of different dtypes")
+    other = op.input("other", 1)
+    if other is not None:
+        s = other.name
+    elif isinstance(op.params.get("other"), int):
+        s = b.const(op.params["other"], dtype, "shift")
+    else:
+        raise Unsupported("shift amount is neither a tensor nor an integer")
+    if dtype in _SIGNED_BITS:
+        _signed_shift(b, op, b.x(op), s, _SIGNED_BITS[dtype], left)
+    elif dtype in _UNSIGNED_BITS:
+        _unsigned_shift(b, op, b.x(op), s, _UNSIGNED_BITS[dtype], left)
+    else:
+        raise Unsupported(f"shift of dtype {dtype}")
+
+
+@LOWERINGS.register("torch.bitwise_left_shift")
+def bitwise_left_shift(b, op):
+    _shift(b, op, left=True)
+
+
+@LOWERINGS.register("torch.bitwise_right_shift")
+def bitwise_right_shift(b, op):
+    _shift(b, op, left=False)

@@ -1,0 +1,41 @@
+"""Channel and pixel rearrangements: pixel_shuffle -> DepthToSpace; pixel_unshuffle and
+channel_shuffle decompose into Reshape + Transpose + Reshape (no ONNX operator with torch's
+ordering)."""
+from __future__ import annotations
+
+from ....errors import Unsupported
+from ..registry import LOWERINGS
+
+
+@LOWERINGS.register("nn.PixelShuffle", "F.pixel_shuffle")
+def pixel_shuffle(b, op):
+    if b.rank(op.inputs[0]) != 4:
+        raise Unsupported("DepthToSpace takes 4-D input")
+    b.node("DepthToSpace", [b.x(op)], b.y(op), blocksize=int(op.params["upscale_factor"]),
+           mode="CRD")
+
+
+@LOWERINGS.register("nn.PixelUnshuffle", "F.pixel_unshuffle")
+def pixel_unshuffle(b, op):
+    # SpaceToDepth orders channels block-major; torch orders them channel-major
+    if b.rank(op.inputs[0]) != 4:
+        raise Unsupported("needs 4-D input")
+    n, c, h, w = b.shape(op.inputs[0])
+    r = int(op.params["downscale_factor"])
+    if min(c, h, w) < 0:
+        raise Unsupported("needs static C, H, W")
+    split = b.node("Reshape", [b.x(op), b.const([0, c, h // r, r, w // r, r], hint="shape")])
+    moved = b.node("Transpose", [split], perm=[0, 1, 3, 5, 2, 4])
+    b.node("Reshape", [moved, b.const([0, c * r * r, h // r, w // r], hint="shape")], b.y(op))
+
+
+@LOWERINGS.register("nn.ChannelShuffle", "F.channel_shuffle")
+def channel_shuffle(b, op):
+    shape = b.shape(op.inputs[0])
+    g, c = int(op.params["groups"]), shape[1]
+    if c < 0 or any(d < 0 for d in shape[2:]):
+        raise Unsupported("needs static channel and spatial sizes")
+    split = b.node("Reshape", [b.x(op), b.const([0, g, c // g] + shape[2:], hint="shape")])
+    perm = [0, 2, 1] + list(range(3, len(shape) + 1))
+    moved = b.node("Transpose", [split], perm=perm)
+    b.node("Reshape", [moved, b.const([0, c] + shape[2:], hint="shape")], b.y(op))

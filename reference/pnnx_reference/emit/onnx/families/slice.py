@@ -1,0 +1,140 @@
+"""Slicing: chunk/split/tensor_split -> Split, unbind -> Split + Squeeze, slice/narrow -> Slice,
+select -> Gather, slice_copy/slice_scatter (a write into a slice) -> ScatterND."""
+from __future__ import annotations
+
+import numpy as np
+
+from ....errors import Unsupported
+from ..builder import INT64_MAX, axis, int_list, ints
+from ..dtypes import onnx_type
+from ..registry import LOWERINGS
+
+INT_MAX = 2147483647
+
+
+def _split_sizes(b, op, dim: int) -> list[int]:
+    sizes = [b.shape(o)[dim] for o in op.outputs]
+    if any(s < 0 for s in sizes):
+        raise Unsupported("split of a dynamic dimension")
+    return sizes
+
+
+@LOWERINGS.register("torch.chunk", "Tensor.chunk", "torch.split", "Tensor.split", "torch.tensor_split",
+                    "Tensor.tensor_split")
+def split(b, op):
+    dim = axis(int(op.params.get("dim", 0)), b.rank(op.inputs[0]))
+    sizes = _split_sizes(b, op, dim)
+    b.node("Split", [b.x(op), b.const(sizes, hint="split")], [o.name for o in op.outputs], axis=dim)
+
+
+@LOWERINGS.register("torch.unbind", "Tensor.unbind")
+def unbind(b, op):
+    dim = axis(int(op.params.get("dim", 0)), b.rank(op.inputs[0]))
+    parts = b.node("Split", [b.x(op), b.const([1] * len(op.outputs), hint="split")],
+                   len(op.outputs), axis=dim)
+    parts = parts if isinstance(parts, list) else [parts]
+    axes = b.const([dim], hint="axes")
+    for part, out in zip(parts, op.outputs):
+        b.node("Squeeze", [part, axes], out.name)
+
+
+def _slice_params(op):
+    p = op.params
+    if "dims" in p:
+        n = len(int_list(p["dims"]))
+        return (int_list(p["dims"]), ints(p.get("starts", 0), n), ints(p.get("ends", INT_MAX), n),
+                ints(p.get("steps", 1), n), ints(p.get("selects", INT_MAX), n))
+    for key in ("dim", "start", "end", "step"):
+        if key in p and not isinstance(p[key], int) and p[key] is not None:
+            raise Unsupported(f"{key}={p[key]!r} is not a constant int")
+    start = p.get("start", 0)
+    end = p.get("end", INT_MAX)
+    return ([p["dim"]], [0 if start is None else start], [INT_MAX if end is None else end],
+            [p.get("step", 1) or 1], [p.get("select", INT_MAX)])
+
+
+@LOWERINGS.register("Tensor.slice", "torch.slice_copy")
+def slice_(b, op):
+    if len(op.inputs) > 1:
+        raise Unsupported("slice bounds given as tensors")
+    dims, starts, ends, steps, selects = _slice_params(op)
+    rank = b.rank(op.inputs[0])
+    dims = [axis(d, rank) for d in dims]
+    picked = [d for d, s in zip(dims, selects) if s != INT_MAX]
+    if len(dims) == 1 and picked:  # x[:, i]: one Gather drops the dim
+        b.node("Gather", [b.x(op), b.const(selects[0], hint="index")], b.y(op), axis=dims[0])
+        return
+    for i, s in enumerate(selects):
+        if s != INT_MAX:  # a select is a one-element slice, squeezed below
+            starts[i], ends[i], steps[i] = s, (s + 1 if s != -1 else INT64_MAX), 1
+    ends = [INT64_MAX if e >= INT_MAX else e for e in ends]
+    inputs = [b.x(op), b.const(starts, hint="starts"), b.const(ends, hint="ends"),
+              b.const(dims, hint="axes"), b.const(steps, hint="steps")]
+    if not picked:
+        b.node("Slice", inputs, b.y(op))
+        return
+    b.node("Squeeze", [b.node("Slice", inputs), b.const(picked, hint="axes")], b.y(op))
+
+
+def _written_box(shape, dims, starts, ends, steps, selects) -> list[range]:
+    """Per input dim, the indices a slice write covers (a select covers one)."""
+    box = [range(n) for n in shape]
+    for dim, start, end, step, sel in zip(dims, starts, ends, steps, selects):
+        n = shape[dim]
+        if sel != INT_MAX:
+            sel = sel + n if sel < 0 else sel
+            box[dim] = range(sel, sel + 1)
+        else:
+            box[dim] = range(*slice(start, None if end >= INT_MAX else end, step).indices(n))
+    return box
+
+
+@LOWERINGS.register("Tensor.slice_copy", "torch.slice_scatter")
+def slice_copy(b, op):
+    """`x[..., a:b:s] = y` (and slice_scatter) as ScatterND: constant indices over the dims up to the last one
+    written (the trailing dims go whole), the value broadcast to the written box."""
+    src = op.input("src", 1)
+    shape = b.shape(op.inputs[0])
+    if src is None or min(shape, default=0) < 0:
+        raise Unsupported("needs a src operand and a static input shape")
+    dims, starts, ends, steps, selects = _slice_params(op)
+    dims = [axis(d, len(shape)) for d in dims]
+    box = _written_box(shape, dims, starts, ends, steps, selects)
+    if not dims or min(len(r) for r in box) == 0:  # x[...] = y writes the whole of x; x[0:0] = y nothing
+        raise Unsupported("a write into the whole tensor or an empty slice is not lowered")
+    lead = max(dims) + 1
+    grid = np.stack(np.meshgrid(*box[:lead], indexing="ij"), axis=-1).astype(np.int64)
+    picked = {d for d, s in zip(dims, selects) if s != INT_MAX}
+    updates = _box_updates(b, op, src, [len(r) for r in box], picked)
+    b.node("ScatterND", [b.x(op), b.const(grid, hint="indices"), updates], b.y(op))
+
+
+def _box_updates(b, op, src, full: list[int], picked: set[int]) -> str:
+    """src in input's dtype, broadcast to the slice's shape, then with the selected dims put
+    back as 1s."""
+    name = src.name
+    if b.dtype(src) != b.dtype(op.inputs[0]):
+        name = b.node("Cast", [name], to=onnx_type(b.dtype(op.inputs[0])))
+    view = [n for i, n in enumerate(full) if i not in picked]
+    if b.rank(src) > len(view):  # torch drops the value's extra leading 1s
+        name = b.node("Reshape", [name, b.const(view, hint="shape")])
+    name = b.node("Expand", [name, b.const(view, hint="shape")])
+    return name if view == full else b.node("Reshape", [name, b.const(full, hint="shape")])
+
+
+@LOWERINGS.register("Tensor.select", "torch.select")
+def select(b, op):
+    dim = axis(int(op.params["dim"]), b.rank(op.inputs[0]))
+    b.node("Gather", [b.x(op), b.const(int(op.params["index"]), hint="index")], b.y(op), axis=dim)
+
+
+@LOWERINGS.register("torch.narrow", "Tensor.narrow")
+def narrow(b, op):
+    start, length = op.params.get("start"), op.params.get("length")
+    if not isinstance(start, int) or not isinstance(length, int):
+        raise Unsupported("start and length must be constant ints")
+    dim = axis(int(op.params["dim"]), b.rank(op.inputs[0]))
+    if start < 0:
+        start += b.shape(op.inputs[0])[dim]
+    b.node("Slice", [b.x(op), b.const([start], hint="starts"), b.const([start + length], hint="ends"),
+                     b.const([dim], hint="axes")], b.y(op))

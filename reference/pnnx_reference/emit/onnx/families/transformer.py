@@ -1,0 +1,108 @@
+"""Transformer layers (ONNX has no layer operators): nn.TransformerEncoderLayer ->
+self-attention and feed-forward blocks with residuals and LayerNormalization, in torch's
+order (norm_first or not); nn.TransformerDecoderLayer adds cross-attention on memory;
+nn.Transformer -> its encoder layers, encoder norm, decoder layers and decoder norm."""
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from ....errors import Unsupported
+from ..attention_blocks import batch_major, in_projection, projection, sequence_output
+from ..dtypes import numpy_type
+from ..registry import LOWERINGS
+
+_ACTIVATIONS = {"relu": "Relu", "gelu": "Gelu"}
+
+
+class LayerParts:
+    """The blocks of a Transformer*Layer whose weights sit under `prefix` in op.attrs."""
+
+    def __init__(self, b, op, prefix: str = "") -> None:
+        p = op.params
+        self.act = _ACTIVATIONS.get(p.get("activation", "relu"))
+        if self.act is None or b.opset < 23 or b.rank(op.inputs[0]) != 3:
+            raise Unsupported("needs relu/gelu, batched 3-D input and opset >= 23")
+        self.b, self.op, self.prefix = b, op, prefix
+        self.e, self.heads = int(p["d_model"]), int(p["nhead"])
+        self.eps = float(p.get("layer_norm_eps", 1e-5))
+        self.norm_first = bool(p.get("norm_first"))
+
+    def at(self, prefix: str) -> "LayerParts":
+        """The same settings for the layer whose weights sit under `prefix`."""
+        parts = copy.copy(self)
+        parts.prefix = prefix
+        return parts
+
+    def norm(self, x: str, key: str) -> str:
+        b, op, key = self.b, self.op, f"{self.prefix}{key}"
+        dtype = b.dtype(op.inputs[0])
+        bias = b.attr_weight(op, f"{key}.bias") if f"{key}.bias" in op.attrs else \
+            b.const(np.zeros(self.e, numpy_type(dtype)), dtype, "zeros")
+        return b.node("LayerNormalization", [x, b.attr_weight(op, f"{key}.weight"), bias],
+                      axis=-1, epsilon=self.eps)
+
+    def attention(self, x: str, memory: str, key: str) -> str:
+        """Multi-head attention of x over memory (x itself for self-attention)."""
+        prefix = f"{self.prefix}{key}."
+        q, k, v = in_projection(self.b, self.op, [x, memory, memory], prefix, self.e)
+        att = self.b.node("Attention", [q, k, v], q_num_heads=self.heads, kv_num_heads=self.heads)
+        return projection(self.b, self.op, att, f"{prefix}out_proj.")
+
+    def feed_forward(self, x: str) -> str:
+        hidden = self.b.node(self.act, [projection(self.b, self.op, x, f"{self.prefix}linear1.")])
+        return projection(self.b, self.op, hidden, f"{self.prefix}linear2.")
+
+    def residual(self, x: str, block, norm_key: str) -> str:
+        """x + block(norm(x)) when norm_first, else norm(x + block(x))."""
+        if self.norm_first:
+            return self.b.node("Add", [x, block(self.norm(x, norm_key))])
+        return self.norm(self.b.node("Add", [x, block(x)]), norm_key)
+
+    def encoder_layer(self, x: str) -> str:
+        x = self.residual(x, lambda h: self.attention(h, h, "self_attn"), "norm1")
+        return self.residual(x, self.feed_forward, "norm2")
+
+
+@LOWERINGS.register("nn.TransformerEncoderLayer")
+def transformer_encoder_layer(b, op):
+    """Self-attention block and feed-forward block with residuals and LayerNorms, in
+    torch's order (norm_first or not); ONNX has no encoder-layer operator."""
+    if len(op.inputs) > 1:
+        raise Unsupported("attention masks")
+    parts = LayerParts(b, op)
+    sequence_output(b, op, parts.encoder_layer(batch_major(b, op, [b.x(op)])[0]))
+
+
+def _decoder_layer(parts: LayerParts, x: str, memory: str) -> str:
+    x = parts.residual(x, lambda h: parts.attention(h, h, "self_attn"), "norm1")
+    x = parts.residual(x, lambda h: parts.attention(h, memory, "multihead_attn"), "norm2")
+    return parts.residual(x, parts.feed_forward, "norm3")
+
+
+@LOWERINGS.register("nn.TransformerDecoderLayer")
+def transformer_decoder_layer(b, op):
+    if len(op.inputs) != 2:
+        raise Unsupported("attention masks")
+    parts = LayerParts(b, op)
+    x, memory = batch_major(b, op, [op.inputs[0].name, op.inputs[1].name])
+    sequence_output(b, op, _decoder_layer(parts, x, memory))
+
+
+@LOWERINGS.register("nn.Transformer")
+def transformer(b, op):
+    if len(op.inputs) != 2:
+        raise Unsupported("attention masks")
+    if b.rank(op.inputs[1]) != 3:
+        raise Unsupported("unbatched input")
+    parts = LayerParts(b, op)
+    src, tgt = batch_major(b, op, [op.inputs[0].name, op.inputs[1].name])
+    memory = src
+    for i in range(int(op.params.get("num_encoder_layers", 6))):
+        memory = parts.at(f"encoder.layers.{i}.").encoder_layer(memory)
+    memory = parts.at("encoder.").norm(memory, "norm")
+    x = tgt
+    for i in range(int(op.params.get("num_decoder_layers", 6))):
+        x = _decoder_layer(parts.at(f"decoder.layers.{i}."), x, memory)
+    sequence_output(b, op, parts.at("decoder.").norm(x, "norm"))

@@ -1,0 +1,95 @@
+"""Pooling geometry shared by the pool family and resize (whose mode="area" is adaptive
+average pooling): spatial rank, kernel/stride/pads, adaptive windows -> Global*Pool or a
+strided *Pool when they are equal, else one MatMul per spatial axis with a constant averaging
+matrix (ONNX has no adaptive pooling)."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ...errors import Unsupported
+from .builder import ints
+from .dtypes import numpy_type
+
+
+def spatial_rank(op_type: str) -> int:
+    """The N of a pooling type: nn.MaxPool2d, F.max_pool2d_with_indices, nn.MaxUnpool2d -> 2."""
+    return int(re.search(r"pool(\d)d", op_type.lower()).group(1))
+
+
+def spatial_rank_of(b, op) -> int:
+    """Spatial rank: from the type (`...Pool2d`), else (F.interpolate) from the input."""
+    return spatial_rank(op.type) if op.type[-2].isdigit() else b.rank(op.inputs[0]) - 2
+
+
+def check_batched(b, op, n):
+    if b.rank(op.inputs[0]) != n + 2:
+        raise Unsupported("unbatched input (no batch dimension)")
+
+
+def window(op, n):
+    kernel = ints(op.params["kernel_size"], n, "kernel_size")
+    stride = op.params.get("stride")
+    stride = kernel if stride in (None, []) else ints(stride, n, "stride")
+    pad = ints(op.params.get("padding", 0), n, "padding")
+    return kernel, stride, pad + pad
+
+
+def adaptive(global_op, window_op, spatial=None):
+    def lower(b, op):
+        n = spatial or spatial_rank(op.type)
+        check_batched(b, op, n)
+        if op.params.get("return_indices") or len(op.outputs) > 1:
+            raise Unsupported("return_indices")
+        in_sp = b.shape(op.inputs[0])[2:]
+        out_sp = b.shape(op.outputs[0])[2:]
+        if all(o == 1 for o in out_sp):
+            b.node(global_op, [b.x(op)], b.y(op))
+            return
+        if any(d < 0 for d in in_sp + out_sp) or any(i % o for i, o in zip(in_sp, out_sp)):
+            raise Unsupported("output_size must divide a static input size (or be 1)")
+        kernel = [i // o for i, o in zip(in_sp, out_sp)]
+        b.node(window_op, [b.x(op)], b.y(op), kernel_shape=kernel, strides=kernel)
+    return lower
+
+
+def adaptive_average(b, op):
+    """torch's adaptive average pooling (also F.interpolate's mode="area")."""
+    try:
+        adaptive("GlobalAveragePool", "AveragePool", spatial_rank_of(b, op))(b, op)
+    except Unsupported:
+        _adaptive_avg_matmul(b, op)
+
+
+def _averaging_matrix(n_in: int, n_out: int) -> np.ndarray:
+    """(n_in, n_out): column j averages torch's adaptive window j."""
+    m = np.zeros((n_in, n_out), np.float32)
+    for j in range(n_out):
+        start, end = (j * n_in) // n_out, -((-(j + 1) * n_in) // n_out)
+        m[start:end, j] = 1.0 / (end - start)
+    return m
+
+
+def _adaptive_avg_matmul(b, op):
+    """Windows of unequal size: average is linear and separable, so one MatMul per spatial
+    axis with a constant averaging matrix (ONNX has no adaptive pooling)."""
+    n = spatial_rank_of(b, op)
+    rank = b.rank(op.inputs[0])
+    shape, out = b.shape(op.inputs[0])[-n:], b.shape(op.outputs[0])[-n:]
+    if min(shape + out) < 0 or not b.is_float(op.inputs[0]):
+        raise Unsupported("unequal windows need static spatial sizes and float input")
+    dt = b.dtype(op.inputs[0])
+
+    def matrix(i, transpose):
+        m = _averaging_matrix(shape[i], out[i])
+        return b.const((m.T if transpose else m).astype(numpy_type(dt)), dt, "avg")
+
+    y = b.node("MatMul", [b.x(op), matrix(-1, False)], b.y(op) if n == 1 else 1)
+    if n >= 2:
+        y = b.node("MatMul", [matrix(-2, True), y], b.y(op) if n == 2 else 1)
+    if n == 3:  # depth: fold (oH, oW) together so depth is the second-to-last axis
+        keep = [0] * (rank - 3)
+        flat = b.node("Reshape", [y, b.const(keep + [shape[0], out[1] * out[2]], hint="shape")])
+        pooled = b.node("MatMul", [matrix(0, True), flat])
+        b.node("Reshape", [pooled, b.const(keep + out, hint="shape")], b.y(op))

@@ -1,0 +1,44 @@
+"""torch's type promotion for ONNX operands, shared by the elementwise, logic, reduce and
+cumulative families: both operands of a binary function in one dtype, casts, and an input in
+its output's dtype."""
+from __future__ import annotations
+
+from onnx import TensorProto
+
+from ...errors import Unsupported
+from .dtypes import FLOATS, onnx_type
+
+# dtypes from narrowest to widest, as torch promotes them
+PROMOTION_ORDER = ["bool", "u8", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64"]
+
+
+def as_bool(b, operand) -> str:
+    return b.node("Cast", [operand.name], to=TensorProto.BOOL)
+
+
+def same_dtype_operands(b, op) -> tuple[list[str], str]:
+    """Both operands as ONNX values of one dtype (a scalar `other` becomes a constant),
+    with torch's promotion for a float scalar against an integer tensor."""
+    dtypes = [b.dtype(o) for o in op.inputs]
+    if len(op.inputs) == 1:
+        other = op.params.get("other")
+        if other is None or isinstance(other, (str, list)):
+            raise Unsupported("needs a second tensor or a scalar `other`")
+        dt = dtypes[0] if not (isinstance(other, float) and dtypes[0] not in FLOATS) else "f32"
+        return [cast_to(b, op.inputs[0], dt), b.const(other, dt, "other")], dt
+    dt = dtypes[0] if dtypes[0] == dtypes[1] else max(dtypes, key=PROMOTION_ORDER.index)
+    return [cast_to(b, o, dt) for o in op.inputs], dt
+
+
+def cast_to(b, operand, dtype) -> str:
+    if b.dtype(operand) == dtype:
+        return operand.name
+    return b.node("Cast", [operand.name], to=onnx_type(dtype))
+
+
+def in_output_dtype(b, op) -> str:
+    """The input in the output's dtype: torch sums bools as int64 and honours dtype=."""
+    want = b.dtype(op.outputs[0])
+    if b.dtype(op.inputs[0]) == want:
+        return b.x(op)
+    return b.node("Cast", [b.x(op)], to=onnx_type(want))

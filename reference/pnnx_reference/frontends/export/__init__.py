@@ -1,0 +1,10 @@
+"""The torch.export frontend (`.pt2` files and `ExportedProgram`s): `rebuild(program, inputs)`
+makes the program an `nn.Module` whose forward replays its FX graph through the Python API,
+so the Python-API tracer, the passes and the emitters are shared with the other routes.
+`export_program(model, inputs)` runs torch.export itself, its refusals as one line."""
+from __future__ import annotations
+
+from .loader import example_inputs, is_program, load, rebuild, second_inputs
+from .refusal import export_program
+
+__all__ = ["example_inputs", "export_program", "is_program", "load", "rebuild", "second_inputs"]

@@ -1,0 +1,80 @@
+"""Dynamic dimensions (`torch.export.Dim`): the program's inputs carry symbolic sizes whose
+ranges are in `range_constraints`. Tracing once more at other sizes inside those ranges
+and merging (`frontends/python/dynamic.py`) writes those dimensions as unknown (-1), as
+`inputshape2` does."""
+from __future__ import annotations
+
+import sympy
+import torch
+
+from ...errors import ConversionError
+
+
+def symbolic_shapes(program) -> list:
+    """The shape of each user input as the program sees it: ints and sympy expressions."""
+    user = {spec.arg.name for spec in program.graph_signature.input_specs
+            if spec.kind == torch.export.graph_signature.InputKind.USER_INPUT}
+    shapes = []
+    for node in program.graph_module.graph.nodes:
+        if node.op == "placeholder" and node.name in user:
+            value = node.meta.get("val")
+            shapes.append([_expr(d) for d in value.shape] if isinstance(value, torch.Tensor) else None)
+    return shapes
+
+
+def _expr(dim):
+    return dim.node.expr if isinstance(dim, torch.SymInt) else int(dim)
+
+
+def second_inputs(program, inputs: tuple) -> tuple | None:
+    """Inputs like `inputs` with every dynamic dimension at another allowed size (None when
+    the program has no dynamic dimension)."""
+    shapes = symbolic_shapes(program)
+    symbols = sorted({s for shape in shapes if shape for d in shape if not isinstance(d, int)
+                      for s in d.free_symbols}, key=str)
+    if not symbols:
+        return None
+    example = _example_values(shapes, inputs)
+    chosen = {s: _other_value(s, example.get(s), program.range_constraints.get(s)) for s in symbols}
+    out = []
+    for shape, tensor in zip(shapes, inputs):
+        if shape is None or not isinstance(tensor, torch.Tensor):
+            out.append(tensor)
+            continue
+        sizes = [d if isinstance(d, int) else int(d.subs(chosen)) for d in shape]
+        out.append(_resized(tensor, sizes))
+    return tuple(out)
+
+
+def _example_values(shapes, inputs) -> dict:
+    """symbol -> its value in the example inputs (from dims that are the bare symbol)."""
+    values = {}
+    for shape, tensor in zip(shapes, inputs):
+        if shape is None or not isinstance(tensor, torch.Tensor):
+            continue
+        for d, size in zip(shape, tensor.shape):
+            if isinstance(d, sympy.Symbol):
+                values.setdefault(d, int(size))
+    return values
+
+
+def _other_value(symbol, example, bounds) -> int:
+    low = int(bounds.lower) if bounds is not None and bounds.lower.is_finite else 0
+    high = int(bounds.upper) if bounds is not None and bounds.upper.is_finite else None
+    example = example if example is not None else low
+    for candidate in (example + 1, example - 1, example * 2, example + 2):
+        if candidate >= max(low, 1) and (high is None or candidate <= high) and candidate != example:
+            return candidate
+    raise ConversionError(f"dynamic dimension {symbol} allows no size but {example}")
+
+
+def _resized(tensor: torch.Tensor, sizes: list[int]) -> torch.Tensor:
+    """A tensor of `sizes` with values drawn like the example's (seeded)."""
+    generator = torch.Generator().manual_seed(1)
+    if tensor.dtype.is_floating_point:
+        return torch.rand(sizes, generator=generator).to(tensor.dtype)
+    if tensor.dtype == torch.bool:
+        return torch.rand(sizes, generator=generator) > 0.5
+    high = int(tensor.max()) + 1 if tensor.numel() else 10
+    low = int(tensor.min()) if tensor.numel() else 0
+    return torch.randint(low, max(high, low + 1), sizes, generator=generator).to(tensor.dtype)

@@ -1,0 +1,101 @@
+"""One FX node at a time under the Python-API tracer: aten calls through the shared aten rule
+table (arguments named by the operator's schema), shape arithmetic on the tracer's sizes."""
+from __future__ import annotations
+
+import operator
+
+import torch
+from torch._ops import HigherOrderOperator, OpOverload
+from torch.fx.node import map_arg
+
+from ...errors import ConversionError
+from .. import aten
+from ..aten import core  # noqa: F401  (registers the core-ATen rules)
+from . import nodes as fx
+
+
+def run_node(node, env: dict):
+    if node.op != "call_function":
+        raise ConversionError(f"exported program node {node.name}: {node.op} nodes are not supported")
+    target = node.target
+    value = env.__getitem__
+    if fx.feeds_only_checks(node):
+        return None
+    if target is operator.getitem:
+        container, index = map_arg(node.args, value)
+        return container[index]
+    name = fx.aten_name(node)
+    if name in fx.CHECKS:
+        return None
+    if name == "slice" and node.args[0] in env.get(_SLICES, {}):
+        return _chained_slice(node, env)
+    if name is not None:
+        kwargs = fx.named_args(node, value)
+        if name.endswith("_with_indices") and any(u.target is operator.getitem and u.args[1] == 1
+                                                  for u in node.users):
+            kwargs["return_indices"] = True  # a max_unpool reads them
+        result = aten.call(name, kwargs)
+        if name == "slice":  # the start of a chain
+            env.setdefault(_SLICES, {})[node] = (node.args[0], _slice_item(kwargs))
+        return _unavailable_beyond(node, result)
+    if isinstance(target, HigherOrderOperator):
+        raise ConversionError(f"exported program node {node.name}: {target.name()} (control flow or a "
+                              f"wrapped region) is not supported; export a model without torch.cond/while_loop")
+    if isinstance(target, OpOverload):
+        raise ConversionError(f"exported program node {node.name}: {target} is not an aten operator "
+                              f"PNNX knows")
+    if getattr(target, "__module__", None) in ("_operator", "operator", "math", "builtins") \
+            or target in _SYM_FUNCTIONS:
+        return target(*map_arg(node.args, value), **map_arg(node.kwargs, value))
+    raise ConversionError(f"exported program node {node.name}: cannot convert {target}")
+
+
+_SYM_FUNCTIONS = {torch.sym_int, torch.sym_float, torch.sym_max, torch.sym_min, torch.sym_not,
+                  torch.sym_sqrt, torch.sym_ite}
+
+
+def _unavailable_beyond(node, result):
+    """A rule that returns the one result a Python API call gives for an operator with more
+    (native_layer_norm's mean and rstd) fills the rest with Unavailable."""
+    returns = len(node.target._schema.returns)
+    if returns > 1 and isinstance(result, torch.Tensor):
+        return (result,) + tuple(Unavailable(node, i) for i in range(1, returns))
+    return result
+
+
+class Unavailable:
+    """A result the Python API call does not give (the saved statistics of a normalisation);
+    using it is an error rather than a wrong value."""
+
+    def __init__(self, node, index: int):
+        self.where = f"{node.name} ({node.target}) result {index}"
+
+    def __getattr__(self, name):
+        raise ConversionError(f"exported program: {self.where} is used, but PNNX's operator does not "
+                              f"compute it")
+
+
+# A chain of slices (`m[:, a:b, c:d]` is slice(slice(m, 1, a, b), 2, c, d)) is read as one
+# index on its base, so that an in-place write through it is the Python route's
+# `m[:, a:b, c:d] = v` (Tensor.slice_copy) rather than a write into a view of a view.
+_SLICES = "slices"  # env key: slice node -> (base node, {dim: slice})
+
+
+def _slice_item(kwargs: dict) -> dict:
+    end = kwargs.get("end")
+    end = None if end is None or end >= 9223372036854775807 else end
+    return {kwargs["dim"]: slice(kwargs.get("start"), end, kwargs.get("step", 1))}
+
+
+def _chained_slice(node, env: dict):
+    base, items = env[_SLICES][node.args[0]]
+    kwargs = fx.named_args(node, env.__getitem__)
+    source = env[base]
+    dim = kwargs["dim"] % source.dim()
+    items = {d % source.dim(): s for d, s in items.items()}
+    if dim in items:  # the same dim sliced twice: an ordinary slice of the view
+        return aten.call("slice", {**kwargs, "self": env[node.args[0]]})
+    items = {**items, **_slice_item({**kwargs, "dim": dim})}
+    env[_SLICES][node] = (base, items)
+    index = tuple(items.get(d, slice(None)) for d in range(max(items) + 1))
+    return source[index]

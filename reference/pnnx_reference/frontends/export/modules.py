@@ -1,0 +1,178 @@
+"""Standard `nn.*` modules back from `nn_module_stack`: the nodes a call of a standard module
+left in the graph become one call of the real `nn.X`, its class from the stack, its constructor
+arguments from its weights and the constants of its aten calls (`torchscript/stdmodules.py`
+reads both), its weights from the program's state. The outermost standard module is tried
+first (the Python route keeps it whole); one that cannot be rebuilt exactly, checked on the
+example values, gives way to the standard modules inside it, and at last to its nodes."""
+from __future__ import annotations
+
+import itertools
+
+import torch
+import torch.nn as nn
+
+from ..python.modules import is_leaf_class
+from ..torchscript import argorder, stdmodules
+from . import nodes as fx
+from .steps import Plan, Step, external_inputs, outputs_of, well_placed
+
+
+def stack_entries(node) -> list[tuple[str, str, type]]:
+    """(call key, module path, class) of each standard module the node runs in, outermost first."""
+    out = []
+    for key, (path, qualified) in (node.meta.get("nn_module_stack") or {}).items():
+        qualified = qualified if isinstance(qualified, str) else f"{qualified.__module__}.{qualified.__qualname__}"
+        cls = stdmodules.nn_class(qualified)
+        if cls is not None and is_leaf_class(cls):
+            out.append((key, path, cls))
+    return out
+
+
+def plan_modules(plan: Plan, graph, values: dict, state: dict, fqns: dict, shared: dict) -> None:
+    """Add a step for every standard-module call that can be rebuilt. `state`: the program's
+    tensors by path; `fqns`: placeholder -> the path of the tensor it stands for; `shared`
+    (path -> module) collects the modules, one per path."""
+    calls = [n for n in graph.nodes if n.op == "call_function" and stack_entries(n)]
+    _plan_level(plan, calls, 0, (values, state, fqns, shared))
+
+
+def _plan_level(plan, calls, level, context) -> None:
+    groups: dict[str, list] = {}
+    for node in calls:
+        entries = stack_entries(node)
+        if len(entries) > level:
+            groups.setdefault(entries[level][0], []).append(node)
+    for key, members in groups.items():
+        _, path, cls = stack_entries(members[0])[level]
+        step = _module_step(cls, path, members, plan, *context)
+        if step is not None:
+            plan.add(step)
+        else:
+            _plan_level(plan, members, level + 1, context)
+
+
+def _module_step(cls, path, members, plan, values, state, fqns, shared) -> Step | None:
+    if not well_placed(members, plan.order) or not plan.free(members):
+        return None
+    prefix = path + "."
+    own = {k[len(prefix):]: v for k, v in state.items() if k.startswith(prefix)}
+    owned = {n for n in external_inputs(members) if fqns.get(n, "").startswith(prefix)}
+    inputs = [n for n in external_inputs(members) if n not in owned]
+    outputs = outputs_of(members)
+    if any(n.op != "placeholder" and n.op != "call_function" for n in inputs):
+        return None
+    args = tuple(values[n] for n in inputs)
+    expected = [values[n] for n in outputs]
+    candidates = [shared[path]] if path in shared else _candidates(cls, own, members, args)
+    for module in candidates:
+        call = _matching_call(module, args, expected)
+        if call is not None:
+            shared.setdefault(path, module)
+            pack, picks = call
+            return Step(members, inputs, outputs, _runner(module, pack, picks), f"nn.{cls.__name__} {path}")
+    return None
+
+
+def _candidates(cls, state: dict, members: list, args: tuple):
+    """Modules of `cls` that the constructor arguments read from the graph allow, the most
+    likely first (alternatives where the graph leaves an argument open, `_OPEN`)."""
+    constants = fx.constants(members)
+    kinds = [fx.aten_name(n) or "" for n in members]
+    sizes = stdmodules.attention_sizes(state) if cls is nn.MultiheadAttention else {}
+    base = stdmodules.arguments(cls, state, constants, kinds, extra=sizes)
+    for extra in _OPEN.get(cls, lambda m, b, a: [{}])(members, base, args):
+        try:
+            module = cls(**{**base, **extra})
+            stdmodules.load_state(module, state)
+        except Exception:  # arguments misread: no such module
+            continue
+        yield module.eval()
+
+
+def _attention_variants(members: list, base: dict, args: tuple):
+    """nn.MultiheadAttention: the head count and batch_first leave no trace in the weights.
+    The graph hints at them (the 1/sqrt(head_dim) scaling, a leading transpose of the query);
+    the hinted pair comes first, since a small example may not tell the others apart."""
+    embed = base.get("embed_dim")
+    if embed is None:
+        return []
+    heads = [h for h in range(1, embed + 1) if embed % h == 0]
+    hinted = {"num_heads": _hinted_heads(members, embed),
+              "batch_first": fx.aten_name(members[0]) in ("transpose", "permute")}
+    others = [{"num_heads": h, "batch_first": b} for b, h in itertools.product((False, True), heads)]
+    return [hinted] + [o for o in others if o != hinted] if hinted["num_heads"] else others
+
+
+def _hinted_heads(members: list, embed: int) -> int | None:
+    for node in members:
+        if fx.aten_name(node) in ("mul", "div") and isinstance(node.args[1], float) and node.args[1] > 0:
+            scale = node.args[1] if fx.aten_name(node) == "div" else 1 / node.args[1]
+            head_dim = round(scale ** 2)
+            if head_dim and embed % head_dim == 0:
+                return embed // head_dim
+    return None
+
+
+def _channel_variants(members: list, base: dict, args: tuple):
+    """A normalisation without weights: its feature count is the input's channel count."""
+    if "num_features" in base or not args or not isinstance(args[0], torch.Tensor) or args[0].dim() < 2:
+        return [{}]
+    return [{"num_features": args[0].shape[1]}, {"num_features": args[0].shape[0]}]
+
+
+_OPEN = {nn.MultiheadAttention: _attention_variants, nn.InstanceNorm1d: _channel_variants,
+         nn.InstanceNorm2d: _channel_variants, nn.InstanceNorm3d: _channel_variants}
+
+
+def _matching_call(module, args: tuple, expected: list):
+    """(how to pack the inputs, which flat result is each output) for a call of `module`
+    that reproduces `expected`; None when no order of the inputs does."""
+    with torch._C.DisableTorchFunction(), torch.no_grad():  # unseen by the tracer
+        for packed in argorder.orders(module, args):
+            try:
+                got = argorder.flat(type(module).forward(module, *packed))
+            except Exception:  # a wrong order usually fails on shapes
+                continue
+            picks = _picks(got, expected)
+            if picks is not None:
+                return _template(packed, args), picks
+    return None
+
+
+def _template(packed, args: tuple):
+    """The packed call with each argument replaced by its index among `args`."""
+    if isinstance(packed, tuple):
+        return tuple(_template(p, args) for p in packed)
+    return next(i for i, a in enumerate(args) if a is packed)
+
+
+def _fill(template, values: list):
+    if isinstance(template, tuple):
+        return tuple(_fill(t, values) for t in template)
+    return values[template]
+
+
+def _picks(got: list, expected: list) -> list[int] | None:
+    picks = []
+    for value in expected:
+        index = next((i for i, g in enumerate(got) if _same(g, value)), None)
+        if index is None:
+            return None
+        picks.append(index)
+    return picks
+
+
+def _same(a, b) -> bool:
+    try:
+        if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.dtype != b.dtype:
+            return False
+        return argorder.equal(a, b)
+    except (RuntimeError, TypeError):
+        return False
+
+
+def _runner(module, pack, picks):
+    def run(inputs: list) -> list:
+        result = argorder.flat(module(*_fill(pack, inputs)))
+        return [result[i] for i in picks]
+    return run

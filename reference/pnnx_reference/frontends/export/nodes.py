@@ -1,0 +1,90 @@
+"""FX nodes of an ExportedProgram: their aten name, their arguments named by the operator's
+schema, and plain evaluation (the values every node takes on example inputs)."""
+from __future__ import annotations
+
+import torch
+from torch._ops import OpOverload
+from torch.fx.node import Node, map_arg
+
+from ...errors import ConversionError
+
+# Calls that check or constrain shapes and compute nothing.
+CHECKS = {"_assert_tensor_metadata", "_assert_scalar", "_assert_async", "sym_constrain_range",
+          "sym_constrain_range_for_size", "_functional_sym_constrain_range",
+          "_functional_sym_constrain_range_for_size", "_functional_assert_async"}
+
+
+def feeds_only_checks(node: Node) -> bool:
+    """True for a node whose value only a check reads (`u0 >= 0` for `_assert_scalar`): it is
+    not computed, since on a size that depends on the input values it would be refused."""
+    users = list(node.users)
+    return bool(users) and all(aten_name(u) in CHECKS or feeds_only_checks(u) for u in users)
+
+
+def aten_name(node: Node) -> str | None:
+    """`torch.ops.aten.convolution.default` -> "convolution" (None for anything else)."""
+    target = node.target
+    if node.op == "call_function" and isinstance(target, OpOverload) and target.namespace == "aten":
+        return target._schema.name.split("::", 1)[1]
+    return None
+
+
+def named_args(node: Node, value) -> dict:
+    """The node's arguments by their schema names (defaults filled in, as a TorchScript node
+    has them), each Node replaced by `value(node)`."""
+    kwargs = {}
+    for i, argument in enumerate(node.target._schema.arguments):
+        if not argument.kwarg_only and i < len(node.args):
+            given = node.args[i]
+        elif argument.name in node.kwargs:
+            given = node.kwargs[argument.name]
+        elif argument.has_default_value():
+            kwargs[argument.name] = argument.default_value
+            continue
+        else:
+            continue
+        kwargs[argument.name] = map_arg(given, value)
+    return kwargs
+
+
+def constants(nodes: list[Node]) -> dict:
+    """name -> value of every non-tensor argument the aten calls of `nodes` pass (first wins)."""
+    found = {}
+    for node in nodes:
+        if aten_name(node) is None:
+            continue
+        for name, value in named_args(node, lambda n: _NODE).items():
+            if not _has_node(value):
+                found.setdefault(name, value)
+    return found
+
+
+_NODE = object()
+
+
+def _has_node(value) -> bool:
+    if isinstance(value, (list, tuple)):
+        return any(_has_node(v) for v in value)
+    return value is _NODE
+
+
+def users_outside(node: Node, inside: set) -> list[Node]:
+    return [u for u in node.users if u not in inside]
+
+
+def evaluate(graph, bound: dict) -> dict:
+    """node -> value for every node, running each call as torch does (no tracer)."""
+    values = dict(bound)
+    with torch._C.DisableTorchFunction(), torch.no_grad():
+        for node in graph.nodes:
+            if node.op != "call_function":
+                continue
+            args = map_arg(node.args, values.__getitem__)
+            kwargs = map_arg(node.kwargs, values.__getitem__)
+            try:
+                values[node] = node.target(*args, **kwargs)
+            except Exception as err:
+                raise ConversionError(f"the exported program does not run on the example inputs at "
+                                      f"{node.name} ({node.target}): {type(err).__name__}: "
+                                      f"{str(err).splitlines()[0] if str(err) else ''}") from None
+    return values

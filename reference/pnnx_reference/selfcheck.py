@@ -1,0 +1,220 @@
+"""The self-check after a conversion: the regenerated `_pnnx.py` runs on the example inputs
+(and on the `inputshape2` ones) and must give the original model's outputs under the
+tolerance table (`tolerances.self_check_tolerance`). The original's outputs, and the value of
+every operand, were recorded while tracing (`Capture.values`), so the original does not run
+again; the outputs are taken before the passes run (a pass that rewires an output is what is
+being checked). On a mismatch the regenerated forward runs once more with its local variables
+kept, and the first operator (in graph order) whose output differs from its traced value is
+named.
+
+Outputs that depend on a random operator in the traced graph (`torch.rand_like`,
+`F.dropout(training=True)`, ...) are not compared, nor are operands downstream of one."""
+from __future__ import annotations
+
+import importlib.util
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from .errors import ConversionError
+from .files import no_bytecode
+from .ir import Graph, Operand, Operator
+from .tolerances import Tolerance, self_check_tolerance, within
+
+RANDOM_OPS = frozenset({
+    "torch.rand", "torch.rand_like", "torch.randn", "torch.randn_like", "torch.randint",
+    "torch.randint_like", "torch.randperm", "torch.bernoulli", "Tensor.bernoulli", "torch.multinomial",
+    "Tensor.multinomial", "torch.normal", "Tensor.normal", "torch.poisson", "Tensor.uniform",
+    "Tensor.random", "Tensor.exponential", "Tensor.geometric", "Tensor.cauchy", "Tensor.log_normal",
+    "F.gumbel_softmax", "nn.FractionalMaxPool2d", "nn.FractionalMaxPool3d", "F.fractional_max_pool2d",
+    "F.fractional_max_pool3d", "F.fractional_max_pool2d_with_indices", "F.fractional_max_pool3d_with_indices"})
+_TRAINING_RANDOM = ("F.dropout", "F.dropout1d", "F.dropout2d", "F.dropout3d", "F.alpha_dropout",
+                    "F.feature_alpha_dropout", "F.rrelu")
+
+
+@dataclass
+class Run:
+    """One set of example inputs: the graph input tensors, in order, the original model's
+    outputs on them and the value every operand had then."""
+    label: str
+    inputs: list
+    outputs: list
+    values: dict[Operand, object]
+
+
+def traced_outputs(graph: Graph, values: dict) -> list:
+    """The traced value of each graph output, in order (call before the passes)."""
+    return [values.get(o) for op in graph.outputs() for o in op.inputs]
+
+
+def random_outputs(graph: Graph) -> set[int]:
+    """The indices of the outputs that depend on a random operator (call before the passes:
+    some remove random operators, e.g. dropout)."""
+    random = random_operands(graph)
+    return {i for i, o in enumerate(o for op in graph.outputs() for o in op.inputs) if o in random}
+
+
+def is_random(op: Operator) -> bool:
+    """A random operator, or a moduleop whose captured body holds one."""
+    if op.type in RANDOM_OPS:
+        return True
+    if op.subgraph is not None and any(is_random(inner) for inner in op.subgraph.ops):
+        return True
+    return op.type in _TRAINING_RANDOM and op.params.get("training", op.type != "F.rrelu") is True
+
+
+def random_operands(graph: Graph) -> set[Operand]:
+    """Operands whose value depends on a random operator."""
+    random: set[Operand] = set()
+    for op in graph.ops:
+        if is_random(op) or any(i in random for i in op.inputs):
+            random.update(op.outputs)
+    return random
+
+
+def load_model(py_path: Path, device: torch.device):
+    """Import a generated `_pnnx.py` under a private module name and build its Model()."""
+    name = f"pnnxref_selfcheck_{abs(hash(str(py_path)))}"
+    spec = importlib.util.spec_from_file_location(name, py_path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        with no_bytecode():
+            spec.loader.exec_module(module)
+        return module.Model().to(device).eval()
+    finally:
+        sys.modules.pop(name, None)
+
+
+def _as_tensor(value) -> torch.Tensor | None:
+    return value.detach() if isinstance(value, torch.Tensor) else None
+
+
+def difference(actual, expected, tol: Tolerance) -> str:
+    """'' when `actual` matches `expected` under `tol`; else a short description."""
+    a, e = _as_tensor(actual), _as_tensor(expected)
+    if a is None or e is None:
+        return "" if a is e else f"got {type(actual).__name__}, expected {type(expected).__name__}"
+    if a.shape != e.shape:
+        return f"shape {list(a.shape)}, expected {list(e.shape)}"
+    a, e = a.cpu().resolve_conj(), e.cpu().resolve_conj()
+    if not (e.is_floating_point() or e.is_complex()):
+        bad = int((a != e).sum())
+        return f"{bad}/{e.numel()} elements differ" if bad else ""
+    if e.is_complex():
+        a, e = torch.view_as_real(a.to(e.dtype)), torch.view_as_real(e)
+    a_np, e_np = a.float().numpy() if a.dtype == torch.bfloat16 else a.numpy(), \
+        e.float().numpy() if e.dtype == torch.bfloat16 else e.numpy()
+    bad, diff, _ = within(np.asarray(a_np), np.asarray(e_np), tol)
+    if not bad.any():
+        return ""
+    return f"{int(bad.sum())}/{bad.size} elements out of tolerance (max abs difference {float(diff.max()):.3g})"
+
+
+def _forward_locals(model, inputs: list) -> dict:
+    """The local variables of the generated `Model.forward` when it returns."""
+    target = type(model).forward.__code__
+    seen: dict = {}
+
+    def profile(frame, event, arg):
+        if event == "return" and frame.f_code is target:
+            seen.update(frame.f_locals)
+
+    previous = sys.getprofile()
+    sys.setprofile(profile)
+    try:
+        with torch.no_grad():
+            model(*[t.clone() for t in inputs])
+    finally:
+        sys.setprofile(previous)
+    return seen
+
+
+def _variable_names(graph: Graph) -> dict[Operand, str]:
+    """The `_pnnx.py` variable of each operand (`v_` + its sanitised name); an operand whose
+    sanitised name collides with another's is left out rather than guessed."""
+    from .emit.python.names import sanitize
+
+    names: dict[str, list[Operand]] = {}
+    for operand in graph.operands:
+        names.setdefault("v_" + sanitize(operand.name), []).append(operand)
+    return {ops[0]: name for name, ops in names.items() if len(ops) == 1}
+
+
+def first_difference(graph: Graph, model, run: Run, tol: Tolerance, skip: set) -> tuple[Operator, str] | None:
+    """The first operator whose output in the regenerated forward differs from its traced value."""
+    local = _forward_locals(model, run.inputs)
+    variables = _variable_names(graph)
+    for op in graph.ops:
+        if op.type in ("pnnx.Input", "pnnx.Output"):
+            continue
+        for operand in op.outputs:
+            expected = run.values.get(operand)
+            name = variables.get(operand)
+            if operand in skip or not isinstance(expected, torch.Tensor) or name not in local:
+                continue
+            why = difference(local[name], expected, tol)
+            if why:
+                return op, f"output {operand.name}: {why}"
+    return None
+
+
+def _outputs(result) -> list:
+    if isinstance(result, torch.Tensor):
+        return [result]
+    if isinstance(result, (list, tuple)):
+        return [t for item in result for t in _outputs(item)]
+    if isinstance(result, dict):
+        return [t for item in result.values() for t in _outputs(item)]
+    return [result]
+
+
+def check(graph: Graph, py_path: Path, runs: list[Run], device: torch.device, random: set[int]) -> str:
+    """Run the regenerated model on every run's inputs; returns a one-line summary, raises
+    ConversionError naming the first differing operator on a mismatch. `random`: the indices
+    of the outputs not to compare (`random_outputs`)."""
+    tol = self_check_tolerance()
+    skip = random_operands(graph)
+    outputs = [o for op in graph.outputs() for o in op.inputs]
+    compared = [i for i, o in enumerate(outputs) if o not in skip and i not in random]
+    if not compared:
+        return "not run: every output depends on a random operator"
+    try:
+        model = load_model(py_path, device)
+    except Exception as err:  # the generated code does not even build: that is the finding
+        raise ConversionError(f"self-check: the regenerated {py_path.name} cannot build its model: "
+                              f"{type(err).__name__}: {_first_line(err)}") from err
+    for run in runs:
+        try:
+            with torch.no_grad():
+                got = _outputs(model(*[t.clone() for t in run.inputs]))
+        except Exception as err:
+            raise ConversionError(f"self-check on the {run.label} inputs: the regenerated model fails: "
+                                  f"{type(err).__name__}: {_first_line(err)}") from err
+        problems = [f"output {i}: {why}" for i in compared
+                    if (why := _output_difference(got, i, run.outputs[i] if i < len(run.outputs) else None, tol))]
+        if problems:
+            raise ConversionError(_mismatch(graph, model, run, tol, skip, problems[0]))
+    return (f"passed: {len(compared)} output(s) on {len(runs)} input set(s) within "
+            f"atol {tol.atol:g} rtol {tol.rtol:g}" + (f", {len(outputs) - len(compared)} random output(s) not "
+                                                      f"compared" if len(compared) < len(outputs) else ""))
+
+
+def _output_difference(got: list, i: int, expected, tol: Tolerance) -> str:
+    if i >= len(got):
+        return f"the regenerated model returned {len(got)} output(s)"
+    return difference(got[i], expected, tol)
+
+
+def _mismatch(graph, model, run, tol, skip, output_problem: str) -> str:
+    found = first_difference(graph, model, run, tol, skip)
+    where = f"first differing operator {found[0].type} {found[0].name} ({found[1]})" if found else output_problem
+    return (f"self-check failed on the {run.label} inputs: the regenerated model differs from the original: "
+            f"{where}; nothing was written (selfcheck=0, in the API self_check=False, skips the check)")
+
+
+def _first_line(err: Exception) -> str:
+    return (str(err).strip().splitlines() or [""])[0][:200]

@@ -1,0 +1,109 @@
+"""The self-check after every conversion (issue 20, item 2): the regenerated `_pnnx.py` runs on
+the example inputs (and the inputshape2 ones) against the original model under the tolerance
+table; a mismatch is one error line naming the first operator whose output differs, and no
+artefact is left. On by default in the API and the command line, off with an option."""
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from pnnx_reference import api, expression
+from pnnx_reference.cli import main as pnnxref
+from pnnx_reference.errors import ConversionError
+from pnnx_reference.tolerances import OP_OVERRIDES, self_check_tolerance
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+
+    def forward(self, x):
+        y = torch.relu(self.conv(x))
+        z = torch.sigmoid(y) + 1          # the only `add` of the graph: pnnx.Expression
+        return z.flatten(1).tanh()
+
+
+def _x():
+    torch.manual_seed(0)
+    return torch.rand(1, 3, 8, 8)
+
+
+@pytest.fixture
+def broken_add(monkeypatch):
+    """A converter bug: `_pnnx.py` renders add as subtraction."""
+    monkeypatch.setitem(expression.INFIX, "add", "-")
+
+
+def test_a_faithful_conversion_passes_and_says_so(tmp_path):
+    torch.manual_seed(0)
+    result = api.export(Net().eval(), _x(), tmp_path, "m")
+    assert result.self_check.startswith("passed: 1 output(s) on 1 input set(s)")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["m.pnnx.param", "m.pnnx.bin", "m_pnnx.py", "m.pnnx.onnx", "m.ncnn.param", "m.ncnn.bin", "m_ncnn.py"])
+
+
+def test_a_wrong_regenerated_model_is_an_error_naming_the_first_differing_operator(tmp_path, broken_add):
+    with pytest.raises(ConversionError) as info:
+        api.export(Net().eval(), _x(), tmp_path, "m")
+    message = str(info.value)
+    assert message.startswith("self-check failed on the example inputs: the regenerated model differs from "
+                              "the original: first differing operator pnnx.Expression pnnx_expr_0 (output "), message
+    assert "selfcheck=0" in message and "\n" not in message
+    assert list(tmp_path.iterdir()) == []  # nothing written: the artefacts are wrong
+
+
+def test_the_check_can_be_switched_off(tmp_path, broken_add):
+    result = api.export(Net().eval(), _x(), tmp_path, "m", self_check=False)
+    assert result.self_check == "off" and result.paths["pnnxpy"].is_file()
+
+
+def test_a_mismatch_only_on_the_inputshape2_inputs_is_caught(tmp_path, monkeypatch):
+    """A converter bug that specialises the graph on the first example shape (here: merging the
+    two traces forgets the dims that change, so shape arithmetic folds to constants)."""
+    class Reshape(nn.Module):
+        def forward(self, x):
+            return x.view(x.size(0), -1) * 2
+
+    monkeypatch.setattr(api, "merge_shapes", lambda first, second: first)
+    with pytest.raises(ConversionError, match=r"^self-check on the inputshape2 inputs: the regenerated model "
+                                              r"fails: RuntimeError: shape '\[2, -1\]' is invalid"):
+        api.export(Reshape(), torch.rand(2, 3, 4), tmp_path, "m", input_shapes2=[[3, 3, 5]])
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_both_input_sets_are_checked(tmp_path):
+    class Reshape(nn.Module):
+        def forward(self, x):
+            return x.view(x.size(0), -1) * 2
+
+    result = api.export(Reshape(), torch.rand(2, 3, 4), tmp_path, "m", input_shapes2=[[3, 3, 5]])
+    assert result.self_check.startswith("passed: 1 output(s) on 2 input set(s)")
+
+
+def test_random_outputs_are_not_compared(tmp_path):
+    class Noisy(nn.Module):
+        def forward(self, x):
+            return x * 2, F.dropout(x, 0.5, training=True), x + torch.rand_like(x)
+
+    result = api.export(Noisy(), torch.rand(2, 3), tmp_path, "m")
+    assert result.self_check == ("passed: 1 output(s) on 1 input set(s) within atol 1e-05 rtol 1e-05, "
+                                 "2 random output(s) not compared")
+
+
+def test_the_command_line_checks_by_default_and_selfcheck_0_skips(tmp_path, capsys, broken_add):
+    model = tmp_path / "net.py"
+    model.write_text("import torch, torch.nn as nn\n\nclass Model(nn.Module):\n"
+                     "    def forward(self, x):\n        return torch.sigmoid(x) + 1\n")
+    assert pnnxref([str(model), "inputshape=[1,3]"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("error: self-check failed on the example inputs")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["net.py"]
+    assert pnnxref([str(model), "inputshape=[1,3]", "selfcheck=0"]) == 0
+    assert "selfcheck: off" in capsys.readouterr().err
+
+
+def test_the_tolerance_is_the_tables_whole_network_entry():
+    assert self_check_tolerance() is OP_OVERRIDES[("models.*", "pnnx-python", "fp32")]

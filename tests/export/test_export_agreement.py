@@ -1,0 +1,57 @@
+"""Issue 16, item 5: every smoke op case that torch.export exports gives the same pnnx.param
+through the `.pt2` route (torch.export.export, save, load, our export frontend) and the
+Python-API route, up to operator names. A disagreement fails with the first differing line of
+each route. Known differences are listed, with their category, in known_differences.tsv;
+they are strict xfails, so a case that starts agreeing must be taken off the list."""
+import csv
+from pathlib import Path
+
+import pytest
+
+from export_agreement import NoRoute, both_routes
+from pnnx_op_cases.registry import select
+
+CASES = select(tier="smoke")
+
+CATEGORY_REASONS = {
+    "namespace": "an exported program keeps one aten call for torch.X, Tensor.X and F.X (and casts "
+                 "as _to_copy/to); the .pt2 route names it by the aten rule table, as the .pt route does",
+    "params": "the program holds expanded argument values (tuples such as kernel_size=(3,3), "
+              "defaults); the Python-API route keeps the values as the model wrote them",
+    "decomposed": "torch.export decomposed the call into several aten calls that no fold rebuilds "
+                  "exactly (its arguments are not all readable from the nodes)",
+    "module": "a standard module whose constructor arguments the program does not pin down "
+              "(Transformer layers): its inner modules and calls are written instead",
+    "random": "a random operator: the program draws its noise with aten calls of its own",
+    "value": "the program computed a value at export time (a constant folded from the example "
+             "inputs) where the Python route keeps the operator",
+}
+
+
+def known_differences() -> dict[str, str]:
+    path = Path(__file__).with_name("known_differences.tsv")
+    rows = (line for line in path.read_text().splitlines() if line and not line.startswith("#"))
+    return {r["case"]: r["category"] for r in csv.DictReader(rows, delimiter="\t")}
+
+
+KNOWN = known_differences()
+
+
+def test_known_differences_name_real_cases_and_categories():
+    ids = {c.id for c in CASES}
+    assert set(KNOWN) <= ids, sorted(set(KNOWN) - ids)
+    assert set(KNOWN.values()) <= set(CATEGORY_REASONS), sorted(set(KNOWN.values()) - set(CATEGORY_REASONS))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_pt2_route_matches_python_route(case, request):
+    if case.id in KNOWN:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=CATEGORY_REASONS[KNOWN[case.id]]))
+    try:
+        python_lines, pt2_lines = both_routes(case)
+    except NoRoute as why:
+        pytest.skip(str(why))
+    diff = [(a, b) for a, b in zip(python_lines, pt2_lines) if a != b]
+    assert python_lines == pt2_lines, (
+        f"first difference (python | .pt2):\n  {diff[0][0] if diff else len(python_lines)}\n"
+        f"  {diff[0][1] if diff else len(pt2_lines)}")

@@ -1,0 +1,149 @@
+"""Issue 16: the torch.export frontend end to end: `pnnxref model.pt2` and `api.export(program)`
+write the artefacts from the program's own example inputs, dynamic dimensions stay dynamic
+and the generated code runs at other sizes, core-ATen programs fold back, and what is not a
+program or what torch.export refuses is one error line."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from conformance_runs import assert_close, run_backend, tolerance
+from pnnx_reference import api
+from pnnx_reference.errors import ConversionError
+from pnnx_reference.frontends.export import export_program
+from pnnx_reference.frontends.export.refusal import quiet
+
+
+class Net(nn.Module):
+    """Standard modules (one shared), functional calls that export decomposes, shape arithmetic."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.bn = nn.BatchNorm2d(8)
+        self.fc = nn.Linear(8, 8)
+        self.ln = nn.LayerNorm(8)
+
+    def forward(self, x):
+        y = F.relu(self.bn(self.conv(x)))
+        y = y.mean((2, 3))
+        y = self.fc(self.fc(y))
+        y = F.normalize(F.gelu(self.ln(y)), dim=-1)
+        return torch.softmax(y.view(y.size(0), -1) * 2 + 1, -1)
+
+
+def _program(dynamic: bool = False, decompose: bool = False):
+    x = torch.rand(2, 3, 8, 8)
+    shapes = ({0: torch.export.Dim("batch", min=1, max=16)},) if dynamic else None
+    program = export_program(Net().eval(), (x,), dynamic_shapes=shapes)
+    if decompose:
+        with quiet():
+            program = program.run_decompositions()
+    return program
+
+
+def _ops(graph) -> list[str]:
+    return [op.type for op in graph.ops]
+
+
+def _param(path) -> str:
+    return path.read_text()
+
+
+# (batchnorm fused into the conv and the static view, a no-op, removed by the passes)
+FOLDED = ["pnnx.Input", "nn.Conv2d", "F.relu", "torch.mean", "nn.Linear", "nn.Linear", "nn.LayerNorm",
+          "F.gelu", "F.normalize", "pnnx.Expression", "F.softmax", "pnnx.Output"]
+
+
+@pytest.mark.parametrize("decompose", [False, True], ids=["export-ir", "core-aten"])
+def test_program_folds_back_to_python_api_operators(decompose):
+    graph = api.capture(_program(decompose=decompose))
+    types = [t for t in _ops(graph) if t != "pnnx.Attribute"]
+    assert types == FOLDED, types
+
+
+def test_api_export_writes_the_artefacts_and_matches_torch(tmp_path):
+    program = _program()
+    result = api.export(program, None, tmp_path, "net")
+    assert {"pnnxparam", "pnnxbin", "pnnxpy", "pnnxonnx"} <= set(result.paths)
+    x = program.example_inputs[0][0]
+    expected = program.module()(x)
+    got = run_backend("pnnx-python", {"pnnx.param": result.paths["pnnxparam"], "pnnx.bin": result.paths["pnnxbin"],
+                                      "pnnx.py": result.paths["pnnxpy"]}, [x])
+    assert_close(got, [expected], tolerance(1e-5, 1e-4, "fp32 reference"))
+
+
+def test_dynamic_dims_are_written_dynamic_and_run_at_other_sizes(tmp_path):
+    program = _program(dynamic=True)
+    result = api.export(program, None, tmp_path, "net")
+    text = _param(result.paths["pnnxparam"])
+    assert "#0=(?,3,8,8)f32" in text.splitlines()[2]  # the pnnx.Input
+    assert "expr=[size(@0,0),-1]" in text  # the view keeps the batch symbolic
+    paths = {"pnnx.param": result.paths["pnnxparam"], "pnnx.bin": result.paths["pnnxbin"],
+             "pnnx.py": result.paths["pnnxpy"]}
+    for batch in (1, 5):
+        x = torch.rand(batch, 3, 8, 8)
+        got = run_backend("pnnx-python", paths, [x])
+        assert_close(got, [program.module()(x).detach()], tolerance(1e-5, 1e-4, "fp32 reference"))
+
+
+def _cli(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "pnnx_reference.cli", *args], cwd=cwd, text=True,
+                          capture_output=True)
+
+
+def test_cli_converts_a_pt2_without_inputshape(tmp_path):
+    with quiet():
+        torch.export.save(_program(), str(tmp_path / "my-net.pt2"))
+    done = _cli("my-net.pt2", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "my-net.pnnx.param").is_file() and (tmp_path / "my-net_pnnx.py").is_file()
+    first = [line for line in _param(tmp_path / "my-net.pnnx.param").splitlines() if "pnnx.Input" in line][0]
+    assert "#0=(2,3,8,8)f32" in first
+
+
+def test_cli_inputshape_overrides_the_example_inputs(tmp_path):
+    with quiet():
+        torch.export.save(_program(dynamic=True), str(tmp_path / "net.pt2"))
+    done = _cli("net.pt2", "inputshape=[4,3,8,8]", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "#0=(?,3,8,8)f32" in _param(tmp_path / "net.pnnx.param")
+
+
+@pytest.mark.parametrize("content", [b"not a zip", b"PK\x03\x04broken"], ids=["text", "truncated-zip"])
+def test_cli_refuses_a_bad_pt2_in_one_line(tmp_path, content):
+    (tmp_path / "bad.pt2").write_bytes(content)
+    done = _cli("bad.pt2", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: bad.pt2: "), done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.pt2"]
+
+
+def test_a_program_without_example_inputs_needs_inputshape(tmp_path):
+    program = _program()
+    program._example_inputs = None
+    with pytest.raises(ConversionError, match="no example inputs: give inputshape"):
+        api.export(program, None, tmp_path, "net")
+    assert api.export(program, None, tmp_path, "net", input_shapes=[[2, 3, 8, 8]]).paths
+
+
+class DataDependent(nn.Module):
+    def forward(self, x):
+        if x.sum() > 0:  # the line the refusal names
+            return x * 2
+        return x - 1
+
+
+def test_torch_export_refusal_is_one_line_with_the_source_line():
+    with pytest.raises(ConversionError) as info:
+        export_program(DataDependent(), (torch.rand(3),))
+    message = str(info.value)
+    assert "\n" not in message
+    assert f"{__file__}:" in message and "if x.sum() > 0:" in message
+    assert "torch.export refused the model: Could not guard on data-dependent expression" in message

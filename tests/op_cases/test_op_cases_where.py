@@ -1,0 +1,188 @@
+"""`pnnx-cases where OP` and the literal registration it relies on: every table row is
+answered with its table line and a case family, each `file:line` points at the right text,
+and a few rows name the exact files a newcomer would look for."""
+from __future__ import annotations
+
+import ast
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from pnnx_op_cases import registry, tables, where
+from pnnx_op_cases.cli import main
+
+FAMILIES = Path(registry.__file__).with_name("families")
+ROWS = [r.op for r in tables.all_rows()]
+
+
+def _run(capsys, *argv):
+    rc = main(list(argv))
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def _text_at(location: str) -> list[str]:
+    path, line = location.rsplit(":", 1)
+    lines = (where.ROOT / path).read_text().splitlines()
+    assert 1 <= int(line) <= len(lines), location
+    return lines[int(line) - 1:]
+
+
+# --- registration ---------------------------------------------------------------------------
+def test_family_registrations_name_their_rows_literally():
+    """`grep '"nn.Conv2d"' op_cases` finds every family: no f-string, loop or star keys."""
+    bad = []
+    for path in sorted(FAMILIES.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "family":
+                if node.keywords or not node.args or not all(
+                        isinstance(a, ast.Constant) and isinstance(a.value, str) for a in node.args):
+                    bad.append(f"{path.name}:{node.lineno}")
+    assert not bad, bad
+
+
+def test_registered_keys_and_table_rows_are_the_same_set():
+    assert registry.registered_ops() == set(ROWS)
+    assert {c.op for c in registry.all_cases()} == set(ROWS)
+
+
+def test_a_family_naming_a_row_it_yields_nothing_for_is_an_error(monkeypatch):
+    monkeypatch.setattr(registry, "_FAMILIES", {op: list(fns) for op, fns in registry._FAMILIES.items()})
+    registry.family("nn.ReLU")(lambda: iter(()))
+    registry.all_cases.cache_clear()
+    try:
+        with pytest.raises(ValueError, match=r"registered for \['nn.ReLU'\] but yields no case"):
+            registry.all_cases()
+    finally:
+        monkeypatch.undo()
+        registry.all_cases.cache_clear()
+
+
+# --- every row ---------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def answers():
+    return {op: where.pieces(op) for op in ROWS}
+
+
+def test_every_row_has_its_table_line_and_a_case_family(answers):
+    missing = [op for op, found in answers.items()
+               if not any(p.group == "table" for p in found) or not any(p.group == "cases" for p in found)]
+    assert not missing, missing[:10]
+
+
+def test_table_and_family_locations_point_at_the_operator(answers):
+    wrong = []
+    for op, found in answers.items():
+        for p in found:
+            text = _text_at(p.where)
+            if p.group == "table" and text[0].split("\t")[0] != op:
+                wrong.append((op, p.where))
+            if p.group == "cases":
+                head = "\n".join(text[:12])  # the decorator, up to its def line
+                head = head[:head.find("def ") if "def " in head else None]
+                if f'"{op}"' not in head:
+                    wrong.append((op, p.where))
+    assert not wrong, wrong[:10]
+
+
+def test_every_location_exists(answers):
+    for found in answers.values():
+        for p in found:
+            _text_at(p.where)
+
+
+# --- a few rows, by name -----------------------------------------------------------------------
+def _files(op: str, group: str) -> list[str]:
+    return [p.where.rsplit(":", 1)[0] for p in where.pieces(op) if p.group == group]
+
+
+def test_conv2d_story():
+    found = where.pieces("nn.Conv2d")
+    assert _files("nn.Conv2d", "table") == ["op_cases/pnnx_op_cases/tables/nn.tsv"]
+    assert set(_files("nn.Conv2d", "cases")) == {"op_cases/pnnx_op_cases/families/nn_conv.py"}
+    frontends = _files("nn.Conv2d", "frontends")
+    assert "reference/pnnx_reference/frontends/torchscript/stdmodules.py" in frontends
+    emitters = [p.what.split(":")[0] for p in found if p.group == "emitters"]
+    assert {"ncnn", "pnnx.onnx", "_pnnx.py"} <= set(emitters)
+    files = _files("nn.Conv2d", "emitters")
+    assert {"reference/pnnx_reference/emit/ncnn/families/conv.py",
+            "reference/pnnx_reference/emit/onnx/families/conv.py"} <= set(files)
+    assert any("fuse_batchnorm.py" in f for f in _files("nn.Conv2d", "passes"))
+    tolerance = [p for p in found if p.group == "tolerances"]
+    assert [p.where.rsplit(":", 1)[0] for p in tolerance] == ["reference/pnnx_reference/tolerances.py"]
+    assert '"nn.Conv*"' in _text_at(tolerance[0].where)[0]
+
+
+def test_functional_conv_names_its_aten_rule():
+    aten = [p for p in where.pieces("F.conv2d") if p.group == "frontends" and "aten rule" in p.what]
+    assert len(aten) == 1 and "_convolution" in aten[0].what
+    assert "def _convolution" in "\n".join(_text_at(aten[0].where)[:3])
+
+
+def test_interpolate_names_the_upsample_rule_and_its_known_difference():
+    found = where.pieces("F.interpolate")
+    aten = [p for p in found if p.group == "frontends" and "aten rule" in p.what]
+    assert len(aten) == 1 and "upsample_nearest1d" in aten[0].what
+    assert "def _upsample" in "\n".join(_text_at(aten[0].where)[:2])
+    known = [p for p in found if p.group == "known differences"]
+    assert known and all(p.where.startswith("tests/torchscript/known_disagreements.tsv:") for p in known)
+    assert all(_text_at(p.where)[0].startswith("F.interpolate/") for p in known)
+    assert any("carry atol" in p.what for p in found if p.group == "tolerances")
+
+
+def test_einsum_matches_its_aten_rule_by_name():
+    found = where.pieces("torch.einsum")
+    aten = [p for p in found if p.group == "frontends"]
+    assert [p.what.split(":")[0] for p in aten] == ["aten rule einsum", "params"]  # + its whitespace rule
+    assert {"reference/pnnx_reference/emit/ncnn/families/matmul.py",
+            "reference/pnnx_reference/emit/onnx/families/matmul.py"} <= set(_files("torch.einsum", "emitters"))
+    assert _files("torch.einsum", "cases") == ["op_cases/pnnx_op_cases/families/torch_linalg.py"]
+
+
+def test_an_op_without_an_aten_rule_names_the_generic_mapping():
+    aten = [p for p in where.pieces("F.relu") if p.group == "frontends"]
+    assert any("generic mapping" in p.what and "def _generic" in _text_at(p.where)[0] for p in aten)
+
+
+def test_waivers_are_found_by_case_pattern(tmp_path):
+    waivers = tmp_path / "waivers.toml"
+    waivers.write_text('# a comment\n\n[[waiver]]\ncase = "nn.ReLU/*"\nbackend = "ncnn-cpu"\nconverter = "*"\n'
+                       'reason = "a reason"\nlink = "https://example.org"\n\n'
+                       '[[waiver]]\ncase = "nn.Conv2d/k3*"\nbackend = "*"\nconverter = "upstream"\n'
+                       'reason = "conv reason"\nlink = "https://example.org"\n')
+    found = list(where._waivers("nn.Conv2d", waivers))
+    assert [(p.where.rsplit(":", 1)[1], p.what.split(" [")[0]) for p in found] == [("10", "nn.Conv2d/k3*")]
+    assert "conv reason" in found[0].what
+    assert not list(where._waivers("nn.Conv1d", waivers))
+
+
+# --- the command ----------------------------------------------------------------------------
+def test_where_prints_every_group(capsys):
+    rc, out, err = _run(capsys, "where", "torch.einsum")
+    assert rc == 0 and not err
+    lines = out.splitlines()
+    assert lines[0] == "torch.einsum"
+    assert [ln.strip() for ln in lines if not ln.startswith("    ")][1:] == list(where.GROUPS)
+    assert re.search(r"^    op_cases/pnnx_op_cases/tables/torch\.tsv:\d+ ", out, re.M)
+
+
+def test_where_json(capsys):
+    rc, out, _ = _run(capsys, "where", "nn.Conv2d", "--json")
+    data = json.loads(out)
+    assert rc == 0 and data["op"] == "nn.Conv2d"
+    assert {p["group"] for p in data["pieces"]} >= {"table", "cases", "frontends", "emitters"}
+    assert all(re.fullmatch(r"\S+:\d+", p["where"]) for p in data["pieces"])
+
+
+def test_where_unknown_operator_is_one_line_with_close_matches(capsys):
+    rc, out, err = _run(capsys, "where", "nn.Conv2")
+    assert rc == 2 and not out
+    assert err.count("\n") == 1 and err.startswith("error: unknown operator 'nn.Conv2'")
+    assert "nn.Conv2d" in err
+
+
+def test_where_accepts_an_emitted_operator_that_is_no_table_row(capsys):
+    rc, out, _ = _run(capsys, "where", "pnnx.Expression")
+    assert rc == 0 and "  table\n    (none)" in out
