@@ -137,6 +137,26 @@ def test_opset_6_legacy_broadcast(tmp_path):
                                rtol=1e-6)
 
 
+def test_an_opset_older_than_6_is_upgraded_by_onnx(tmp_path):
+    nodes = [helper.make_node("Not", ["x"], ["y"])]
+    model = graph_model(nodes, [("x", TensorProto.BOOL, [3, 4])], [("y", TensorProto.BOOL, None)], opset=1)
+    x = RNG.random((3, 4)) > 0.5
+    result = api.export_onnx(model, tmp_path, "m")
+    np.testing.assert_array_equal(run_generated(result.paths["pnnxpy"], [x])[0].numpy(), ~x)
+
+
+@pytest.mark.parametrize("op, keepdims, dtype", [("ReduceMax", 1, FLOAT), ("ReduceMin", 0, FLOAT),
+                                                 ("ReduceMax", 1, TensorProto.BOOL), ("ReduceMin", 1, INT64)])
+def test_max_and_min_over_an_empty_dim_are_the_extreme_of_the_type(tmp_path, op, keepdims, dtype):
+    nodes = [helper.make_node(op, ["x", "ax"], ["y"], keepdims=keepdims)]
+    model = graph_model(nodes, [("x", dtype, [2, 0, 4])], [("y", dtype, None)], {"ax": np.array([1])}, opset=18)
+    x = np.zeros((2, 0, 4), helper.tensor_dtype_to_np_dtype(dtype))
+    result = api.export_onnx(model, tmp_path, "m")
+    got = run_generated(result.paths["pnnxpy"], [x])[0].detach().numpy()
+    expected = run_ort(model, [x])[0] if dtype != TensorProto.BOOL else np.zeros((2, 1, 4), bool)
+    np.testing.assert_array_equal(got, expected)
+
+
 @pytest.mark.parametrize("attrs, last", [({}, 2), ({"onesided": 1}, 1), ({"inverse": 1, "onesided": 1}, 2)],
                          ids=["complex", "rfft", "irfft"])
 def test_dft_over_real_imaginary_pairs(tmp_path, attrs, last):

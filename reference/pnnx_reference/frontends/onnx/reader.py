@@ -26,6 +26,7 @@ def read_model(model, *, what: str | None = None) -> tuple[onnx.ModelProto, str]
         path = Path(model)
         what = what or str(path)
         proto = _load_file(path)
+    proto = _upgraded(proto, what)
     _check_opset(proto, what)
     if proto.functions:  # model-local functions (the dynamo exporter writes some): inline them
         try:
@@ -84,6 +85,20 @@ def default_opset(proto: onnx.ModelProto) -> int:
         if entry.domain in DEFAULT_DOMAINS:
             return int(entry.version)
     return 0
+
+
+def _upgraded(proto: onnx.ModelProto, what: str) -> onnx.ModelProto:
+    """A model older than OLDEST_OPSET, upgraded by onnx's own version converter (which knows
+    the older attribute forms); the model as it is when there is nothing to upgrade."""
+    if not 0 < default_opset(proto) < OLDEST_OPSET:
+        return proto
+    from onnx import version_converter
+
+    try:
+        return version_converter.convert_version(proto, OLDEST_OPSET)
+    except Exception as err:  # noqa: BLE001 - the converter raises several kinds
+        raise ConversionError(f"{what}: opset {default_opset(proto)} is older than {OLDEST_OPSET} and onnx's "
+                              f"version converter cannot upgrade it: {_first(err)}") from None
 
 
 def _check_opset(proto: onnx.ModelProto, what: str) -> None:

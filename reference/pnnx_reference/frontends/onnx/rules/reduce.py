@@ -56,7 +56,29 @@ def _reduce(ctx, fn):
         dims = list(range(x.dim()))
     if not dims:  # a 0-d input
         return x
+    if ctx.node.op_type in _EMPTY_SET and any(int(x.shape[d]) == 0 for d in dims):
+        return _empty_set(ctx, x, dims, keep)
     return fn(x, dims, keep)
+
+
+# the spec's result over an empty set: the lowest (max) or highest (min) value of the type
+_EMPTY_SET = {"ReduceMax": False, "ReduceMin": True}
+
+
+def _empty_set(ctx, x, dims, keep):
+    """A max or min over an empty dim: torch refuses it; the shape is known, so the result is
+    a constant of the reduced shape."""
+    dims = {d % x.dim() for d in dims}
+    shape = [1 if d in dims else int(s) for d, s in enumerate(x.shape) if keep or d not in dims]
+    highest = _EMPTY_SET[ctx.node.op_type]
+    if x.dtype == torch.bool:
+        value = highest
+    elif x.is_floating_point():
+        value = float("inf") if highest else float("-inf")
+    else:
+        info = torch.iinfo(x.dtype)
+        value = info.max if highest else info.min
+    return torch.full(shape, value, dtype=x.dtype)
 
 
 def _float(x):
