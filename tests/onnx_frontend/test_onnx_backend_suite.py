@@ -114,3 +114,26 @@ def test_a_test_missing_from_one_backend_counts_as_failed_there():
     summary = report.summarize({"pnnx-python": both, "pnnx-ncnn": crashed}, meta)
     assert summary["groups"]["node"]["pnnx-ncnn"] == {"passed": 1, "failed": 1}
     assert summary["failure_reasons"]["pnnx-ncnn"][0][0].startswith("no result recorded")
+
+
+def test_the_real_row_says_it_runs_the_light_models(tmp_path):
+    ours = outcomes(("real", "test_r_cpu", "passed", ""))
+    meta = {"backends": ["pnnx-python"], "jobs": 1, "wall_seconds": {"pnnx-python": 1}, "onnx": "1.x",
+            "onnx_opset": 28, "onnxruntime": "1.y", "machine": "2 CPU cores", "notes": ["n"]}
+    text = report.markdown(report.summarize({"pnnx-python": ours}, meta))
+    assert "| real = light (the 9 light models) | 1 / 1 (100.0%) |" in text
+
+
+def test_report_only_rewrites_the_scores_from_recorded_outcomes(tmp_path):
+    from pnnx_conformance.onnx_backend.__main__ import main
+
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "pnnx-python.jsonl").write_text(json.dumps(
+        {"group": "node", "test": "test_a_cpu", "outcome": "failed", "message": "x", "seconds": 1}) + "\n")
+    (work / "pnnx-python.wall").write_text("14.0\n")
+    assert main(["--backends", "pnnx-python", "--work", str(work), "--out", str(tmp_path), "--report-only"]) == 0
+    text = (tmp_path / "onnx_backend_scores.md").read_text()
+    assert "| node | 0 / 1 (0.0%) |" in text and "14 s" in text
+    with pytest.raises(SystemExit, match="no outcomes recorded for onnxruntime"):
+        main(["--backends", "onnxruntime", "--work", str(work), "--out", str(tmp_path), "--report-only"])

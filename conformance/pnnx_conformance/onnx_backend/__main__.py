@@ -84,6 +84,13 @@ def _real_model_on_disk(data: Path, name: str) -> bool:
     return url.startswith("onnx/backend/test/data/light/") and (data / "light" / Path(url).name).is_file()
 
 
+def _recorded_wall(work: Path, backend: str) -> float:
+    path = work / f"{backend}.wall"
+    if not (work / f"{backend}.jsonl").is_file():
+        raise SystemExit(f"error: {work / (backend + '.jsonl')}: no outcomes recorded for {backend}")
+    return float(path.read_text()) if path.is_file() else 0.0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m pnnx_conformance.onnx_backend", description=__doc__)
     parser.add_argument("--backends", default=",".join(DEFAULT_BACKENDS))
@@ -92,14 +99,20 @@ def main(argv=None) -> int:
     parser.add_argument("--timeout", type=int, default=600, help="seconds per test")
     parser.add_argument("--work", default="build/onnx-backend", help="per-backend outcome files")
     parser.add_argument("--out", default="reports")
+    parser.add_argument("--report-only", action="store_true",
+                        help="write the scores from the outcome files under --work, running nothing")
     args = parser.parse_args(argv)
     backends = [b for b in args.backends.split(",") if b]
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     walls = {}
     for backend in backends:
+        if args.report_only:
+            walls[backend] = _recorded_wall(work, backend)
+            continue
         walls[backend] = round(run_backend(backend, work / f"{backend}.jsonl", include=args.include,
                                            jobs=args.jobs, timeout=args.timeout), 1)
+        (work / f"{backend}.wall").write_text(f"{walls[backend]}\n")
     outcomes = {b: report.read_outcomes(work / f"{b}.jsonl") for b in backends}
     summary = report.summarize(outcomes, environment(backends, args.jobs, walls))
     for kind, path in report.write(summary, Path(args.out)).items():
