@@ -165,3 +165,52 @@ def test_dft_over_real_imaginary_pairs(tmp_path, attrs, last):
     result = converts_like_ort(tmp_path, model, [RNG.standard_normal((2, 8, last), dtype=np.float32)], rtol=1e-4,
                                atol=1e-4)
     assert any(t.startswith("torch.fft.") for t in op_types(result.paths["pnnxparam"]))
+
+
+def converts_like_the_spec(tmp_path, model, inputs, rtol=1e-5, atol=1e-5):
+    """Operators newer than onnxruntime: onnx's reference evaluator is the oracle."""
+    from onnx.reference import ReferenceEvaluator
+
+    result = api.export_onnx(model, tmp_path, "m", inputs=[torch.from_numpy(np.array(x)) for x in inputs])
+    got = run_generated(result.paths["pnnxpy"], inputs)
+    names = [i.name for i in model.graph.input]
+    for g, w in zip(got, ReferenceEvaluator(model).run(None, dict(zip(names, inputs))), strict=True):
+        np.testing.assert_allclose(g.detach().numpy(), w, rtol=rtol, atol=atol)
+    return result
+
+
+@pytest.mark.parametrize("activation, past", [("none", False), ("silu", True), ("swish", False)])
+def test_causal_conv_with_state(tmp_path, activation, past):
+    names = ["x", "w", "b", "s" if past else ""]
+    nodes = [helper.make_node("CausalConvWithState", names, ["y", "state"], activation=activation)]
+    inputs = [("x", FLOAT, [2, 3, 5])] + ([("s", FLOAT, [2, 3, 2])] if past else [])
+    model = graph_model(nodes, inputs, [("y", FLOAT, None), ("state", FLOAT, None)],
+                        {"w": RNG.standard_normal((3, 1, 3), dtype=np.float32),
+                         "b": RNG.standard_normal(3, dtype=np.float32)}, opset=27)
+    values = [RNG.standard_normal((2, 3, 5), dtype=np.float32)] + \
+        ([RNG.standard_normal((2, 3, 2), dtype=np.float32)] if past else [])
+    converts_like_the_spec(tmp_path, model, values)
+
+
+@pytest.mark.parametrize("update_rule, heads", [("linear", (2, 2)), ("gated", (2, 2)), ("delta", (2, 1)),
+                                                ("gated_delta", (4, 2))])
+def test_linear_attention_recurrence_token_by_token(tmp_path, update_rule, heads):
+    hq, hkv = heads
+    b, t, dk, dv = 2, 3, 4, 5
+    names, inputs, values = ["q", "k", "v", "past"], [], []
+    shapes = {"q": [b, t, hq * dk], "k": [b, t, hkv * dk], "v": [b, t, hkv * dv], "past": [b, hkv, dk, dv]}
+    if update_rule in ("gated", "gated_delta"):
+        names.append("g")
+        shapes["g"] = [b, t, hkv]
+    elif update_rule == "delta":
+        names.append("")
+    if update_rule in ("delta", "gated_delta"):
+        names.append("beta")
+        shapes["beta"] = [b, t, hkv]
+    for name in filter(None, names):
+        inputs.append((name, FLOAT, shapes[name]))
+        values.append(RNG.random(shapes[name], dtype=np.float32) * (-0.5 if name == "g" else 1.0))
+    nodes = [helper.make_node("LinearAttention", names, ["y", "state"], q_num_heads=hq, kv_num_heads=hkv,
+                              update_rule=update_rule)]
+    model = graph_model(nodes, inputs, [("y", FLOAT, None), ("state", FLOAT, None)], opset=27)
+    converts_like_the_spec(tmp_path, model, values, rtol=1e-4, atol=1e-5)

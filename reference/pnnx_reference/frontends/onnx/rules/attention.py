@@ -144,3 +144,45 @@ def rotary_embedding(ctx):
         rotated = torch.cat([real, imag], dim=-1)
     y = torch.cat([rotated, keep], dim=-1) if rotary < head else rotated
     return y.transpose(1, 2) if four_d else y.reshape(ctx.tensor(0).shape)
+
+
+_LINEAR_RULES = {"linear": (False, False), "gated": (True, False), "delta": (False, True),
+                 "gated_delta": (True, True)}  # update rule -> (decays, delta-corrects)
+
+
+@rule("LinearAttention")
+def linear_attention(ctx):
+    """LinearAttention (opset 27): the recurrence spelled out token by token (the length is
+    known at conversion), in float32 as the spec computes it: per step the state decays by
+    exp(decay) (gated rules), takes k (x) v, or beta k (x) (v - S^T k) (delta rules), and
+    the output is scale q^T S, each query head reading its key/value head's state."""
+    rule_name = ctx.attr("update_rule", "gated_delta")
+    if rule_name not in _LINEAR_RULES:
+        ctx.fail(f"update_rule {rule_name!r} is not one the operator defines")
+    decays, corrects = _LINEAR_RULES[rule_name]
+    hq, hkv = int(ctx.attr("q_num_heads", 0)), int(ctx.attr("kv_num_heads", 0))
+    if hq <= 0 or hkv <= 0 or hq % hkv:
+        ctx.fail("q_num_heads must be a positive multiple of kv_num_heads")
+    query = ctx.tensor(0)
+    q, k, v = (_heads_first(ctx.tensor(i).float(), h) for i, h in ((0, hq), (1, hkv), (2, hkv)))
+    d_k, d_v = int(q.shape[-1]), int(v.shape[-1])
+    state = ctx.tensor(3).float() if ctx.has(3) else torch.zeros(int(q.shape[0]), hkv, d_k, d_v)
+    decay = _heads_first(ctx.tensor(4).float(), hkv if ctx.tensor(4).shape[-1] == hkv * d_k else
+                         int(ctx.tensor(4).shape[-1])) if decays else None
+    beta = _heads_first(ctx.tensor(5).float(), int(ctx.tensor(5).shape[-1])) if corrects else None
+    scale = float(ctx.attr("scale", 0.0)) or 1.0 / math.sqrt(d_k)
+    outputs = []
+    for t in range(int(q.shape[2])):
+        if decays:
+            state = state * torch.exp(decay[:, :, t]).unsqueeze(-1)
+        kt, vt = k[:, :, t], v[:, :, t]
+        if corrects:
+            seen = torch.matmul(kt.unsqueeze(-2), state).squeeze(-2)
+            state = state + beta[:, :, t].unsqueeze(-1) * kt.unsqueeze(-1) * (vt - seen).unsqueeze(-2)
+        else:
+            state = state + kt.unsqueeze(-1) * vt.unsqueeze(-2)
+        shared = state.repeat_interleave(hq // hkv, dim=1) if hq != hkv else state
+        outputs.append(torch.matmul(q[:, :, t].unsqueeze(-2), shared) * scale)
+    y = torch.cat(outputs, dim=2).transpose(1, 2).reshape(int(q.shape[0]), int(q.shape[2]), hq * d_v)
+    present = state.to(ctx.tensor(3).dtype if ctx.has(3) else query.dtype)
+    return [y.to(query.dtype), present][:len(ctx.node.outputs)]

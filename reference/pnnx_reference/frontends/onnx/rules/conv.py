@@ -147,3 +147,23 @@ def _deconv_pads(ctx, x, n, kernel, strides, dilations, output_padding) -> list[
     if auto_pad == "VALID":
         return [0] * (2 * n)
     return ints_attr(ctx, "pads", 2 * n, 0)
+
+
+@rule("CausalConvWithState")
+def causal_conv_with_state(ctx):
+    """Depthwise causal `F.conv1d` over [past_state, input] (zeros in place of a missing
+    state), an optional SiLU; the next state is the last k-1 positions of that sequence."""
+    x, w = ctx.tensor(0), ctx.tensor(1)
+    k = int(w.shape[2])
+    if ctx.has(3):
+        x = torch.cat([ctx.tensor(3), x], dim=2)
+    elif k > 1:
+        x = F.pad(x, (k - 1, 0))
+    activation = ctx.attr("activation", "none")
+    if activation not in ("none", "silu", "swish"):
+        ctx.fail(f"activation {activation!r} is not one the operator defines")
+    y = F.conv1d(x, w, ctx.tensor(2) if ctx.has(2) else None, groups=int(w.shape[0]))
+    if activation != "none":
+        y = F.silu(y)
+    state = x[:, :, x.shape[2] - (k - 1):]
+    return [y, state][:len(ctx.node.outputs)]
