@@ -8,9 +8,6 @@ Traits: `foldable=False` for ops that must never be evaluated at conversion time
 every input is a constant (random number generators)."""
 from __future__ import annotations
 
-from ....registry import Registry
-
-RULES = Registry("onnx-frontend", "ONNX op type -> fn(ctx) replaying it through the PyTorch Python API")
-
-from . import (activation, attention, control, conv, creation, elementwise, indexing, linear, logic,  # noqa: E402,F401
+from . import (activation, attention, control, conv, creation, elementwise, indexing, linear, logic,  # noqa: F401
                loss, norm, pool, quantize, recurrent, reduce, resize, sampling, shape, spectral)
+from .table import RULES  # noqa: F401

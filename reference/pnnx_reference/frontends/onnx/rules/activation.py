@@ -8,7 +8,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from . import RULES
+from .table import RULES
 from .common import axis
 
 rule = RULES.register

@@ -11,7 +11,7 @@ import torch
 import torch.nn.functional as F
 
 from ..values import constant
-from . import RULES
+from .table import RULES
 
 rule = RULES.register
 

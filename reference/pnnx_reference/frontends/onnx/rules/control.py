@@ -7,7 +7,7 @@ import numpy as np
 import torch
 
 from ..values import ShapeValue
-from . import RULES
+from .table import RULES
 from .common import axis
 
 rule = RULES.register

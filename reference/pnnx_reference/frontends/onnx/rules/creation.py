@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 
 from ..values import torch_dtype
-from . import RULES
+from .table import RULES
 
 rule = RULES.register
 

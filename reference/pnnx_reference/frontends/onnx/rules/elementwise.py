@@ -9,7 +9,7 @@ import operator
 import torch
 
 from ..values import ShapeValue, elementwise
-from . import RULES
+from .table import RULES
 from .common import known_values, legacy_broadcast, scalar_operand
 
 rule = RULES.register

@@ -10,7 +10,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from ..values import ShapeValue, constant, from_tensor
-from . import RULES
+from .table import RULES
 from .common import axes as normalized, axis, sizes
 
 rule = RULES.register

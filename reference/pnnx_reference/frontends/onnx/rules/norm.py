@@ -7,7 +7,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from . import RULES
+from .table import RULES
 from .common import axes, axis
 
 rule = RULES.register

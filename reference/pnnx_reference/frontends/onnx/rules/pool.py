@@ -8,7 +8,7 @@ import torch
 import torch.nn.functional as F
 
 from ..values import constant
-from . import RULES
+from .table import RULES
 from .common import ints_attr, spatial_rank
 from .conv import conv_pads, torch_pad
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from . import RULES
+from .table import RULES
 from .common import axis
 
 rule = RULES.register

@@ -7,7 +7,7 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 
-from . import RULES
+from .table import RULES
 
 rule = RULES.register
 

@@ -7,7 +7,7 @@ import numpy as np
 import torch
 
 from ..values import ShapeValue
-from . import RULES
+from .table import RULES
 from .common import axes as normalized, axis
 
 rule = RULES.register

@@ -12,7 +12,7 @@ import torch
 import torch.nn.functional as F
 
 from ..values import constant
-from . import RULES
+from .table import RULES
 from .common import axes as normalized
 
 rule = RULES.register

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import torch.nn.functional as F
 
-from . import RULES
+from .table import RULES
 
 rule = RULES.register
 

@@ -8,7 +8,7 @@ import torch
 import torch.nn.functional as F
 
 from ..values import ShapeValue, from_tensor
-from . import RULES
+from .table import RULES
 from .common import axes as normalized, axis, prod, sizes
 from .conv import torch_pad
 

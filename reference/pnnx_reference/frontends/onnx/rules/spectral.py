@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import torch
 
-from . import RULES
+from .table import RULES
 from .common import axis
 
 rule = RULES.register
