@@ -11,6 +11,7 @@
     pnnx-conformance diff OLD NEW [--fail-on-new-failures]
     pnnx-conformance freeze --tier smoke --out corpus/
     pnnx-conformance backends
+    pnnx-conformance onnx-backend-test [--backends ...] [--out reports]    # the onnx package's backend tests
 """
 from __future__ import annotations
 
@@ -361,7 +362,17 @@ def parser() -> argparse.ArgumentParser:
     t.set_defaults(fn=cmd_pytest)
     b = sub.add_parser("backends", help="list discovered backends")
     b.set_defaults(fn=cmd_backends)
+    o = sub.add_parser("onnx-backend-test", add_help=False,
+                       help="the ONNX backend test suite against our ONNX frontend and onnxruntime "
+                            "(arguments: python -m pnnx_conformance.onnx_backend --help)")
+    o.set_defaults(fn=cmd_onnx_backend_test)
     return p
+
+
+def cmd_onnx_backend_test(args) -> int:
+    from .onnx_backend.__main__ import main as onnx_backend_main
+
+    return onnx_backend_main(args.rest)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -370,7 +381,7 @@ def main(argv: list[str] | None = None) -> int:
     # a terminated run still stops its workers and removes its scratch folder
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["pytest"]:  # everything after the subcommand goes to pytest
+    if argv[:1] in (["pytest"], ["onnx-backend-test"]):  # everything after the subcommand goes on
         args, rest = parser().parse_known_args(argv)
         args.rest = rest
     else:

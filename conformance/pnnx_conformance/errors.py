@@ -19,6 +19,13 @@ class NotSupported(CheckOutcome):
     status = "not-supported"
 
 
+class NotApplicable(CheckOutcome):
+    """The check has no meaning for this converter and case (the Python-API converter given an
+    ONNX model); shown as "n/a" in the reports, neither a pass nor a failure."""
+
+    status = "not-applicable"
+
+
 class Skipped(CheckOutcome):
     """The check does not apply to this case (a random output, a training-only op)."""
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 FAILURE = {"fail-numeric", "fail-format", "fail-convert", "fail-runtime"}
 ERROR = {"crash", "timeout", "oom", "xpass", "harness-error"}
-SKIP = {"skipped", "not-supported", "xfail"}
+SKIP = {"skipped", "not-supported", "xfail", "not-applicable"}
 
 
 def test_name(r) -> str:

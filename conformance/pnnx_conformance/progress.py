@@ -26,7 +26,7 @@ class Progress:
         frac = self.done / self.total if self.total else 1.0
         eta = elapsed / self.done * (self.total - self.done) if self.done else 0.0
         bar = "#" * int(frac * self.width) + "." * (self.width - int(frac * self.width))
-        bad = sum(n for s, n in self.counts.items() if s not in ("pass", "skipped", "not-supported", "xfail"))
+        bad = sum(n for s, n in self.counts.items() if s not in ("pass", "skipped", "not-supported", "xfail", "not-applicable"))
         return (f"[{bar}] {self.done}/{self.total} {frac:4.0%} elapsed {_clock(elapsed)} "
                 f"ETA {_clock(eta)} pass {self.counts['pass']} problems {bad}")
 

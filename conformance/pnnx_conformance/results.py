@@ -22,12 +22,13 @@ STATUSES = (
     "timeout",         # the worker exceeded its time limit
     "oom",             # the worker exceeded its memory limit
     "not-supported",   # the converter or emitter cleanly reported "unsupported: reason"
+    "not-applicable",  # the check has no meaning for this converter and case (reports: n/a)
     "xfail",           # failed, and a waiver expects it to
     "xpass",           # passed, but a waiver expects a failure (an error in CI)
     "skipped",         # not applicable, with a reason (e.g. random output)
     "harness-error",   # a bug in the suite itself
 )
-PASSING = {"pass", "xfail", "skipped", "not-supported"}
+PASSING = {"pass", "xfail", "skipped", "not-supported", "not-applicable"}
 
 CHECKS = ("convert", "format", "roundtrip", "reexport", "parity")
 

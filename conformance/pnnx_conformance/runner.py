@@ -12,7 +12,7 @@ from pathlib import Path
 
 from . import backends as backend_registry
 from . import converters as converter_registry
-from .cases import all_cases, provider, select_cases, use_provider
+from .cases import DEFAULT_PROVIDER, all_cases, provider, select_cases, use_provider
 from .environment import environment
 from .errors import HarnessError
 from .junit import write_junit
@@ -100,8 +100,10 @@ def run(opts: RunOptions) -> RunSummary:
     use_provider(opts.cases_provider)
     backends = {spec: backend_registry.load_backend(spec) for spec in opts.backends}
     converters = {name: converter_registry.load_converter(name) for name in opts.converters}
+    # the committed waivers are about the default case set; a run of other cases names its own
+    default_waivers = DEFAULT_FILE.is_file() and provider() == DEFAULT_PROVIDER
     waivers = load_waivers(opts.waivers or DEFAULT_FILE, [c.id for c in all_cases()]) \
-        if (opts.waivers or DEFAULT_FILE.is_file()) else []
+        if (opts.waivers or default_waivers) else []
     selected = select_cases(opts.tier, opts.ops, opts.tables, opts.pattern, opts.limit, ids=opts.ids)
     cases, planned = shard_of(selected, opts.shard, list(converters), opts.costs) if opts.shard[1] > 1 \
         else (selected, {})

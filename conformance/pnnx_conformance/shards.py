@@ -4,7 +4,7 @@ by their count, and every machine computes the same plan on its own.
 Costs live in `reports/case_costs.json` (committed): per case, the seconds of worker time
 its records took (the sum of their `time_s`) for each converter, learnt from earlier runs
 (`pnnx-conformance plan --learn RESULTS`). A case never measured for a converter costs the
-median of its operator's measured cases, else its table's, else all of them; a converter
+median of its operator's measured cases (a batch variant: its base case's cost), else its table's, else all of them; a converter
 never measured costs the mean of the other converters' estimates; with no costs at all,
 every case costs the same (a split by count). A case's units stay on one shard (they share
 its oracle and artefacts).
@@ -24,6 +24,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
+
+from pnnx_op_cases.batch_variants import base_id
 
 from .errors import HarnessError
 
@@ -115,8 +117,9 @@ class CostModel:
 
     def estimate(self, case, converter: str) -> int:
         if converter in self.ms:
-            if case.id in self.ms[converter]:
-                return self.ms[converter][case.id]
+            for known in (case.id, base_id(case.id)):  # a batch variant costs what its base case did
+                if known in self.ms[converter]:
+                    return self.ms[converter][known]
             med = self._medians[converter]
             return med.get(("op", case.op), med.get(("table", case.table), med[("all",)]))
         if self.ms:  # a converter never measured: as the measured ones, on average

@@ -15,6 +15,7 @@ from pathlib import Path
 from pnnx_conformance.artefacts import Artefacts, kind_name
 from pnnx_conformance.converters.reference import ReferenceConverter
 from pnnx_conformance.converters.reference_export import ReferenceExportConverter
+from pnnx_conformance.converters.reference_onnx import ReferenceOnnxConverter
 from pnnx_conformance.converters.reference_pt import ReferencePtConverter
 from pnnx_conformance.converters.upstream import UpstreamConverter, inputshape_arg
 from pnnx_conformance.errors import ConvertFailed, NotSupported
@@ -103,3 +104,10 @@ class ZooReferenceExport(ReferenceExportConverter):
     so `moduleop` cannot apply: such a block converts operator by operator."""
 
     timeout_s = 600  # whole networks on a loaded 2-core machine
+
+
+class ZooReferenceOnnx(ReferenceOnnxConverter):
+    """torch.onnx.export, then `pnnxref case.onnx`; an ONNX file has no module classes, so a
+    case's `moduleop` does not apply (the block is converted op by op)."""
+
+    timeout_s = 600

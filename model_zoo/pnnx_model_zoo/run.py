@@ -34,7 +34,8 @@ RESULTS = "results.jsonl"
 CONVERTERS = {"reference": "pnnx_model_zoo.converters:ZooReference",
               "reference-pt": "pnnx_model_zoo.converters:ZooReferencePt",
               "reference-export": "pnnx_model_zoo.converters:ZooReferenceExport",
-              "upstream": "pnnx_model_zoo.converters:ZooUpstream"}
+              "upstream": "pnnx_model_zoo.converters:ZooUpstream",
+              "reference-onnx": "pnnx_model_zoo.converters:ZooReferenceOnnx"}
 # (backend entry-point name, precision) per parity check: fp32 everywhere, and ncnn also in its
 # default options and Vulkan fp16, compared at network level (see tolerances.OP_OVERRIDES)
 MODES = (("torch", "fp32"), ("pnnx-python", "fp32"), ("onnxruntime", "fp32"), ("ncnn-cpu", "fp32"),
@@ -71,7 +72,7 @@ def tier_of(cases) -> str:
     return "smoke" if all(c.tier == "smoke" for c in cases) else "full"
 
 
-def plan(cases, upstream: bool = True) -> list[Unit]:
+def plan(cases, upstream: bool = True, onnx: bool = True) -> list[Unit]:
     """Per case and converter: the conversion, then parity on every backend."""
     units = []
     for case in cases:
@@ -82,6 +83,10 @@ def plan(cases, upstream: bool = True) -> list[Unit]:
             up = CONVERTERS["upstream"]
             units.append(Unit(case.id, up, "convert"))
             units += [Unit(case.id, up, "parity", b, p) for b, p in UPSTREAM_MODES]
+        if onnx:  # the ONNX route: torch.onnx.export, then our ONNX frontend
+            route = CONVERTERS["reference-onnx"]
+            units.append(Unit(case.id, route, "convert"))
+            units += [Unit(case.id, route, "parity", b, p) for b, p in UPSTREAM_MODES]
     return units
 
 
@@ -91,7 +96,7 @@ def short_names(result: Result) -> Result:
     return result
 
 
-def run_zoo(cases, out: Path, *, upstream: bool = True, jobs: int = 1, timeout_s: float = 900.0,
+def run_zoo(cases, out: Path, *, upstream: bool = True, onnx: bool = True, jobs: int = 1, timeout_s: float = 900.0,
             keep_artefacts: bool = False, on_result=None) -> list[Result]:
     """Run the plan in harness workers; write OUT/results.jsonl and OUT/run.json; return the records."""
     began = time.monotonic()
@@ -111,12 +116,13 @@ def run_zoo(cases, out: Path, *, upstream: bool = True, jobs: int = 1, timeout_s
             on_result(result)
 
     try:
-        run_units(plan(cases, upstream), config, jobs, collect)
+        run_units(plan(cases, upstream, onnx), config, jobs, collect)
     finally:
         if not keep_artefacts:
             shutil.rmtree(workroot, ignore_errors=True)
     write_results(out / RESULTS, results)
-    converters = ["reference", "reference-pt", "reference-export"] + (["upstream"] if upstream else [])
+    converters = ["reference", "reference-pt", "reference-export"] + (["upstream"] if upstream else []) + \
+        (["reference-onnx"] if onnx else [])
     write_run_info(out, run_info("model_zoo", tier_of(cases), converters, len(cases), jobs, time.monotonic() - began))
     return results
 
@@ -124,7 +130,8 @@ def run_zoo(cases, out: Path, *, upstream: bool = True, jobs: int = 1, timeout_s
 COLUMNS = [("reference", "convert", None, None)] + [("reference", "parity", *m) for m in MODES] + \
           [("reference-pt", "convert", None, None)] + [("reference-pt", "parity", *m) for m in PT_MODES] + \
           [("reference-export", "convert", None, None)] + [("reference-export", "parity", *m) for m in MODES] + \
-          [("upstream", "convert", None, None)] + [("upstream", "parity", *m) for m in UPSTREAM_MODES]
+          [("upstream", "convert", None, None)] + [("upstream", "parity", *m) for m in UPSTREAM_MODES] + \
+          [("reference-onnx", "convert", None, None)] + [("reference-onnx", "parity", *m) for m in UPSTREAM_MODES]
 
 
 def _mode_name(mode: tuple[str, str]) -> str:
@@ -150,7 +157,8 @@ def table(results: list[Result]) -> str:
     heads = ["convert"] + [_mode_name(m) for m in MODES] + \
         [".pt convert"] + [f".pt {_mode_name(m)}" for m in PT_MODES] + \
         [".pt2 convert"] + [f".pt2 {_mode_name(m)}" for m in MODES] + \
-        ["upstream convert"] + [f"upstream {_mode_name(m)}" for m in UPSTREAM_MODES]
+        ["upstream convert"] + [f"upstream {_mode_name(m)}" for m in UPSTREAM_MODES] + \
+        ["onnx convert"] + [f"onnx {_mode_name(m)}" for m in UPSTREAM_MODES]
     cases = sorted({r.case for r in results})
     width = max([len(c) for c in cases] + [5])
     lines = [f"{'model':{width}} " + " ".join(f"{h:>22}" for h in heads)]
@@ -170,6 +178,7 @@ def main(argv=None) -> int:
     ap.add_argument("--models", help="comma-separated model names or fnmatch patterns on case ids")
     ap.add_argument("--out", type=Path, default=Path("reports/models"), help="folder for results.jsonl")
     ap.add_argument("--no-upstream", action="store_true", help="skip the upstream pnnx converter")
+    ap.add_argument("--no-onnx", action="store_true", help="skip the ONNX route (torch.onnx.export, then pnnxref)")
     ap.add_argument("--jobs", "-j", type=int, default=1, help="worker processes")
     ap.add_argument("--timeout", type=float, default=900.0, help="seconds per check (a conversion included)")
     ap.add_argument("--keep-artefacts", action="store_true", help="keep converted files under OUT/artefacts")
@@ -183,7 +192,8 @@ def main(argv=None) -> int:
     start = time.monotonic()
     progress = (lambda r: print(f"  {r.case} {r.converter} {r.backend or r.check}: {r.status}", file=sys.stderr,
                                 flush=True)) if args.verbose else None
-    results = run_zoo(cases, args.out, upstream=not args.no_upstream, jobs=args.jobs, timeout_s=args.timeout,
+    results = run_zoo(cases, args.out, upstream=not args.no_upstream, onnx=not args.no_onnx, jobs=args.jobs,
+                      timeout_s=args.timeout,
                       keep_artefacts=args.keep_artefacts, on_result=progress)
     print(table(results))
     bad = failures(results)

@@ -24,6 +24,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import warnings
 import zlib
 from pathlib import Path
@@ -68,6 +69,14 @@ def batched_inputs(case: Case) -> list[int]:
     if len(first) < 2:
         return []
     return [i for i, s in enumerate(case.inputs) if len(s.shape) >= 2 and s.shape[0] == first[0]]
+
+
+_SUFFIX = re.compile(r"-(nobatch|batch\d+)(-rank\d+)?$")
+
+
+def base_id(case_id: str) -> str:
+    """The id of the case a variant was derived from (the id itself for any other case)."""
+    return _SUFFIX.sub("", case_id)
 
 
 def batch_size(variant_id: str) -> int:

@@ -23,11 +23,12 @@ TAG_RANDOM = "random"           # output is random: parity is checked on statist
 TAG_TRAINING_ONLY = "training-only"  # behaves as identity (or differently) in eval mode
 TAG_NO_TRACE = "no-trace"       # torch.jit.trace cannot capture it (reason required)
 TAG_OURS = "ours"               # row added by this project, not listed upstream
+TAG_ONNX = "onnx"               # an ONNX model (onnx.helper graph, onnxruntime oracle), not a PyTorch one
 
 # Tags that change how a case is checked: each needs `Case.reasons[tag]`.
 REASON_TAGS = frozenset({TAG_RANDOM, TAG_TRAINING_ONLY, TAG_NO_TRACE})
 
-KNOWN_TAGS = {TIER_SMOKE, TAG_RANDOM, TAG_TRAINING_ONLY, TAG_NO_TRACE, TAG_OURS,
+KNOWN_TAGS = {TIER_SMOKE, TAG_RANDOM, TAG_TRAINING_ONLY, TAG_NO_TRACE, TAG_OURS, TAG_ONNX,
               "multi-input", "multi-output", "integer", "bool", "noncontiguous",
               "dynamic", "unbatched", "batched", "complex", "inplace"}
 

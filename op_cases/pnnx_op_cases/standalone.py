@@ -5,6 +5,7 @@ Files for case `nn.Conv2d/k3` in OUT (named by `Case.safe_name`):
     nn.Conv2d__k3.py          the case source plus a `__main__` that rebuilds the inputs the
                               way the suite does, runs the model and compares with the .npy
     nn.Conv2d__k3.pt          TorchScript traced from it (absent for cases tagged no-trace)
+    onnx.Conv__k3_p1.onnx     an ONNX-table case's graph (instead of the .pt)
     nn.Conv2d__k3.in0.npy     inputs, in forward-argument order
     nn.Conv2d__k3.out0.npy    torch eager outputs (the oracle)
 """
@@ -15,7 +16,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from .case import TAG_NO_TRACE, Case
+from .case import TAG_NO_TRACE, TAG_ONNX, Case
 from .dtypes import torch_dtype
 
 
@@ -104,7 +105,9 @@ def case_files(case: Case) -> dict[str, bytes]:
     """Every file `write_case` writes, by name, built in memory first."""
     name = case.safe_name
     files = {f"{name}.py": standalone_source(case).encode()}
-    if TAG_NO_TRACE not in case.tags:
+    if TAG_ONNX in case.tags:  # the graph itself instead of a trace
+        files[f"{name}.onnx"] = case.make_model().onnx_model().SerializeToString()
+    elif TAG_NO_TRACE not in case.tags:
         files[f"{name}.pt"] = _traced_bytes(case)
     for i, t in enumerate(case.make_inputs()):
         files[f"{name}.in{i}.npy"] = _npy_bytes(t)

@@ -39,6 +39,7 @@ class ExportResult:
     graph: Graph
     paths: dict[str, Path] = field(default_factory=dict)        # artefact -> file written
     unsupported: dict[str, str] = field(default_factory=dict)   # emitter -> why it wrote nothing
+    notes: list[str] = field(default_factory=list)              # e.g. dynamic dims kept fixed
     value_dependent: list[str] = field(default_factory=list)    # accepted value-dependent conversions
     self_check: str = "off"                                      # what the self-check found
 
@@ -323,3 +324,70 @@ def _self_check(graph: Graph, staged: dict[str, Path], captured: _Captured, devi
         script = staged["pnnxbin"].parent / ".selfcheck_pnnx.py"  # refers to where it is now
         write_python(graph, script, staged["pnnxbin"])
     return selfcheck.check(graph, script, captured.runs, _device(device), captured.random)
+
+
+# --- ONNX files ----------------------------------------------------------------------------
+@one_line_errors
+def capture_onnx(onnx_model, *, input_shapes=None, input_shapes2=None, inputs=None, constant_inputs=None,
+                 optlevel: int = 2) -> Graph:
+    """The graph of an ONNX model (a path or a ModelProto); see `export_onnx`."""
+    from .frontends import onnx as onnx_frontend
+
+    loaded = onnx_frontend.load(onnx_model, input_shapes, input_shapes2, inputs=inputs,
+                                constant_inputs=constant_inputs)
+    graph, _ = _with_second_shape(loaded, lambda inputs2: capture(loaded.module, loaded.inputs, inputs2=inputs2,
+                                                                  optlevel=optlevel))
+    return graph
+
+
+@one_line_errors
+def export_onnx(onnx_model, out_dir=".", name="model", *, input_shapes=None, input_shapes2=None, inputs=None,
+                input_types=None, constant_inputs=None, optlevel: int = 2, fp16: bool = True, device: str = "cpu",
+                **paths) -> ExportResult:
+    """Convert an ONNX model (a path, its external data beside it, or a ModelProto) and write
+    the seven artefacts as `export` does. `input_shapes` defaults to the graph's own shapes
+    (`inputs`: example tensors instead); symbolic dims are traced at `input_shapes2` (default:
+    doubled) and come out dynamic. `constant_inputs` ({name: value}) makes graph inputs
+    constants, for graphs that read a shape or an axis from an input."""
+    from .frontends import onnx as onnx_frontend
+
+    loaded = onnx_frontend.load(onnx_model, input_shapes, input_shapes2, inputs=inputs,
+                                input_types=input_types, constant_inputs=constant_inputs)
+    result, note = _with_second_shape(loaded, lambda inputs2: export(
+        loaded.module, loaded.inputs, out_dir, name, inputs2=inputs2, optlevel=optlevel, fp16=fp16,
+        device=device, **paths))
+    if note:
+        result.notes.append(note)
+    return result
+
+
+def _with_second_shape(loaded, run):
+    """`run(inputs2)`. The one fallback: when the second shape was our own choice (doubled
+    symbolic dims) and the model does not run, or does not trace the same, at it (the exporter
+    fixed those dims as constants), the dims stay fixed and a note says so. Any other error,
+    and any error at a second shape the user gave, is the user's error as it is."""
+    if loaded.inputs2 is None:
+        return run(None), ""
+    try:
+        return run(loaded.inputs2), ""
+    except ConversionError:
+        why = _second_shape_fails(loaded) if loaded.second_chosen else None
+        if why is None:
+            raise
+    shapes = ", ".join(str(list(t.shape)) for t in loaded.inputs)
+    return run(None), (f"{loaded.what}: the symbolic dims stay fixed at {shapes} (the model does not "
+                       f"convert at the doubled shape: {why}); give inputshape2 to choose another")
+
+
+def _second_shape_fails(loaded) -> str | None:
+    """Why the rebuilt model does not run or trace alike at its second inputs, or None when it
+    does (or does not even trace at its first: then the second shape is not the reason)."""
+    try:
+        first = trace(loaded.module, loaded.inputs)
+    except Exception:  # noqa: BLE001 - the caller re-raises its own error
+        return None
+    try:
+        merge_shapes(first, trace(loaded.module, loaded.inputs2))
+    except Exception as err:  # noqa: BLE001 - any failure at the second shape is the reason
+        return (str(err).strip().splitlines() or [type(err).__name__])[0][:200]
+    return None

@@ -4,7 +4,8 @@ MODEL is `package.module:factory` (a callable returning an nn.Module), or a `.py
 defines a `Model` class or a `model()` / `get_model()` factory. A `.pt` TorchScript file is
 handed to `pnnx_reference.frontends.torchscript`; without inputshape it is converted with
 the input shapes the trace recorded, as upstream does. A `.pt2` file written by
-`torch.export.save` goes to `pnnx_reference.frontends.export` (its example inputs inside)."""
+`torch.export.save` goes to `pnnx_reference.frontends.export` (its example inputs inside), an
+`.onnx` file (external data beside it) to `pnnx_reference.frontends.onnx`."""
 from __future__ import annotations
 
 import importlib
@@ -22,6 +23,7 @@ USAGE = """Usage: pnnxref MODEL [(key=value)...]
        pnnxref regenerate FILE.pnnx.param [pnnxbin=FILE.pnnx.bin] [pnnxpy=FILE_pnnx.py]
   MODEL: package.module:factory | model.py (defines Model, model() or get_model()) | model.pt
          | model.pt2 (torch.export.save; inputshape optional: the file holds example inputs)
+         | model.onnx (inputshape optional: the graph's own shapes; external data beside it)
   pnnxparam=model.pnnx.param  pnnxbin=model.pnnx.bin  pnnxpy=model_pnnx.py
   pnnxonnx=model.pnnx.onnx  ncnnparam=model.ncnn.param  ncnnbin=model.ncnn.bin
   ncnnpy=model_ncnn.py  fp16=1  optlevel=2  device=cpu/gpu
@@ -174,12 +176,40 @@ def _call_factory(spec: str, factory):
     return model
 
 
+def run_onnx(spec: str, options: dict) -> int:
+    """An ONNX file: inputshape is optional (the graph's own shapes), and required only for
+    symbolic dims; element types come from the graph."""
+    from .api import export_onnx
+
+    for key in ("moduleop", "customop"):
+        if options.get(key):
+            raise UsageError(f"{key}= does not apply to an ONNX model")
+    shapes, types = options.get("inputshape", (None, None))
+    shapes2 = options["inputshape2"][0] if "inputshape2" in options else None
+    if shapes is not None and shapes2 is not None and len(shapes2) != len(shapes):
+        raise UsageError("inputshape2 must list as many shapes as inputshape")
+    base = Path(spec).with_suffix("")
+    base = base.with_name(base.name.replace("-", "_"))
+    result = export_onnx(spec, base.parent, base.name, input_shapes=shapes, input_shapes2=shapes2,
+                         input_types=types, optlevel=options.get("optlevel", 2), fp16=options.get("fp16", True),
+                         device=options.get("device", "cpu"), **{k: options.get(k) for k in PATH_KEYS})
+    for artefact, path in result.paths.items():
+        print(f"{artefact}: {path}")
+    for note in result.notes:
+        print(f"note: {note}", file=sys.stderr)
+    for emitter, message in result.unsupported.items():
+        print(f"warning: {emitter}: {message}", file=sys.stderr)
+    return 0
+
+
 def run(argv: list[str]) -> int:
     from .api import export
     from .example_inputs import resolve
     from .stat import model_stat
 
     spec, options = parse_args(argv)
+    if spec.endswith(".onnx"):
+        return run_onnx(spec, options)
     model, base = load_model(spec)
     traced = model if spec.endswith(".pt") else None
     model = traced.module if traced is not None else model

@@ -7,11 +7,15 @@ from ..errors import HarnessError
 from .base import Converter
 from .reference import ReferenceConverter
 from .reference_export import ReferenceExportConverter
+from .reference_onnx import ReferenceOnnxConverter, ReferenceOnnxDynamoConverter
 from .reference_pt import ReferencePtConverter
 from .upstream import UpstreamConverter
 
 BUILTIN = {"reference": ReferenceConverter, "reference-pt": ReferencePtConverter,
-           "reference-export": ReferenceExportConverter, "upstream": UpstreamConverter}
+           "reference-export": ReferenceExportConverter, "upstream": UpstreamConverter,
+           "reference-onnx": ReferenceOnnxConverter, "reference-onnx-dynamo": ReferenceOnnxDynamoConverter}
+# reference-onnx is not in the default set yet: each conversion is a fresh interpreter (15-20 s
+# a case on 2 loaded cores) until it moves onto the fork server like reference-pt; run it by name
 DEFAULT = ("reference", "reference-pt", "reference-export", "upstream")
 
 

@@ -22,6 +22,10 @@ class Converter(ABC):
     # False where a conversion costs a process start (upstream): the re-export check then
     # runs in the full tier only, to keep the default tier inside its time budget
     in_process: bool = True
+    # False where the route itself rewrites operators (an ONNX export): the roundtrip and re-export
+    # checks (bit-identity, pnnx.param as a fixed point) are then not applicable
+    bit_identical: bool = True
+    reexports: bool = True
 
     @abstractmethod
     def convert(self, case, workdir: Path, model=None, inputs=None, *, fp16: bool = False) -> Artefacts: ...

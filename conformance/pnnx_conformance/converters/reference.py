@@ -5,7 +5,7 @@ import traceback
 from pathlib import Path
 
 from ..artefacts import Artefacts, kind_name
-from ..errors import ConvertFailed, NotSupported
+from ..errors import ConvertFailed, NotApplicable, NotSupported
 from .base import Converter
 
 
@@ -18,6 +18,9 @@ class ReferenceConverter(Converter):
             from pnnx_reference.errors import PnnxError, UnsupportedOperator
         except ImportError as e:
             raise ConvertFailed(f"reference converter not importable: {e}") from None
+        if "onnx" in case.tags:
+            raise NotApplicable("not applicable: an ONNX model is not a PyTorch module; "
+                                "the ONNX frontend converts it (reference-onnx)")
         model = case.make_model() if model is None else model
         inputs = case.make_inputs() if inputs is None else inputs
         workdir.mkdir(parents=True, exist_ok=True)

@@ -72,8 +72,15 @@ class UpstreamConverter(Converter):
         if "no-trace" in case.tags:
             raise NotSupported(f"unsupported: torch.jit.trace: {case.reasons.get('no-trace', 'not traceable')}")
         workdir.mkdir(parents=True, exist_ok=True)
-        self._trace(case, workdir, model, inputs)
-        proc = self._run(exe, case, workdir, fp16)
+        model = case.make_model() if model is None else model
+        if "onnx" in case.tags and hasattr(model, "onnx_model"):  # upstream pnnx reads .onnx too
+            from .reference_onnx import write_onnx
+
+            write_onnx(model, workdir / "case.onnx")
+            proc = self._run_file(exe, case, workdir, fp16, "case.onnx")
+        else:
+            self._trace(case, workdir, model, inputs)
+            proc = self._run(exe, case, workdir, fp16)
         paths = {k: workdir / f for k, f in FILES.items() if (workdir / f).is_file()}
         if proc.returncode != 0 or "pnnx.param" not in paths:
             why = f"pnnx exited with {proc.returncode}" if proc.returncode else "pnnx wrote no pnnx.param"
@@ -89,10 +96,13 @@ class UpstreamConverter(Converter):
     def _trace(case, workdir: Path, model, inputs) -> None:
         trace_to_pt(case, workdir, model, inputs)
 
+    def _run(self, exe: str, case, workdir: Path, fp16: bool) -> subprocess.CompletedProcess:
+        return self._run_file(exe, case, workdir, fp16, "case.pt")
+
     @staticmethod
-    def _run(exe: str, case, workdir: Path, fp16: bool) -> subprocess.CompletedProcess:
+    def _run_file(exe: str, case, workdir: Path, fp16: bool, source: str) -> subprocess.CompletedProcess:
         try:
-            return subprocess.run([exe, "case.pt", inputshape_arg(case), f"fp16={int(fp16)}"], cwd=workdir, text=True,
+            return subprocess.run([exe, source, inputshape_arg(case), f"fp16={int(fp16)}"], cwd=workdir, text=True,
                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                   timeout=TIMEOUT_S, errors="replace")
         except subprocess.TimeoutExpired as e:

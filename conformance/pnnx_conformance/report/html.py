@@ -24,7 +24,8 @@ pre{background:#f7f7f7;padding:.6em;overflow-x:auto;font-size:12px;max-height:30
 h1,h2,h3{font-weight:600}
 """
 
-STATUS_CLASS = {"pass": "pass", "xfail": "waived", "skipped": "waived", "not-supported": "fail"}
+STATUS_CLASS = {"pass": "pass", "xfail": "waived", "skipped": "waived", "not-supported": "fail",
+                "not-applicable": "waived"}
 
 
 def safe_name(text: str) -> str:
@@ -97,6 +98,10 @@ def summary_tables(summary: Summary) -> str:
                    "<th>total</th><th>rate</th><th>statuses</th></tr>")
         for col in summary.columns:
             t = totals.get(col)
+            if t and not t.total and t.not_applicable:
+                out.append(f"<tr class='waived'><td>{html.escape(col.label)}</td><td class='num'>n/a</td>"
+                           f"<td class='num'>n/a</td><td class='num'>n/a</td><td>not-applicable {t.not_applicable}</td></tr>")
+                continue
             if not t or not t.total:
                 continue
             rate = t.passed / t.total

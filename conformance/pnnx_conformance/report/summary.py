@@ -15,6 +15,7 @@ from ..results import Result, read_results
 
 GOOD = {"pass"}
 WAIVED = {"xfail"}
+NOT_APPLICABLE = {"not-applicable"}
 
 
 @dataclass(frozen=True, order=True)
@@ -39,11 +40,12 @@ class Cell:
     waived: int = 0
     total: int = 0
     statuses: Counter = field(default_factory=Counter)
+    not_applicable: int = 0   # records of checks that mean nothing here (not in `total`)
 
     @property
     def state(self) -> str:
         if self.total == 0:
-            return "none"
+            return "n/a" if self.not_applicable else "none"
         if self.passed == self.total:
             return "pass"
         if self.passed + self.waived == self.total:
@@ -106,6 +108,7 @@ class Summary:
             t.passed += cell.passed
             t.waived += cell.waived
             t.total += cell.total
+            t.not_applicable += cell.not_applicable
             t.statuses.update(cell.statuses)
         return totals
 
@@ -119,8 +122,12 @@ def summarize(results: Iterable[Result]) -> Summary:
         col = column_of(r)
         columns.add(col)
         cell = cells[(r.op, col)]
-        cell.total += 1
         cell.statuses[r.status] += 1
+        if r.status in NOT_APPLICABLE:
+            cell.not_applicable += 1
+            by_op[r.op].append(r)
+            continue
+        cell.total += 1
         if r.status in GOOD:
             cell.passed += 1
         elif r.status in WAIVED:

@@ -1,0 +1,13 @@
+"""The ONNX rule table: one small rule per op type, `fn(ctx) -> output or [outputs]`, calling
+the PyTorch Python API the way a person would write the op (see `../node.py` for `ctx`).
+Opset differences are handled inside each rule (`ctx.opset`). Keys are ONNX op types of the
+default domain (`Conv`), `domain:Op` for other domains, and `pnnx:Name` for node patterns
+that `../fusions.py` merges into one operator.
+
+Traits: `foldable=False` for ops that must never be evaluated at conversion time even when
+every input is a constant (random number generators)."""
+from __future__ import annotations
+
+from . import (activation, attention, control, conv, creation, elementwise, indexing, linear, logic,  # noqa: F401
+               loss, norm, pool, quantize, recurrent, reduce, resize, sampling, shape, spectral)
+from .table import RULES  # noqa: F401

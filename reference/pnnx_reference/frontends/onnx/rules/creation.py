@@ -1,0 +1,51 @@
+"""Values made from attributes and sizes: Constant, ConstantOfShape (`torch.full`), Range
+(`torch.arange`), EyeLike (`torch.eye`)."""
+from __future__ import annotations
+
+import torch
+
+from ..values import torch_dtype
+from .table import RULES
+
+rule = RULES.register
+
+
+@rule("Constant")
+def constant(ctx):
+    attrs = ctx.node.attrs
+    if "value" in attrs:
+        return attrs["value"]
+    if "value_float" in attrs:
+        return torch.tensor(float(attrs["value_float"]), dtype=torch.float32)
+    if "value_floats" in attrs:
+        return torch.tensor([float(v) for v in attrs["value_floats"]], dtype=torch.float32)
+    if "value_int" in attrs:
+        return torch.tensor(int(attrs["value_int"]), dtype=torch.int64)
+    if "value_ints" in attrs:
+        return torch.tensor([int(v) for v in attrs["value_ints"]], dtype=torch.int64)
+    ctx.fail(f"a Constant holding {', '.join(attrs) or 'nothing'} has no PyTorch tensor")
+
+
+@rule("ConstantOfShape")
+def constant_of_shape(ctx):
+    dims = ctx.ints(0, "shape")
+    fill = ctx.attr("value")
+    value, dtype = (fill.reshape(-1)[0].item(), fill.dtype) if fill is not None else (0.0, torch.float32)
+    return torch.full(dims, value, dtype=dtype)
+
+
+@rule("Range")
+def range_(ctx):
+    start, limit, delta = (ctx.scalar(i, name) for i, name in enumerate(("start", "limit", "delta")))
+    return torch.arange(start, limit, delta, dtype=ctx.x(0).dtype)
+
+
+@rule("EyeLike")
+def eye_like(ctx):
+    x = ctx.tensor(0)
+    dtype = torch_dtype(ctx.attr("dtype"), "EyeLike") if ctx.attr("dtype") is not None else x.dtype
+    n, m = int(x.shape[0]), int(x.shape[1])
+    k = int(ctx.attr("k", 0))
+    if k == 0:
+        return torch.eye(n, m, dtype=dtype)
+    return torch.ones(n, m, dtype=dtype).triu(k).tril(k)

@@ -1,0 +1,114 @@
+"""Comparisons, boolean logic, bitwise ops, Where, and Cast."""
+from __future__ import annotations
+
+import operator
+
+import torch
+
+from ..values import ShapeValue, elementwise
+from .table import RULES
+from .common import known_values, legacy_broadcast, scalar_operand
+
+rule = RULES.register
+
+_COMPARE = {"Equal": (torch.eq, operator.eq), "Less": (torch.lt, operator.lt),
+            "LessOrEqual": (torch.le, operator.le), "Greater": (torch.gt, operator.gt),
+            "GreaterOrEqual": (torch.ge, operator.ge)}
+
+
+def _compare(ctx):
+    tensor_fn, value_fn = _COMPARE[ctx.node.op_type]
+    if known_values(ctx, (0, 1)):
+        out = elementwise(value_fn, ctx.known(0), ctx.known(1))
+        out.dtype = torch.bool
+        return out
+    a = ctx.tensor(0)
+    b = scalar_operand(ctx, 1, a) if ctx.const(1) is not None else ctx.tensor(1)
+    return tensor_fn(a, legacy_broadcast(ctx, a, b))
+
+
+for _name in _COMPARE:
+    RULES.add(_name, _compare)
+
+_LOGICAL = {"And": torch.logical_and, "Or": torch.logical_or, "Xor": torch.logical_xor,
+            "BitwiseAnd": torch.bitwise_and, "BitwiseOr": torch.bitwise_or, "BitwiseXor": torch.bitwise_xor}
+
+
+def _logical(ctx):
+    return _LOGICAL[ctx.node.op_type](ctx.tensor(0), ctx.tensor(1))
+
+
+for _name in _LOGICAL:
+    RULES.add(_name, _logical)
+
+
+@rule("Not")
+def not_(ctx):
+    return torch.logical_not(ctx.tensor(0))
+
+
+@rule("BitwiseNot")
+def bitwise_not(ctx):
+    return torch.bitwise_not(ctx.tensor(0))
+
+
+@rule("Where")
+def where(ctx):
+    if known_values(ctx, (0, 1, 2)):
+        cond, a, b = ctx.known(0), ctx.known(1), ctx.known(2)
+        out = elementwise(lambda c, x, y: x if c else y, cond, a, b)
+        out.dtype = a.dtype
+        return out
+    cond = ctx.tensor(0)
+    a, b = ctx.tensor(1), ctx.tensor(2)
+    if ctx.const(1) is not None and ctx.const(2) is None:
+        a = scalar_operand(ctx, 1, torch.broadcast_tensors(cond, b)[1])
+    elif ctx.const(2) is not None and ctx.const(1) is None:
+        b = scalar_operand(ctx, 2, torch.broadcast_tensors(cond, a)[1])
+    return torch.where(cond, a, b)
+
+
+@rule("Cast")
+def cast(ctx):
+    from ..values import torch_dtype
+
+    dtype = torch_dtype(ctx.attr("to"), "Cast")
+    value = ctx.x(0)
+    if isinstance(value, ShapeValue):
+        return _cast_sizes(value, dtype)
+    x = ctx.tensor(0)
+    return x if x.dtype == dtype else x.to(dtype)
+
+
+@rule("CastLike")
+def cast_like(ctx):
+    dtype = ctx.tensor(1).dtype
+    value = ctx.x(0)
+    if isinstance(value, ShapeValue):
+        return _cast_sizes(value, dtype)
+    x = ctx.tensor(0)
+    return x if x.dtype == dtype else x.to(dtype)
+
+
+def _cast_sizes(value: ShapeValue, dtype: torch.dtype) -> ShapeValue:
+    """Sizes stay sizes through a Cast; a float that goes back to an integer truncates."""
+    if dtype.is_floating_point:
+        out = elementwise(lambda v: v, value)
+    elif dtype == torch.bool:
+        out = elementwise(bool, value)
+    else:
+        out = elementwise(lambda v: v if isinstance(v, int) else int(v), value)
+    out.dtype = dtype
+    return out
+
+
+@rule("BitCast")
+def bit_cast(ctx):
+    """Opset 26: the same bytes read as another type of the same width."""
+    from ..values import torch_dtype
+
+    x = ctx.tensor(0)
+    dtype = torch_dtype(ctx.attr("to"), "BitCast")
+    if dtype.itemsize != x.dtype.itemsize:
+        ctx.fail(f"BitCast between widths {x.dtype.itemsize} and {dtype.itemsize}")
+    return x.view(dtype)

@@ -1,0 +1,216 @@
+"""Rules beyond the ONNX table, each against onnxruntime on a small graph: control flow known at
+conversion time, sequences, quantized graphs, attention, the spec's own resampling, old opsets."""
+import numpy as np
+import pytest
+import torch
+from onnx import TensorProto, helper
+
+from onnx_models import FLOAT, INT64, graph_model, op_types, run_generated, run_ort
+from pnnx_reference import api
+from pnnx_reference.errors import ConversionError
+
+RNG = np.random.default_rng(0)
+
+
+def converts_like_ort(tmp_path, model, inputs, rtol=1e-5, atol=1e-5):
+    result = api.export_onnx(model, tmp_path, "m", inputs=[torch.from_numpy(np.array(x)) for x in inputs])
+    got = run_generated(result.paths["pnnxpy"], inputs)
+    for g, w in zip(got, run_ort(model, inputs)):
+        assert g.shape == w.shape and g.numpy().dtype == w.dtype
+        np.testing.assert_allclose(g.numpy(), w, rtol=rtol, atol=atol)
+    return result
+
+
+def branch(name, nodes, outputs):
+    return helper.make_graph(nodes, name, [], [helper.make_tensor_value_info(n, FLOAT, None) for n in outputs])
+
+
+def test_if_with_a_condition_known_from_shapes_runs_one_branch(tmp_path):
+    then = branch("then", [helper.make_node("Relu", ["x"], ["r"])], ["r"])
+    other = branch("else", [helper.make_node("Neg", ["x"], ["r"])], ["r"])
+    nodes = [helper.make_node("Shape", ["x"], ["s"]), helper.make_node("Size", ["s"], ["rank"]),
+             helper.make_node("Greater", ["rank", "two"], ["c"]),
+             helper.make_node("If", ["c"], ["y"], then_branch=then, else_branch=other)]
+    model = graph_model(nodes, [("x", FLOAT, [2, 3, 4])], [("y", FLOAT, None)], {"two": np.array(2)})
+    result = converts_like_ort(tmp_path, model, [RNG.standard_normal((2, 3, 4), dtype=np.float32)])
+    assert op_types(result.paths["pnnxparam"]) == ["pnnx.Input", "F.relu", "pnnx.Output"]
+
+
+def test_if_on_the_input_data_is_refused(tmp_path):
+    then = branch("then", [helper.make_node("Relu", ["x"], ["r"])], ["r"])
+    other = branch("else", [helper.make_node("Neg", ["x"], ["r"])], ["r"])
+    nodes = [helper.make_node("ReduceSum", ["x"], ["t"], keepdims=0), helper.make_node("Greater", ["t", "zero"], ["c"]),
+             helper.make_node("If", ["c"], ["y"], then_branch=then, else_branch=other)]
+    model = graph_model(nodes, [("x", FLOAT, [4])], [("y", FLOAT, None)], {"zero": np.array(0.0, np.float32)}, opset=11)
+    with pytest.raises(ConversionError, match="If.*cond.*must be known at conversion time"):
+        api.export_onnx(model, tmp_path, "m")
+
+
+def test_loop_with_a_known_trip_count_unrolls(tmp_path):
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+         helper.make_node("Add", ["acc_in", "x"], ["acc_out"]),
+         helper.make_node("Mul", ["acc_out", "half"], ["scan"])], "body",
+        [helper.make_tensor_value_info("i", INT64, []), helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_in", FLOAT, [3])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_out", FLOAT, [3]), helper.make_tensor_value_info("scan", FLOAT, [3])])
+    nodes = [helper.make_node("Loop", ["trips", "go", "zeros"], ["acc", "scans"], body=body)]
+    model = graph_model(nodes, [("x", FLOAT, [3])], [("acc", FLOAT, None), ("scans", FLOAT, None)],
+                        {"trips": np.array(4), "go": np.array(True), "zeros": np.zeros(3, np.float32),
+                         "half": np.array(0.5, np.float32)}, opset=13)
+    converts_like_ort(tmp_path, model, [RNG.standard_normal(3, dtype=np.float32)])
+
+
+def test_sequences_are_lists_of_tensors(tmp_path):
+    nodes = [helper.make_node("SplitToSequence", ["x", "parts"], ["seq"], axis=1),
+             helper.make_node("SequenceAt", ["seq", "last"], ["tail"]),
+             helper.make_node("ConcatFromSequence", ["seq"], ["back"], axis=1),
+             helper.make_node("ReduceSum", ["back"], ["s"], keepdims=1),
+             helper.make_node("Add", ["tail", "s"], ["y"])]
+    model = graph_model(nodes, [("x", FLOAT, [2, 6])], [("y", FLOAT, None)],
+                        {"parts": np.array([2, 4]), "last": np.array(-1)}, opset=11)
+    converts_like_ort(tmp_path, model, [RNG.standard_normal((2, 6), dtype=np.float32)])
+
+
+def test_qdq_weights_fold_into_a_float_convolution(tmp_path):
+    w = RNG.integers(-100, 100, (4, 3, 3, 3), dtype=np.int8)
+    nodes = [helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
+             helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xd"]),
+             helper.make_node("DequantizeLinear", ["w", "ws"], ["wd"], axis=0),
+             helper.make_node("Conv", ["xd", "wd"], ["y"], pads=[1, 1, 1, 1])]
+    model = graph_model(nodes, [("x", FLOAT, [1, 3, 6, 6])], [("y", FLOAT, None)],
+                        {"xs": np.array(0.02, np.float32), "xz": np.array(128, np.uint8), "w": w,
+                         "ws": np.array([0.01, 0.02, 0.03, 0.04], np.float32)}, opset=13)
+    result = converts_like_ort(tmp_path, model, [RNG.random((1, 3, 6, 6), dtype=np.float32)], rtol=1e-4, atol=1e-4)
+    assert "nn.Conv2d" in op_types(result.paths["pnnxparam"])  # the dequantized weight is a constant
+
+
+def test_qlinear_matmul_requantizes(tmp_path):
+    a = RNG.integers(0, 255, (2, 4), dtype=np.uint8)
+    b = RNG.integers(0, 255, (4, 3), dtype=np.uint8)
+    nodes = [helper.make_node("QLinearMatMul", ["a", "a_s", "a_z", "b", "b_s", "b_z", "y_s", "y_z"], ["y"])]
+    model = graph_model(nodes, [("a", TensorProto.UINT8, [2, 4])], [("y", TensorProto.UINT8, None)],
+                        {"a_s": np.array(0.05, np.float32), "a_z": np.array(120, np.uint8), "b": b,
+                         "b_s": np.array(0.03, np.float32), "b_z": np.array(130, np.uint8),
+                         "y_s": np.array(0.2, np.float32), "y_z": np.array(100, np.uint8)}, opset=13)
+    converts_like_ort(tmp_path, model, [a], rtol=0, atol=1)  # one unit of requantization rounding
+
+
+@pytest.mark.parametrize("causal, past", [(False, False), (True, False), (True, True)],
+                         ids=["plain", "causal", "causal_with_past"])
+def test_attention(tmp_path, causal, past):
+    q, k, v = (RNG.standard_normal((1, 2, 3, 8), dtype=np.float32) for _ in range(3))
+    inputs = ["q", "k", "v", "", "pk", "pv"] if past else ["q", "k", "v"]
+    outs = ["y", "present_k", "present_v"] if past else ["y"]
+    nodes = [helper.make_node("Attention", inputs, outs, is_causal=int(causal))]
+    shape = [1, 2, 3, 8]
+    extra = [("pk", FLOAT, [1, 2, 4, 8]), ("pv", FLOAT, [1, 2, 4, 8])] if past else []
+    model = graph_model(nodes, [("q", FLOAT, shape), ("k", FLOAT, shape), ("v", FLOAT, shape)] + extra,
+                        [(o, FLOAT, None) for o in outs], opset=23)
+    data = [q, k, v] + ([RNG.standard_normal((1, 2, 4, 8), dtype=np.float32) for _ in range(2)] if past else [])
+    result = converts_like_ort(tmp_path, model, data, rtol=1e-4, atol=1e-5)
+    if not past:
+        assert "F.scaled_dot_product_attention" in op_types(result.paths["pnnxparam"])
+
+
+@pytest.mark.parametrize("attrs", [
+    {"mode": "linear", "coordinate_transformation_mode": "asymmetric"},
+    {"mode": "nearest", "coordinate_transformation_mode": "tf_half_pixel_for_nn", "nearest_mode": "ceil"},
+    {"mode": "cubic", "cubic_coeff_a": -0.5, "exclude_outside": 1},
+    {"mode": "linear", "antialias": 1},
+], ids=["linear_asymmetric", "nearest_tf_ceil", "cubic_tf", "linear_antialias"])
+def test_resize_modes_pytorch_lacks_follow_the_spec(tmp_path, attrs):
+    scales = np.array([1, 1, 0.6, 1.7], np.float32)
+    model = graph_model([helper.make_node("Resize", ["x", "", "scales"], ["y"], **attrs)], [("x", FLOAT, [1, 2, 5, 6])],
+                        [("y", FLOAT, None)], {"scales": scales}, opset=19)
+    converts_like_ort(tmp_path, model, [RNG.random((1, 2, 5, 6), dtype=np.float32)], rtol=1e-4, atol=1e-5)
+
+
+def test_opset_6_legacy_broadcast(tmp_path):
+    nodes = [helper.make_node("Add", ["x", "b"], ["y"], broadcast=1, axis=1)]
+    model = graph_model(nodes, [("x", FLOAT, [2, 3, 4])], [("y", FLOAT, None)],
+                        {"b": np.array([1.0, 2.0, 3.0], np.float32)}, opset=6)
+    result = api.export_onnx(model, tmp_path, "m")
+    x = RNG.random((2, 3, 4), dtype=np.float32)
+    np.testing.assert_allclose(run_generated(result.paths["pnnxpy"], [x])[0].numpy(), x + np.array([1, 2, 3])[:, None],
+                               rtol=1e-6)
+
+
+def test_an_opset_older_than_6_is_upgraded_by_onnx(tmp_path):
+    nodes = [helper.make_node("Not", ["x"], ["y"])]
+    model = graph_model(nodes, [("x", TensorProto.BOOL, [3, 4])], [("y", TensorProto.BOOL, None)], opset=1)
+    x = RNG.random((3, 4)) > 0.5
+    result = api.export_onnx(model, tmp_path, "m")
+    np.testing.assert_array_equal(run_generated(result.paths["pnnxpy"], [x])[0].numpy(), ~x)
+
+
+@pytest.mark.parametrize("op, keepdims, dtype", [("ReduceMax", 1, FLOAT), ("ReduceMin", 0, FLOAT),
+                                                 ("ReduceMax", 1, TensorProto.BOOL), ("ReduceMin", 1, INT64)])
+def test_max_and_min_over_an_empty_dim_are_the_extreme_of_the_type(tmp_path, op, keepdims, dtype):
+    nodes = [helper.make_node(op, ["x", "ax"], ["y"], keepdims=keepdims)]
+    model = graph_model(nodes, [("x", dtype, [2, 0, 4])], [("y", dtype, None)], {"ax": np.array([1])}, opset=18)
+    x = np.zeros((2, 0, 4), helper.tensor_dtype_to_np_dtype(dtype))
+    result = api.export_onnx(model, tmp_path, "m")
+    got = run_generated(result.paths["pnnxpy"], [x])[0].detach().numpy()
+    expected = run_ort(model, [x])[0] if dtype != TensorProto.BOOL else np.zeros((2, 1, 4), bool)
+    np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("attrs, last", [({}, 2), ({"onesided": 1}, 1), ({"inverse": 1, "onesided": 1}, 2)],
+                         ids=["complex", "rfft", "irfft"])
+def test_dft_over_real_imaginary_pairs(tmp_path, attrs, last):
+    nodes = [helper.make_node("DFT", ["x", "", "ax"], ["y"], **attrs)]
+    model = graph_model(nodes, [("x", FLOAT, [2, 8, last])], [("y", FLOAT, None)], {"ax": np.array(1)}, opset=20)
+    result = converts_like_ort(tmp_path, model, [RNG.standard_normal((2, 8, last), dtype=np.float32)], rtol=1e-4,
+                               atol=1e-4)
+    assert any(t.startswith("torch.fft.") for t in op_types(result.paths["pnnxparam"]))
+
+
+def converts_like_the_spec(tmp_path, model, inputs, rtol=1e-5, atol=1e-5):
+    """Operators newer than onnxruntime: onnx's reference evaluator is the oracle."""
+    from onnx.reference import ReferenceEvaluator
+
+    result = api.export_onnx(model, tmp_path, "m", inputs=[torch.from_numpy(np.array(x)) for x in inputs])
+    got = run_generated(result.paths["pnnxpy"], inputs)
+    names = [i.name for i in model.graph.input]
+    for g, w in zip(got, ReferenceEvaluator(model).run(None, dict(zip(names, inputs))), strict=True):
+        np.testing.assert_allclose(g.detach().numpy(), w, rtol=rtol, atol=atol)
+    return result
+
+
+@pytest.mark.parametrize("activation, past", [("none", False), ("silu", True), ("swish", False)])
+def test_causal_conv_with_state(tmp_path, activation, past):
+    names = ["x", "w", "b", "s" if past else ""]
+    nodes = [helper.make_node("CausalConvWithState", names, ["y", "state"], activation=activation)]
+    inputs = [("x", FLOAT, [2, 3, 5])] + ([("s", FLOAT, [2, 3, 2])] if past else [])
+    model = graph_model(nodes, inputs, [("y", FLOAT, None), ("state", FLOAT, None)],
+                        {"w": RNG.standard_normal((3, 1, 3), dtype=np.float32),
+                         "b": RNG.standard_normal(3, dtype=np.float32)}, opset=27)
+    values = [RNG.standard_normal((2, 3, 5), dtype=np.float32)] + \
+        ([RNG.standard_normal((2, 3, 2), dtype=np.float32)] if past else [])
+    converts_like_the_spec(tmp_path, model, values)
+
+
+@pytest.mark.parametrize("update_rule, heads", [("linear", (2, 2)), ("gated", (2, 2)), ("delta", (2, 1)),
+                                                ("gated_delta", (4, 2))])
+def test_linear_attention_recurrence_token_by_token(tmp_path, update_rule, heads):
+    hq, hkv = heads
+    b, t, dk, dv = 2, 3, 4, 5
+    names, inputs, values = ["q", "k", "v", "past"], [], []
+    shapes = {"q": [b, t, hq * dk], "k": [b, t, hkv * dk], "v": [b, t, hkv * dv], "past": [b, hkv, dk, dv]}
+    if update_rule in ("gated", "gated_delta"):
+        names.append("g")
+        shapes["g"] = [b, t, hkv]
+    elif update_rule == "delta":
+        names.append("")
+    if update_rule in ("delta", "gated_delta"):
+        names.append("beta")
+        shapes["beta"] = [b, t, hkv]
+    for name in filter(None, names):
+        inputs.append((name, FLOAT, shapes[name]))
+        values.append(RNG.random(shapes[name], dtype=np.float32) * (-0.5 if name == "g" else 1.0))
+    nodes = [helper.make_node("LinearAttention", names, ["y", "state"], q_num_heads=hq, kv_num_heads=hkv,
+                              update_rule=update_rule)]
+    model = graph_model(nodes, inputs, [("y", FLOAT, None), ("state", FLOAT, None)], opset=27)
+    converts_like_the_spec(tmp_path, model, values, rtol=1e-4, atol=1e-5)
