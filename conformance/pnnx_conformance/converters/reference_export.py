@@ -9,11 +9,11 @@ import traceback
 from pathlib import Path
 
 from ..artefacts import Artefacts
-from ..errors import ConvertFailed, NotSupported
+from ..errors import NotSupported
 from .base import Converter
 from .forkserver import ForkServer
-from .reference_pt import DECLINED, ENTRY, error_line
-from .upstream import FILES, TIMEOUT_S
+from .reference_pt import ENTRY, run_pnnxref
+from .upstream import TIMEOUT_S
 
 # imported once by the server, so each conversion costs a fork, not an interpreter start
 _PRELOAD = ("pnnx_reference.cli", "pnnx_reference.api", "pnnx_reference.frontends.export")
@@ -57,14 +57,6 @@ class ReferenceExportConverter(Converter):
     def convert(self, case, workdir: Path, model=None, inputs=None, *, fp16: bool = False) -> Artefacts:
         workdir.mkdir(parents=True, exist_ok=True)
         export_to_pt2(case, workdir, model, inputs)
-        done = self._server.run(["case.pt2", f"fp16={int(fp16)}"], workdir, self.timeout_s)
-        if done.timed_out:
-            raise ConvertFailed(f"pnnxref did not finish in {self.timeout_s} s", done.output[-4000:])
-        paths = {k: workdir / f for k, f in FILES.items() if (workdir / f).is_file()}
-        if done.returncode != 0 or "pnnx.param" not in paths:
-            why = error_line(done.output) or (f"pnnxref exited with {done.returncode}" if done.returncode
-                                               else "pnnxref wrote no pnnx.param")
-            raise ConvertFailed(why, done.output[-4000:])
-        unsupported = {emitter: reason for emitter, reason in DECLINED.findall(done.output)}
-        return Artefacts(self.name, case.id, workdir, paths, unsupported, log=done.output[-4000:])
+        return run_pnnxref(self._server, self.name, case, workdir, ["case.pt2", f"fp16={int(fp16)}"],
+                           self.timeout_s)
 

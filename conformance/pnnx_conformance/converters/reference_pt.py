@@ -37,16 +37,23 @@ class ReferencePtConverter(Converter):
             raise NotSupported(f"unsupported: torch.jit.trace: {case.reasons.get('no-trace', 'not traceable')}")
         workdir.mkdir(parents=True, exist_ok=True)
         trace_to_pt(case, workdir, model, inputs)
-        done = self._server.run(self.argv(case, fp16), workdir, TIMEOUT_S)
-        if done.timed_out:
-            raise ConvertFailed(f"pnnxref did not finish in {TIMEOUT_S} s", done.output[-4000:])
-        paths = {k: workdir / f for k, f in FILES.items() if (workdir / f).is_file()}
-        if done.returncode != 0 or "pnnx.param" not in paths:
-            why = error_line(done.output) or (f"pnnxref exited with {done.returncode}" if done.returncode
-                                               else "pnnxref wrote no pnnx.param")
-            raise ConvertFailed(why, done.output[-4000:])
-        unsupported = {emitter: reason for emitter, reason in DECLINED.findall(done.output)}
-        return Artefacts(self.name, case.id, workdir, paths, unsupported, log=done.output[-4000:])
+        return run_pnnxref(self._server, self.name, case, workdir, self.argv(case, fp16), TIMEOUT_S)
+
+
+def run_pnnxref(server: ForkServer, converter: str, case, workdir: Path, argv: list[str],
+                timeout_s: float) -> Artefacts:
+    """`pnnxref ARGV` in a child of `server`, in `workdir`: the artefacts it wrote, or ConvertFailed
+    with its one error line."""
+    done = server.run(argv, workdir, timeout_s)
+    if done.timed_out:
+        raise ConvertFailed(f"pnnxref did not finish in {timeout_s} s", done.output[-4000:])
+    paths = {k: workdir / f for k, f in FILES.items() if (workdir / f).is_file()}
+    if done.returncode != 0 or "pnnx.param" not in paths:
+        why = error_line(done.output) or (f"pnnxref exited with {done.returncode}" if done.returncode
+                                           else "pnnxref wrote no pnnx.param")
+        raise ConvertFailed(why, done.output[-4000:])
+    unsupported = {emitter: reason for emitter, reason in DECLINED.findall(done.output)}
+    return Artefacts(converter, case.id, workdir, paths, unsupported, log=done.output[-4000:])
 
 
 def error_line(output: str) -> str:
