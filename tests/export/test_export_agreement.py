@@ -4,12 +4,12 @@ Python-API route, up to operator names. A disagreement fails with the first diff
 each route. Known differences are listed, with their category, in known_differences.tsv;
 they are strict xfails, so a case that starts agreeing must be taken off the list."""
 import csv
-import re
 from pathlib import Path
 
 import pytest
 
 from export_agreement import NoRoute, both_routes
+from pnnx_op_cases.batch_variants import base_id
 from pnnx_op_cases.registry import select
 
 CASES = select(tier="smoke")
@@ -30,8 +30,6 @@ CATEGORY_REASONS = {
                  "without a batch axis as if dim 0 were the batch (InstanceNorm's num_features "
                  "from the wrong dim): a bug of the export frontend, found by the no-batch variants",
 }
-# a batch variant (batch_variants.py) is its base case's model fed other shapes: it differs as its base
-_VARIANT = re.compile(r"-(nobatch|batch\d+)(-rank\d+)?$")
 
 
 def known_differences() -> dict[str, str]:
@@ -51,7 +49,8 @@ def test_known_differences_name_real_cases_and_categories():
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_pt2_route_matches_python_route(case, request):
-    known = KNOWN.get(case.id, KNOWN.get(_VARIANT.sub("", case.id)))
+    # a batch variant is its base case's model fed other shapes: it differs as its base does
+    known = KNOWN.get(case.id, KNOWN.get(base_id(case.id)))
     if known is not None:
         request.applymarker(pytest.mark.xfail(strict=True, reason=CATEGORY_REASONS[known]))
     try:

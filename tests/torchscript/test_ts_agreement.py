@@ -5,11 +5,11 @@ up to operator names. A disagreement fails with the first differing line of each
 Known disagreements are listed, with their category, in known_disagreements.tsv; they are
 strict xfails, so a case that starts agreeing must be taken off the list."""
 import csv
-import re
 from pathlib import Path
 
 import pytest
 
+from pnnx_op_cases.batch_variants import base_id
 from pnnx_op_cases.registry import select
 from ts_agreement import both_routes
 
@@ -25,8 +25,6 @@ CATEGORY_REASONS = {
     "unbatched": "a trace of an unbatched input does not show the module's batch layout (batch_first changes "
                  "nothing without a batch axis); the .pt route writes the default",
 }
-# a batch variant (batch_variants.py) is its base case's model fed other shapes: it differs as its base
-_VARIANT = re.compile(r"-(nobatch|batch\d+)(-rank\d+)?$")
 
 
 def known_disagreements() -> dict[str, str]:
@@ -46,7 +44,8 @@ def test_known_disagreements_name_real_cases_and_categories():
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_pt_route_matches_python_route(case, request):
-    known = KNOWN.get(case.id, KNOWN.get(_VARIANT.sub("", case.id)))
+    # a batch variant is its base case's model fed other shapes: it differs as its base does
+    known = KNOWN.get(case.id, KNOWN.get(base_id(case.id)))
     if known is not None:
         request.applymarker(pytest.mark.xfail(strict=True, reason=CATEGORY_REASONS[known]))
     routes = both_routes(case)
