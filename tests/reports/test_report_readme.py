@@ -72,7 +72,8 @@ def test_any_number_of_routes_reference_first_upstream_last():
     assert routes(s) == order
     table = support_table(s).splitlines()
     assert table[0] == "operator|upstream claims|" + "|".join(order)
-    assert "nn.ReLU|pn|✅|✅|✅|✅|✅|❌ nc|✅" in table
+    # a later route's cell equal to the first route's is "="
+    assert "nn.ReLU|pn|✅|=|=|=|=|❌ nc|=" in table
     # the full matrix's columns follow the same order
     assert [c.converter for c in s.columns][::len(s.columns) // len(order)] == order
     totals = totals_table(s).splitlines()
@@ -93,3 +94,11 @@ def test_every_table_row_and_every_network_has_a_row():
     assert "models.resnet18|" + "|✅" in lines
     assert "nn.Bilinear||·" in lines                               # never ran: present, marked not run
     assert any(line.startswith("torch.cat ⚠️|pn|❌ nc") for line in lines)  # upstream claims it: flagged
+
+
+def test_a_route_like_the_first_is_written_as_equal_and_a_differing_one_in_full():
+    results = (run("nn.ReLU/a", fails=("ncnn-cpu",)) + run("nn.ReLU/a", converter="reference-pt", fails=("ncnn-cpu",))
+               + run("nn.ReLU/a", converter="upstream") + run("F.relu/x", converter="upstream"))
+    table = support_table(summarize(results)).splitlines()
+    assert "nn.ReLU ⚠️|pn|❌ nc|=|✅" in table
+    assert "F.relu|pn|·|·|✅" in table        # "=" never stands for "not run"

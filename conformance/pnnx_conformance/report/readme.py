@@ -27,7 +27,8 @@ MARKS = (("✅", "every case passes every check and backend"),
          ("🟡", "cases fail in the columns the codes name, each of which passes some"),
          ("❌", "as 🟡, but a named column passes none"),
          ("⚪", "nothing fails, and the codes name where cases are waived or skipped (reasons in the full report)"),
-         ("·", "not run"))
+         ("·", "not run"),
+         ("=", "the same as the first route's cell"))
 SKIPPED = ("xfail", "skipped")
 
 
@@ -73,6 +74,13 @@ def route_cell(summary: Summary, op: str, cols: list[Column]) -> str:
     return f"⚪ {codes(ran, waived)}" if waived else "✅"
 
 
+def route_cells(summary: Summary, op: str, convs: list[str], cols: dict) -> list[str]:
+    """One cell per route; a later route's cell equal to the first route's is written "=" (five
+    routes that mostly agree stay readable, and within the README's byte budget)."""
+    cells = [route_cell(summary, op, cols[conv]) for conv in convs]
+    return cells[:1] + ["=" if c == cells[0] and c != "·" else c for c in cells[1:]]
+
+
 def routes(summary: Summary) -> list[str]:
     return sorted({c.converter for c in summary.columns}, key=converter_order)
 
@@ -90,8 +98,7 @@ def support_table(summary: Summary) -> str:
     for row in pytorch_rows() + tuple(model_rows(summary)):
         short = falls_short(summary, row.op, row.upstream_supported, row.upstream_ncnn)
         name = row.op + (" ⚠️" if short else "") + (" (ours)" if row.ours else "")
-        cells = [name, claims(row)] + [route_cell(summary, row.op, cols[conv]) for conv in convs]
-        lines.append("|".join(cells))
+        lines.append("|".join([name, claims(row)] + route_cells(summary, row.op, convs, cols)))
     return "\n".join(lines)
 
 
