@@ -22,16 +22,20 @@ def repeat(ctx: Context, op) -> None:
         raise Unsupported(f"tile to a rank-{len(out_shape)} blob (ncnn blobs have at most 4 dims)")
     if 0 in in_shape:
         raise Unsupported("tile of an empty tensor: ncnn blobs cannot be empty")
+    tile_to(ctx, "repeat", src, out, in_shape, out_shape, lambda i, o: o // i)
+
+
+def tile_to(ctx: Context, kind: str, src, out, in_shape: list, out_shape: list, repeat) -> None:
+    """`src` tiled to `out_shape`, `repeat(in_dim, out_dim)` times per dim; missing leading dims
+    are added as 1s first (a Reshape); equal shapes are a no-op."""
     if in_shape == out_shape:
         ctx.alias(out, src)
         return
     blob = ctx.blob(src)
     if len(in_shape) < len(out_shape):
         in_shape = [1] * (len(out_shape) - len(in_shape)) + in_shape
-        padded = ctx.temp(out.name)
-        ctx.emit("Reshape", "repeat", [blob], [padded], dims_params(in_shape))
-        blob = padded
-    ctx.emit("Tile", "repeat", [blob], [out.name], {2: [o // i for i, o in zip(in_shape, out_shape)]})
+        blob = ctx.reshaped(blob, in_shape, out.name)
+    ctx.emit("Tile", kind, [blob], [out.name], {2: [repeat(i, o) for i, o in zip(in_shape, out_shape)]})
 
 
 @LOWERINGS.register("Tensor.expand", "Tensor.expand_as", batch=LEADING)
@@ -41,15 +45,7 @@ def expand(ctx: Context, op) -> None:
     in_shape, out_shape = ctx.shape(src), ctx.shape(out)
     if -1 in in_shape or -1 in out_shape or len(out_shape) > 4 or len(in_shape) > len(out_shape):
         raise Unsupported(f"expand of {tuple(in_shape)} to {tuple(out_shape)} is not lowered")
-    if in_shape == out_shape:
-        ctx.alias(out, src)
-        return
-    blob = ctx.blob(src)
-    if len(in_shape) < len(out_shape):
-        in_shape = [1] * (len(out_shape) - len(in_shape)) + in_shape
-        blob = ctx.reshaped(blob, in_shape, out.name)
-    repeats = [o // i if i == 1 else 1 for i, o in zip(in_shape, out_shape)]
-    ctx.emit("Tile", "expand", [blob], [out.name], {2: repeats})
+    tile_to(ctx, "expand", src, out, in_shape, out_shape, lambda i, o: o if i == 1 else 1)
 
 
 def _repeat_counts(ctx: Context, op) -> np.ndarray:
