@@ -1,5 +1,6 @@
 """The reference converter's ONNX route: the case as an `.onnx` file, converted by
-`pnnxref case.onnx` in a fresh process, as a user would run it.
+`pnnxref case.onnx` in a fresh process (a child of the fork server, see forkserver.py), as a
+user would run it.
 
 An ONNX-table case is its own `.onnx` (the graph the source builds, initializers at the model's
 current values). A PyTorch case is exported first with `torch.onnx.export`: the
@@ -10,18 +11,19 @@ from __future__ import annotations
 
 import contextlib
 import io
-import os
-import subprocess
-import sys
 import traceback
 import warnings
 from pathlib import Path
 
 from ..artefacts import Artefacts
-from ..errors import ConvertFailed, NotApplicable, NotSupported
+from ..errors import NotApplicable, NotSupported
 from .base import Converter
-from .upstream import FILES, inputshape_arg
+from .forkserver import ForkServer
+from .reference_pt import ENTRY, run_pnnxref
+from .upstream import inputshape_arg
 
+# imported once by the server, so each conversion costs a fork, not an interpreter start
+_PRELOAD = ("onnx", "pnnx_reference.cli", "pnnx_reference.api", "pnnx_reference.frontends.onnx")
 OPSET = 18  # for the TorchScript-based exporter: LayerNormalization (17) and GroupNormalization (18) whole
 
 
@@ -62,15 +64,21 @@ def _check_inputs_kept(path: Path, count: int) -> None:
 
 class ReferenceOnnxConverter(Converter):
     name = "reference-onnx"
-    in_process = False
+    in_process = True  # a conversion costs a fork, not an interpreter start
     reexports = False  # see check_reexport: the ONNX route names operators after a second export's nodes
     bit_identical = False  # see check_roundtrip: exporters decompose operators
     dynamo = False
     timeout_s = 180
 
+    def __init__(self) -> None:
+        self._server = ForkServer(ENTRY, _PRELOAD)
+
     def describe(self) -> str:
         exporter = "torch.onnx.export(dynamo=True)" if self.dynamo else "torch.onnx.export (TorchScript-based)"
-        return f"{exporter} -> python -m pnnx_reference.cli case.onnx"
+        return f"{exporter} -> pnnxref case.onnx (the command line in a forked process)"
+
+    def argv(self, case, fp16: bool) -> list[str]:
+        return ["case.onnx", inputshape_arg(case), f"fp16={int(fp16)}"]
 
     def convert(self, case, workdir: Path, model=None, inputs=None, *, fp16: bool = False) -> Artefacts:
         model = case.make_model() if model is None else model
@@ -88,28 +96,7 @@ class ReferenceOnnxConverter(Converter):
                 raise NotSupported(f"unsupported: torch.onnx.export: {type(e).__name__}: {e}".splitlines()[0][:300],
                                    traceback.format_exc()[-4000:]) from None
             _check_inputs_kept(path, len(inputs))
-        proc = self._run(case, workdir, fp16)
-        paths = {k: workdir / f for k, f in FILES.items() if (workdir / f).is_file()}
-        if proc.returncode != 0 or "pnnx.param" not in paths:
-            lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("error: ")]
-            why = lines[-1][len("error: "):] if lines else f"pnnxref exited with {proc.returncode}"
-            raise ConvertFailed(why.replace(str(workdir), "<work>"), proc.stdout[-4000:])
-        unsupported = {}
-        for line in proc.stdout.splitlines():
-            if line.startswith("warning: ") and ": " in line[len("warning: "):]:
-                emitter, message = line[len("warning: "):].split(": ", 1)
-                unsupported[emitter] = message
-        return Artefacts(self.name, case.id, workdir, paths, unsupported, log=proc.stdout[-4000:])
-
-    def _run(self, case, workdir: Path, fp16: bool) -> subprocess.CompletedProcess:
-        command = [sys.executable, "-m", "pnnx_reference.cli", "case.onnx", inputshape_arg(case), f"fp16={int(fp16)}"]
-        env = dict(os.environ, OMP_NUM_THREADS=os.environ.get("OMP_NUM_THREADS", "1"))
-        try:
-            return subprocess.run(command, cwd=workdir, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                  timeout=self.timeout_s, errors="replace", env=env)
-        except subprocess.TimeoutExpired as e:
-            out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
-            raise ConvertFailed(f"pnnxref did not finish in {self.timeout_s} s", out[-4000:]) from None
+        return run_pnnxref(self._server, self.name, case, workdir, self.argv(case, fp16), self.timeout_s)
 
 
 class ReferenceOnnxDynamoConverter(ReferenceOnnxConverter):
