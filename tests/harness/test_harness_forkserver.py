@@ -113,3 +113,11 @@ def test_reference_onnx_reports_the_error_line_of_a_bad_file(tmp_path):
     broken = _case("nn.Conv2d/k3_s2_p1")
     with pytest.raises(NotSupported, match="torch.onnx.export"):
         converter.convert(broken, tmp_path / "bad", broken.make_model(), [torch.rand(1, 5, 8, 8)])
+
+
+@pytest.mark.parametrize("case_id, why", [("nn.AvgPool1d/k2-nobatch", "the ONNX checker refuses"),
+                                          ("nn.AdaptiveAvgPool1d/o1-nobatch", "onnxruntime cannot run")])
+def test_reference_onnx_calls_an_export_onnx_does_not_define_unsupported(tmp_path, case_id, why):
+    """torch.onnx writes an unbatched 1-d pool as a pool of a rank-2 tensor: the exporter's failure."""
+    with pytest.raises(NotSupported, match=f"torch.onnx.export wrote a file {why}"):
+        load_converter("reference-onnx").convert(_case(case_id), tmp_path)

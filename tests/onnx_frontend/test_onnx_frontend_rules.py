@@ -157,6 +157,18 @@ def test_max_and_min_over_an_empty_dim_are_the_extreme_of_the_type(tmp_path, op,
     np.testing.assert_array_equal(got, expected)
 
 
+def test_a_mean_over_an_empty_dim_is_zero_as_onnxruntime_gives_it(tmp_path):
+    """The spec leaves it undefined; torch.onnx exports EmbeddingBag(mode="mean") relying on 0 for an
+    empty bag (onnxruntime's answer), where torch.mean would give NaN."""
+    nodes = [helper.make_node("ReduceMean", ["x", "ax"], ["y"], keepdims=0)]
+    model = graph_model(nodes, [("x", FLOAT, [0, 4])], [("y", FLOAT, None)], {"ax": np.array([0])}, opset=18)
+    x = np.zeros((0, 4), np.float32)
+    result = api.export_onnx(model, tmp_path, "m")
+    got = run_generated(result.paths["pnnxpy"], [x])[0].detach().numpy()
+    np.testing.assert_array_equal(got, run_ort(model, [x])[0])
+    np.testing.assert_array_equal(got, np.zeros(4, np.float32))
+
+
 @pytest.mark.parametrize("attrs, last", [({}, 2), ({"onesided": 1}, 1), ({"inverse": 1, "onesided": 1}, 2)],
                          ids=["complex", "rfft", "irfft"])
 def test_dft_over_real_imaginary_pairs(tmp_path, attrs, last):

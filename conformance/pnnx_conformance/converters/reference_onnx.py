@@ -16,7 +16,7 @@ import warnings
 from pathlib import Path
 
 from ..artefacts import Artefacts
-from ..errors import NotApplicable, NotSupported
+from ..errors import ConvertFailed, NotApplicable, NotSupported
 from .base import Converter
 from .forkserver import ForkServer
 from .reference_pt import ENTRY, run_pnnxref
@@ -62,6 +62,32 @@ def _check_inputs_kept(path: Path, count: int) -> None:
                            f"(it drops inputs the graph does not read)")
 
 
+def unusable_export(path: Path, inputs) -> str | None:
+    """Why an exported file is no valid model of the case (the ONNX checker refuses it, or
+    onnxruntime cannot run it on the case's inputs: torch.onnx writes an unbatched 1-d pool as a
+    pool of a rank-2 tensor, which ONNX does not define), or None. Asked only when our conversion
+    failed: then the failure is the exporter's, not the frontend's."""
+    import onnx
+
+    try:
+        onnx.checker.check_model(onnx.load(str(path)), full_check=True)
+    except Exception as e:
+        return f"a file the ONNX checker refuses: {_first_line(e)}"
+    try:
+        import onnxruntime
+
+        session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        session.run(None, {f"x{i}": x.detach().cpu().numpy() for i, x in enumerate(inputs)})
+    except Exception as e:
+        return f"a file onnxruntime cannot run: {_first_line(e)}"
+    return None
+
+
+def _first_line(error: Exception) -> str:
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    return lines[0] if lines else type(error).__name__
+
+
 class ReferenceOnnxConverter(Converter):
     name = "reference-onnx"
     in_process = True  # a conversion costs a fork, not an interpreter start
@@ -96,7 +122,13 @@ class ReferenceOnnxConverter(Converter):
                 raise NotSupported(f"unsupported: torch.onnx.export: {type(e).__name__}: {e}".splitlines()[0][:300],
                                    traceback.format_exc()[-4000:]) from None
             _check_inputs_kept(path, len(inputs))
-        return run_pnnxref(self._server, self.name, case, workdir, self.argv(case, fp16), self.timeout_s)
+        try:
+            return run_pnnxref(self._server, self.name, case, workdir, self.argv(case, fp16), self.timeout_s)
+        except ConvertFailed:
+            why = None if is_onnx_case(case) else unusable_export(path, inputs)
+            if why:
+                raise NotSupported(f"unsupported: torch.onnx.export wrote {why}"[:300]) from None
+            raise
 
 
 class ReferenceOnnxDynamoConverter(ReferenceOnnxConverter):
