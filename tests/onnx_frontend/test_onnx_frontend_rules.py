@@ -226,3 +226,15 @@ def test_linear_attention_recurrence_token_by_token(tmp_path, update_rule, heads
                               update_rule=update_rule)]
     model = graph_model(nodes, inputs, [("y", FLOAT, None), ("state", FLOAT, None)], opset=27)
     converts_like_the_spec(tmp_path, model, values, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("op, attrs, mean, std", [("RandomNormalLike", {"mean": 2.0, "scale": 0.5}, 2.0, 0.5),
+                                                  ("RandomUniformLike", {"low": -1.0, "high": 3.0}, 1.0, 4 / 12 ** 0.5)])
+def test_random_draws_become_torch_draws_with_the_same_distribution(tmp_path, op, attrs, mean, std):
+    nodes = [helper.make_node(op, ["x"], ["y"], **attrs)]
+    model = graph_model(nodes, [("x", FLOAT, [64, 256])], [("y", FLOAT, None)], {}, opset=18)
+    result = api.export_onnx(model, tmp_path, "m")
+    torch.manual_seed(0)
+    got = run_generated(result.paths["pnnxpy"], [np.zeros((64, 256), np.float32)])[0]
+    assert got.shape == (64, 256) and got.dtype == torch.float32
+    assert abs(got.mean().item() - mean) < 0.05 and abs(got.std().item() - std) < 0.05
