@@ -238,3 +238,16 @@ def test_random_draws_become_torch_draws_with_the_same_distribution(tmp_path, op
     got = run_generated(result.paths["pnnxpy"], [np.zeros((64, 256), np.float32)])[0]
     assert got.shape == (64, 256) and got.dtype == torch.float32
     assert abs(got.mean().item() - mean) < 0.05 and abs(got.std().item() - std) < 0.05
+
+
+def test_nonzero_feeding_gather_nd_keeps_a_value_decided_size(tmp_path):
+    """torch.onnx's masked_select: NonZero -> Transpose -> GatherND; the count comes from the values."""
+    nodes = [helper.make_node("NonZero", ["m"], ["nz"]), helper.make_node("Transpose", ["nz"], ["idx"], perm=[1, 0]),
+             helper.make_node("GatherND", ["x", "idx"], ["y"])]
+    model = graph_model(nodes, [("x", FLOAT, [3, 4]), ("m", TensorProto.BOOL, [3, 4])], [("y", FLOAT, None)], {},
+                        opset=18)
+    x = RNG.standard_normal((3, 4)).astype(np.float32)
+    result = api.export_onnx(model, tmp_path, "m", inputs=[torch.from_numpy(x), torch.from_numpy(x > 0)])
+    for mask in (x > 0, x > 1):  # another count than the example's
+        got = run_generated(result.paths["pnnxpy"], [x, mask])[0]
+        np.testing.assert_array_equal(got.numpy(), x[mask])
