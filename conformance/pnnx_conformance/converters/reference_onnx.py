@@ -83,6 +83,35 @@ def unusable_export(path: Path, inputs) -> str | None:
     return None
 
 
+def unfaithful_export(case, model, inputs, path: Path) -> str | None:
+    """Whether the exported file computes something else than the model: onnxruntime on it against
+    torch, within the screen's coarse bound (tolerances.EXPORT_SCREEN), or None. torch.onnx writes
+    some operators wrongly (an unbatched global pool pools the channels, pairwise_distance drops
+    the abs(), floor_divide truncates); our frontend converts the file it is given, so comparing
+    its artefacts with torch would judge the exporter. A file onnxruntime cannot run is judged
+    only if our conversion fails too (unusable_export), and a random case is not compared."""
+    import onnxruntime
+    import torch
+
+    from ..checks import RANDOM
+    from ..compare import compare
+    from ..oracle import to_numpy
+    from ..tolerances import export_screen
+
+    if RANDOM in case.tags:
+        return None
+    try:
+        session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        got = session.run(None, {f"x{i}": x.detach().cpu().numpy() for i, x in enumerate(inputs)})
+    except Exception:
+        return None
+    with torch.no_grad():
+        expected = to_numpy(model(*[x.clone() for x in inputs]))
+    verdict = compare(got, expected, export_screen(case))
+    return None if verdict.ok else f"a file that computes something else (onnxruntime on it, against torch: " \
+                                   f"{verdict.message})"
+
+
 def _first_line(error: Exception) -> str:
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
     return lines[0] if lines else type(error).__name__
@@ -122,6 +151,9 @@ class ReferenceOnnxConverter(Converter):
                 raise NotSupported(f"unsupported: torch.onnx.export: {type(e).__name__}: {e}".splitlines()[0][:300],
                                    traceback.format_exc()[-4000:]) from None
             _check_inputs_kept(path, len(inputs))
+            why = unfaithful_export(case, model, inputs, path)
+            if why:
+                raise NotSupported(f"unsupported: torch.onnx.export wrote {why}"[:300])
         try:
             return run_pnnxref(self._server, self.name, case, workdir, self.argv(case, fp16), self.timeout_s)
         except ConvertFailed:
