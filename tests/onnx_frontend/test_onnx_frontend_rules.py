@@ -251,3 +251,17 @@ def test_nonzero_feeding_gather_nd_keeps_a_value_decided_size(tmp_path):
     for mask in (x > 0, x > 1):  # another count than the example's
         got = run_generated(result.paths["pnnxpy"], [x, mask])[0]
         np.testing.assert_array_equal(got.numpy(), x[mask])
+
+
+@pytest.mark.parametrize("op", ["Div", "Mod"])
+def test_an_integer_divisor_input_gets_nonzero_example_values(tmp_path, op):
+    """Without inputs (the command line), integer inputs are traced as zeros (valid indices); a
+    divisor is traced as ones, since torch refuses an integer division by zero."""
+    nodes = [helper.make_node(op, ["a", "b"], ["y"])]
+    model = graph_model(nodes, [("a", TensorProto.INT32, [2, 6]), ("b", TensorProto.INT32, [2, 6])],
+                        [("y", TensorProto.INT32, None)], {}, opset=18)
+    result = api.export_onnx(model, tmp_path, "m")
+    a = np.array([[-16, 19, -7, -20, -17, -1], [7, 3, -3, -17, 1, 6]], np.int32)
+    b = np.array([[1, 4, 5, 3, 1, 1], [3, 4, 3, 6, 6, 3]], np.int32)
+    got = run_generated(result.paths["pnnxpy"], [a, b])[0].numpy()
+    np.testing.assert_array_equal(got, run_ort(model, [a, b])[0])
