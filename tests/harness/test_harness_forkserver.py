@@ -115,9 +115,13 @@ def test_reference_onnx_reports_the_error_line_of_a_bad_file(tmp_path):
         converter.convert(broken, tmp_path / "bad", broken.make_model(), [torch.rand(1, 5, 8, 8)])
 
 
-@pytest.mark.parametrize("case_id, why", [("nn.AvgPool1d/k2-nobatch", "the ONNX checker refuses"),
-                                          ("nn.AdaptiveAvgPool1d/o1-nobatch", "onnxruntime cannot run")])
-def test_reference_onnx_calls_an_export_onnx_does_not_define_unsupported(tmp_path, case_id, why):
-    """torch.onnx writes an unbatched 1-d pool as a pool of a rank-2 tensor: the exporter's failure."""
+@pytest.mark.parametrize("case_id, why", [
+    ("nn.AvgPool1d/k2-nobatch", "the ONNX checker refuses"),  # a pool of a rank-2 tensor
+    ("nn.AdaptiveAvgPool1d/o1-nobatch", "onnxruntime cannot run"),
+    ("nn.AdaptiveAvgPool3d/o1-nobatch", "that computes something else"),  # pools over the channels
+    ("torch.floor_divide/same_r4", "that computes something else"),  # truncates
+    ("nn.PairwiseDistance/p2-nobatch", "that computes something else")])  # keeps a dim
+def test_reference_onnx_calls_what_torch_onnx_exports_wrongly_unsupported(tmp_path, case_id, why):
+    """The exporter's failures are not the frontend's: the matrix shows them as unsupported."""
     with pytest.raises(NotSupported, match=f"torch.onnx.export wrote a file {why}"):
         load_converter("reference-onnx").convert(_case(case_id), tmp_path)
