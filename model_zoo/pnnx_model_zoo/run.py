@@ -1,9 +1,10 @@
 """Every zoo model through the conformance harness: convert with the reference converter
-(from Python, and from the traced .pt with `pnnxref` and no inputshape), and with upstream
-`pnnx` side by side, check parity on each backend, print a table
+(from Python, from the traced .pt with `pnnxref` and no inputshape, from the .pt2, and from
+the torch.onnx export with `pnnxref case.onnx`; each command line in a fork-server child), and
+with upstream `pnnx` side by side, check parity on each backend, print a table
 and write JSON-lines `Result` records (table `models`) and run.json (tier, cases, jobs, wall time).
 
-    python -m pnnx_model_zoo.run [--models PATTERN] [--out DIR] [--no-upstream] [--jobs N]
+    python -m pnnx_model_zoo.run [--models PATTERN] [--out DIR] [--no-upstream] [--no-onnx] [--jobs N]
 
 PATTERN: fnmatch patterns on case ids, or bare model names, comma-separated
 (`resnet18,mobilenet_v2`, `models.*lstm*`).

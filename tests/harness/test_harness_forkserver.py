@@ -92,3 +92,36 @@ def test_reference_pt_reports_declined_emitters_and_errors(tmp_path):
     with pytest.raises((ConvertFailed, NotSupported)):
         broken = _case("nn.Conv2d/k3_s2_p1")
         converter.convert(broken, tmp_path / "bad", broken.make_model(), [torch.rand(1, 5, 8, 8)])
+
+
+def test_reference_onnx_is_a_default_route_on_the_fork_server(tmp_path):
+    """One server for every conversion of the route: a case costs a fork, not an interpreter."""
+    assert DEFAULT.index("reference-pt") < DEFAULT.index("reference-onnx") < DEFAULT.index("upstream")
+    converter = load_converter("reference-onnx")
+    assert converter.in_process
+    arts = converter.convert(_case("nn.Conv2d/k3_s2_p1"), tmp_path / "pt")
+    server = converter._server._proc.pid
+    onnx_case = next(c for c in select(tier="smoke") if "onnx" in c.tags)
+    converter.convert(onnx_case, tmp_path / "onnx")
+    assert converter._server._proc.pid == server
+    assert (tmp_path / "pt" / "case.onnx").is_file() and arts.paths["pnnx.param"].name == "case.pnnx.param"
+    assert "pnnxparam: " in arts.log  # the child's output comes back
+
+
+def test_reference_onnx_reports_the_error_line_of_a_bad_file(tmp_path):
+    converter = load_converter("reference-onnx")
+    broken = _case("nn.Conv2d/k3_s2_p1")
+    with pytest.raises(NotSupported, match="torch.onnx.export"):
+        converter.convert(broken, tmp_path / "bad", broken.make_model(), [torch.rand(1, 5, 8, 8)])
+
+
+@pytest.mark.parametrize("case_id, why", [
+    ("nn.AvgPool1d/k2-nobatch", "the ONNX checker refuses"),  # a pool of a rank-2 tensor
+    ("nn.AdaptiveAvgPool1d/o1-nobatch", "onnxruntime cannot run"),
+    ("nn.AdaptiveAvgPool3d/o1-nobatch", "that computes something else"),  # pools over the channels
+    ("torch.floor_divide/same_r4", "that computes something else"),  # truncates
+    ("nn.PairwiseDistance/p2-nobatch", "that computes something else")])  # keeps a dim
+def test_reference_onnx_calls_what_torch_onnx_exports_wrongly_unsupported(tmp_path, case_id, why):
+    """The exporter's failures are not the frontend's: the matrix shows them as unsupported."""
+    with pytest.raises(NotSupported, match=f"torch.onnx.export wrote a file {why}"):
+        load_converter("reference-onnx").convert(_case(case_id), tmp_path)

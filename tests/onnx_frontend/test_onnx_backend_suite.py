@@ -51,10 +51,21 @@ def test_pnnx_ncnn_backend_passes_its_smoke_tests():
     assert result.wasSuccessful(), describe(result)
 
 
+# the .pnnx.onnx writer once wrote files the ONNX checker refused: Celu in f16/bf16 and Einsum in bf16
+# (types those operators take only at later opsets), and BitCast as a Reshape
+WRITER_TESTS = ("test_celu_float16_cpu", "test_celu_bfloat16_cpu", "test_einsum_batch_matmul_bfloat16_cpu",
+                "test_einsum_sum_bfloat16_cpu", "test_bitcast_float32_to_int32_cpu", "test_bitcast_bool_to_uint8_cpu")
+
+
+def test_the_pnnx_onnx_writer_passes_the_checker_on_narrow_types_and_bitcasts():
+    result = run_backend_tests(PnnxPythonOnnxBackend, WRITER_TESTS)
+    assert result.wasSuccessful(), describe(result)
+
+
 def test_an_unmapped_operator_is_a_failure_not_a_skip():
-    result = run_backend_tests(PnnxPythonOnnxBackend, ("test_nonzero_example_cpu",))
+    result = run_backend_tests(PnnxPythonOnnxBackend, ("test_unique_not_sorted_without_axis_cpu",))
     assert not result.skipped and len(result.errors) + len(result.failures) == 1
-    assert "NonZero" in describe(result)
+    assert "Unique" in describe(result)
 
 
 def test_backends_run_on_the_cpu_only():

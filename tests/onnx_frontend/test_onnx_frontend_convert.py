@@ -227,3 +227,17 @@ def test_the_fallback_note_reaches_the_command_line(tmp_path, capsys):
     assert main([str(path), "inputshape=[2,6]"]) == 0
     err = capsys.readouterr().err
     assert "note:" in err and "stay fixed at [2, 6]" in err and "inputshape2" in err
+
+
+def test_a_bitcast_converts_for_pytorch_and_is_declined_where_it_has_no_form(tmp_path):
+    """BitCast reads the same bytes as another type: `view(dtype)` in _pnnx.py; the .pnnx.onnx
+    (opset 23, before BitCast) and ncnn (float blobs) decline it by name, never a Reshape."""
+    node = helper.make_node("BitCast", ["x"], ["y"], to=onnx.TensorProto.INT32)
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", FLOAT, [3, 4])],
+                              [helper.make_tensor_value_info("y", onnx.TensorProto.INT32, [3, 4])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 26)])
+    result = api.export_onnx(model, tmp_path, "bc")
+    assert "BitCast from opset 26" in result.unsupported["onnx"]
+    assert "reinterprets bytes" in result.unsupported["ncnn"]
+    x = torch.randn(3, 4)
+    assert torch.equal(run_generated(result.paths["pnnxpy"], [x])[0], x.view(torch.int32))

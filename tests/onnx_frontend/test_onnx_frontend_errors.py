@@ -70,17 +70,17 @@ def test_external_data_outside_the_folder_is_refused(tmp_path, capsys):
 
 def test_every_unmapped_node_in_one_line_and_no_files(tmp_path, capsys):
     nodes = [helper.make_node("Relu", ["x"], ["a"], name="first_relu"),
-             helper.make_node("NonZero", ["a"], ["b"], name="where_nonzero"),
+             helper.make_node("Unique", ["a"], ["b"], name="where_unique"),
              helper.make_node("Custom", ["x"], ["c"], name="vendor_op", domain="com.vendor"),
              helper.make_node("Sigmoid", ["x"], ["y"])]
-    model = graph_model(nodes, [("x", FLOAT, [2, 3])], [("y", FLOAT, None), ("b", INT64, None), ("c", FLOAT, None)])
+    model = graph_model(nodes, [("x", FLOAT, [2, 3])], [("y", FLOAT, None), ("b", FLOAT, None), ("c", FLOAT, None)])
     model.opset_import.append(helper.make_opsetid("com.vendor", 1))
     path = tmp_path / "m.onnx"
     onnx.save(model, str(path))
     code, err = run_cli([path], capsys)
     assert code != 0 and err.count("\n") == 1
     assert "2 ONNX nodes cannot be mapped to PyTorch" in err
-    assert "where_nonzero (NonZero): no rule" in err and "vendor_op (com.vendor:Custom): no rule" in err
+    assert "where_unique (Unique): no rule" in err and "vendor_op (com.vendor:Custom): no rule" in err
     assert only(tmp_path, "m.onnx")
 
 

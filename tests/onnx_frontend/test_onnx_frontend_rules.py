@@ -157,6 +157,18 @@ def test_max_and_min_over_an_empty_dim_are_the_extreme_of_the_type(tmp_path, op,
     np.testing.assert_array_equal(got, expected)
 
 
+def test_a_mean_over_an_empty_dim_is_zero_as_onnxruntime_gives_it(tmp_path):
+    """The spec leaves it undefined; torch.onnx exports EmbeddingBag(mode="mean") relying on 0 for an
+    empty bag (onnxruntime's answer), where torch.mean would give NaN."""
+    nodes = [helper.make_node("ReduceMean", ["x", "ax"], ["y"], keepdims=0)]
+    model = graph_model(nodes, [("x", FLOAT, [0, 4])], [("y", FLOAT, None)], {"ax": np.array([0])}, opset=18)
+    x = np.zeros((0, 4), np.float32)
+    result = api.export_onnx(model, tmp_path, "m")
+    got = run_generated(result.paths["pnnxpy"], [x])[0].detach().numpy()
+    np.testing.assert_array_equal(got, run_ort(model, [x])[0])
+    np.testing.assert_array_equal(got, np.zeros(4, np.float32))
+
+
 @pytest.mark.parametrize("attrs, last", [({}, 2), ({"onesided": 1}, 1), ({"inverse": 1, "onesided": 1}, 2)],
                          ids=["complex", "rfft", "irfft"])
 def test_dft_over_real_imaginary_pairs(tmp_path, attrs, last):
@@ -214,3 +226,42 @@ def test_linear_attention_recurrence_token_by_token(tmp_path, update_rule, heads
                               update_rule=update_rule)]
     model = graph_model(nodes, inputs, [("y", FLOAT, None), ("state", FLOAT, None)], opset=27)
     converts_like_the_spec(tmp_path, model, values, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("op, attrs, mean, std", [("RandomNormalLike", {"mean": 2.0, "scale": 0.5}, 2.0, 0.5),
+                                                  ("RandomUniformLike", {"low": -1.0, "high": 3.0}, 1.0, 4 / 12 ** 0.5)])
+def test_random_draws_become_torch_draws_with_the_same_distribution(tmp_path, op, attrs, mean, std):
+    nodes = [helper.make_node(op, ["x"], ["y"], **attrs)]
+    model = graph_model(nodes, [("x", FLOAT, [64, 256])], [("y", FLOAT, None)], {}, opset=18)
+    result = api.export_onnx(model, tmp_path, "m")
+    torch.manual_seed(0)
+    got = run_generated(result.paths["pnnxpy"], [np.zeros((64, 256), np.float32)])[0]
+    assert got.shape == (64, 256) and got.dtype == torch.float32
+    assert abs(got.mean().item() - mean) < 0.05 and abs(got.std().item() - std) < 0.05
+
+
+def test_nonzero_feeding_gather_nd_keeps_a_value_decided_size(tmp_path):
+    """torch.onnx's masked_select: NonZero -> Transpose -> GatherND; the count comes from the values."""
+    nodes = [helper.make_node("NonZero", ["m"], ["nz"]), helper.make_node("Transpose", ["nz"], ["idx"], perm=[1, 0]),
+             helper.make_node("GatherND", ["x", "idx"], ["y"])]
+    model = graph_model(nodes, [("x", FLOAT, [3, 4]), ("m", TensorProto.BOOL, [3, 4])], [("y", FLOAT, None)], {},
+                        opset=18)
+    x = RNG.standard_normal((3, 4)).astype(np.float32)
+    result = api.export_onnx(model, tmp_path, "m", inputs=[torch.from_numpy(x), torch.from_numpy(x > 0)])
+    for mask in (x > 0, x > 1):  # another count than the example's
+        got = run_generated(result.paths["pnnxpy"], [x, mask])[0]
+        np.testing.assert_array_equal(got.numpy(), x[mask])
+
+
+@pytest.mark.parametrize("op", ["Div", "Mod"])
+def test_an_integer_divisor_input_gets_nonzero_example_values(tmp_path, op):
+    """Without inputs (the command line), integer inputs are traced as zeros (valid indices); a
+    divisor is traced as ones, since torch refuses an integer division by zero."""
+    nodes = [helper.make_node(op, ["a", "b"], ["y"])]
+    model = graph_model(nodes, [("a", TensorProto.INT32, [2, 6]), ("b", TensorProto.INT32, [2, 6])],
+                        [("y", TensorProto.INT32, None)], {}, opset=18)
+    result = api.export_onnx(model, tmp_path, "m")
+    a = np.array([[-16, 19, -7, -20, -17, -1], [7, 3, -3, -17, 1, 6]], np.int32)
+    b = np.array([[1, 4, 5, 3, 1, 1], [3, 4, 3, 6, 6, 3]], np.int32)
+    got = run_generated(result.paths["pnnxpy"], [a, b])[0].numpy()
+    np.testing.assert_array_equal(got, run_ort(model, [a, b])[0])

@@ -14,9 +14,8 @@ from .upstream import UpstreamConverter
 BUILTIN = {"reference": ReferenceConverter, "reference-pt": ReferencePtConverter,
            "reference-export": ReferenceExportConverter, "upstream": UpstreamConverter,
            "reference-onnx": ReferenceOnnxConverter, "reference-onnx-dynamo": ReferenceOnnxDynamoConverter}
-# reference-onnx is not in the default set yet: each conversion is a fresh interpreter (15-20 s
-# a case on 2 loaded cores) until it moves onto the fork server like reference-pt; run it by name
-DEFAULT = ("reference", "reference-pt", "reference-export", "upstream")
+# reference-onnx-dynamo is run by name: torch.onnx's dynamo exporter costs seconds per case
+DEFAULT = ("reference", "reference-pt", "reference-export", "reference-onnx", "upstream")
 
 
 def load_converter(spec: str) -> Converter:

@@ -1,5 +1,6 @@
 """The reference converter's ONNX route: the case as an `.onnx` file, converted by
-`pnnxref case.onnx` in a fresh process, as a user would run it.
+`pnnxref case.onnx` in a fresh process (a child of the fork server, see forkserver.py), as a
+user would run it.
 
 An ONNX-table case is its own `.onnx` (the graph the source builds, initializers at the model's
 current values). A PyTorch case is exported first with `torch.onnx.export`: the
@@ -10,9 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import os
-import subprocess
-import sys
 import traceback
 import warnings
 from pathlib import Path
@@ -20,8 +18,12 @@ from pathlib import Path
 from ..artefacts import Artefacts
 from ..errors import ConvertFailed, NotApplicable, NotSupported
 from .base import Converter
-from .upstream import FILES, inputshape_arg
+from .forkserver import ForkServer
+from .reference_pt import ENTRY, run_pnnxref
+from .upstream import inputshape_arg
 
+# imported once by the server, so each conversion costs a fork, not an interpreter start
+_PRELOAD = ("onnx", "pnnx_reference.cli", "pnnx_reference.api", "pnnx_reference.frontends.onnx")
 OPSET = 18  # for the TorchScript-based exporter: LayerNormalization (17) and GroupNormalization (18) whole
 
 
@@ -60,17 +62,78 @@ def _check_inputs_kept(path: Path, count: int) -> None:
                            f"(it drops inputs the graph does not read)")
 
 
+def unusable_export(path: Path, inputs) -> str | None:
+    """Why an exported file is no valid model of the case (the ONNX checker refuses it, or
+    onnxruntime cannot run it on the case's inputs: torch.onnx writes an unbatched 1-d pool as a
+    pool of a rank-2 tensor, which ONNX does not define), or None. Asked only when our conversion
+    failed: then the failure is the exporter's, not the frontend's."""
+    import onnx
+
+    try:
+        onnx.checker.check_model(onnx.load(str(path)), full_check=True)
+    except Exception as e:
+        return f"a file the ONNX checker refuses: {_first_line(e)}"
+    try:
+        import onnxruntime
+
+        session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        session.run(None, {f"x{i}": x.detach().cpu().numpy() for i, x in enumerate(inputs)})
+    except Exception as e:
+        return f"a file onnxruntime cannot run: {_first_line(e)}"
+    return None
+
+
+def unfaithful_export(case, model, inputs, path: Path) -> str | None:
+    """Whether the exported file computes something else than the model: onnxruntime on it against
+    torch, within the screen's coarse bound (tolerances.EXPORT_SCREEN), or None. torch.onnx writes
+    some operators wrongly (an unbatched global pool pools the channels, pairwise_distance drops
+    the abs(), floor_divide truncates); our frontend converts the file it is given, so comparing
+    its artefacts with torch would judge the exporter. A file onnxruntime cannot run is judged
+    only if our conversion fails too (unusable_export), and a random case is not compared."""
+    import onnxruntime
+    import torch
+
+    from ..checks import RANDOM
+    from ..compare import compare
+    from ..oracle import to_numpy
+    from ..tolerances import export_screen
+
+    if RANDOM in case.tags:
+        return None
+    try:
+        session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        got = session.run(None, {f"x{i}": x.detach().cpu().numpy() for i, x in enumerate(inputs)})
+    except Exception:
+        return None
+    with torch.no_grad():
+        expected = to_numpy(model(*[x.clone() for x in inputs]))
+    verdict = compare(got, expected, export_screen(case))
+    return None if verdict.ok else f"a file that computes something else (onnxruntime on it, against torch: " \
+                                   f"{verdict.message})"
+
+
+def _first_line(error: Exception) -> str:
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    return lines[0] if lines else type(error).__name__
+
+
 class ReferenceOnnxConverter(Converter):
     name = "reference-onnx"
-    in_process = False
+    in_process = True  # a conversion costs a fork, not an interpreter start
     reexports = False  # see check_reexport: the ONNX route names operators after a second export's nodes
     bit_identical = False  # see check_roundtrip: exporters decompose operators
     dynamo = False
     timeout_s = 180
 
+    def __init__(self) -> None:
+        self._server = ForkServer(ENTRY, _PRELOAD)
+
     def describe(self) -> str:
         exporter = "torch.onnx.export(dynamo=True)" if self.dynamo else "torch.onnx.export (TorchScript-based)"
-        return f"{exporter} -> python -m pnnx_reference.cli case.onnx"
+        return f"{exporter} -> pnnxref case.onnx (the command line in a forked process)"
+
+    def argv(self, case, fp16: bool) -> list[str]:
+        return ["case.onnx", inputshape_arg(case), f"fp16={int(fp16)}"]
 
     def convert(self, case, workdir: Path, model=None, inputs=None, *, fp16: bool = False) -> Artefacts:
         model = case.make_model() if model is None else model
@@ -88,28 +151,16 @@ class ReferenceOnnxConverter(Converter):
                 raise NotSupported(f"unsupported: torch.onnx.export: {type(e).__name__}: {e}".splitlines()[0][:300],
                                    traceback.format_exc()[-4000:]) from None
             _check_inputs_kept(path, len(inputs))
-        proc = self._run(case, workdir, fp16)
-        paths = {k: workdir / f for k, f in FILES.items() if (workdir / f).is_file()}
-        if proc.returncode != 0 or "pnnx.param" not in paths:
-            lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("error: ")]
-            why = lines[-1][len("error: "):] if lines else f"pnnxref exited with {proc.returncode}"
-            raise ConvertFailed(why.replace(str(workdir), "<work>"), proc.stdout[-4000:])
-        unsupported = {}
-        for line in proc.stdout.splitlines():
-            if line.startswith("warning: ") and ": " in line[len("warning: "):]:
-                emitter, message = line[len("warning: "):].split(": ", 1)
-                unsupported[emitter] = message
-        return Artefacts(self.name, case.id, workdir, paths, unsupported, log=proc.stdout[-4000:])
-
-    def _run(self, case, workdir: Path, fp16: bool) -> subprocess.CompletedProcess:
-        command = [sys.executable, "-m", "pnnx_reference.cli", "case.onnx", inputshape_arg(case), f"fp16={int(fp16)}"]
-        env = dict(os.environ, OMP_NUM_THREADS=os.environ.get("OMP_NUM_THREADS", "1"))
+            why = unfaithful_export(case, model, inputs, path)
+            if why:
+                raise NotSupported(f"unsupported: torch.onnx.export wrote {why}"[:300])
         try:
-            return subprocess.run(command, cwd=workdir, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                  timeout=self.timeout_s, errors="replace", env=env)
-        except subprocess.TimeoutExpired as e:
-            out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
-            raise ConvertFailed(f"pnnxref did not finish in {self.timeout_s} s", out[-4000:]) from None
+            return run_pnnxref(self._server, self.name, case, workdir, self.argv(case, fp16), self.timeout_s)
+        except ConvertFailed:
+            why = None if is_onnx_case(case) else unusable_export(path, inputs)
+            if why:
+                raise NotSupported(f"unsupported: torch.onnx.export wrote {why}"[:300]) from None
+            raise
 
 
 class ReferenceOnnxDynamoConverter(ReferenceOnnxConverter):

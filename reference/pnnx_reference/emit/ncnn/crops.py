@@ -23,8 +23,9 @@ def crop(ctx: Context, op, specs, out_name: str) -> None:
         if not all(isinstance(v, int) or v is None for v in (start, end, step)):
             raise Unsupported("slice bounds from tensors are not lowered")
         size = shape[int(dim)]
-        start = 0 if start is None else start + size if start < 0 else min(start, size)
-        end = size if end is None or end >= INT_MAX else end + size if end < 0 else min(end, size)
+        # Python's slice bounds: negatives count from the end, and both clamp into [0, size]
+        start = 0 if start is None else max(0, start + size) if start < 0 else min(start, size)
+        end = size if end is None or end >= INT_MAX else max(0, end + size) if end < 0 else min(end, size)
         axis = ctx.axis(src, int(dim))
         step = 1 if step is None else step
         if step != 1:

@@ -42,3 +42,29 @@ def in_output_dtype(b, op) -> str:
     if b.dtype(op.inputs[0]) == want:
         return b.x(op)
     return b.node("Cast", [b.x(op)], to=onnx_type(want))
+
+
+# float dtypes as ONNX schemas name them in their type constraints
+_SCHEMA_NAMES = {"f16": "tensor(float16)", "bf16": "tensor(bfloat16)", "f32": "tensor(float)", "f64": "tensor(double)"}
+
+
+def takes(b, onnx_op: str, dtype: str) -> bool:
+    """Whether `onnx_op`, as defined at the builder's opset, accepts `dtype` (Celu took float32
+    only until opset 24, Einsum no bfloat16 until opset 26)."""
+    import onnx
+
+    schema = onnx.defs.get_schema(onnx_op, b.opset)
+    allowed = {t for c in schema.type_constraints for t in c.allowed_type_strs}
+    return _SCHEMA_NAMES.get(dtype) in allowed
+
+
+def float_node(b, op, onnx_op: str, inputs: list[str], **attrs) -> str:
+    """`onnx_op` on `inputs` into the output operand. A float dtype the operator does not take at
+    this opset is computed in float32 and cast back, as torch computes f16 and bf16 (in float)."""
+    dtype = b.dtype(op.outputs[0])
+    if dtype not in _SCHEMA_NAMES or takes(b, onnx_op, dtype):
+        return b.node(onnx_op, inputs, b.y(op), **attrs)
+    if dtype == "f64":
+        raise Unsupported(f"{onnx_op} takes no float64 at opset {b.opset}")
+    wide = [b.node("Cast", [name], to=TensorProto.FLOAT) for name in inputs]
+    return b.node("Cast", [b.node(onnx_op, wide, **attrs)], b.y(op), to=onnx_type(dtype))

@@ -16,14 +16,19 @@ class InputSpec:
     name: str
     dtype: torch.dtype
     dims: tuple            # ints, or a str (dim_param) / None (unknown) per dimension
+    divisor: bool = False  # an integer Div or Mod divides by it: its example values must not be 0
 
     @property
     def symbolic(self) -> list[int]:
         return [i for i, d in enumerate(self.dims) if not isinstance(d, int)]
 
 
+DIVIDING = ("Div", "Mod")
+
+
 def graph_inputs(proto: onnx.ModelProto, what: str) -> list[InputSpec]:
     initializers = {t.name for t in proto.graph.initializer}
+    divisors = {n.input[1] for n in proto.graph.node if n.op_type in DIVIDING and len(n.input) > 1}
     specs = []
     for value in proto.graph.input:
         if value.name in initializers:  # IR < 4 lists initializers as inputs too
@@ -39,7 +44,7 @@ def graph_inputs(proto: onnx.ModelProto, what: str) -> list[InputSpec]:
         if not tensor.HasField("shape"):
             raise ConversionError(f"{what}: input {value.name!r} has no shape; give inputshape=...")
         dims = tuple(d.dim_value if d.HasField("dim_value") else (d.dim_param or None) for d in tensor.shape.dim)
-        specs.append(InputSpec(value.name, dtype, dims))
+        specs.append(InputSpec(value.name, dtype, dims, value.name in divisors))
     return specs
 
 
@@ -90,7 +95,8 @@ def second_shapes(specs: list[InputSpec], shapes: list[list[int]]) -> list[list[
 def example_inputs(specs: list[InputSpec], shapes: list[list[int]], seed: int = 0) -> tuple:
     """Seeded example tensors: rand in [0, 1) for floats, random bools, and zeros for integers:
     an integer input of an ONNX graph is most often an index (token ids, positions), and zero
-    is a valid index into any non-empty axis (the converted graph does not depend on the values)."""
+    is a valid index into any non-empty axis (the converted graph does not depend on the values);
+    ones for an integer input that a Div or Mod divides by, where torch refuses a zero."""
     generator = torch.Generator().manual_seed(seed)
     out = []
     for spec, shape in zip(specs, shapes):
@@ -99,5 +105,6 @@ def example_inputs(specs: list[InputSpec], shapes: list[list[int]], seed: int = 
         elif spec.dtype.is_floating_point or spec.dtype.is_complex:
             out.append(torch.rand(tuple(shape), generator=generator).to(spec.dtype))
         else:
-            out.append(torch.zeros(tuple(shape), dtype=spec.dtype))
+            fill = torch.ones if spec.divisor else torch.zeros
+            out.append(fill(tuple(shape), dtype=spec.dtype))
     return tuple(out)

@@ -22,6 +22,8 @@ def _per_sample(ctx: Context, src, out) -> bool:
 
 @LOWERINGS.register(*RESHAPES, batch=RESHAPE)
 def reshape(ctx: Context, op) -> None:
+    if "dtype" in op.params:  # Tensor.view(dtype): the same bytes read as another type
+        raise Unsupported(f"view({op.params['dtype']}) reinterprets bytes; ncnn blobs hold floats")
     src, out = op.inputs[0], op.outputs[0]
     in_shape, out_shape = ctx.shape(src), ctx.shape(out)
     if not _per_sample(ctx, src, out):

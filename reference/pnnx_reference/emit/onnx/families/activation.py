@@ -5,6 +5,7 @@ from __future__ import annotations
 from ....errors import Unsupported
 from ..builder import axis
 from ..dtypes import from_torch_name, onnx_type
+from ..promote import float_node
 from ..registry import LOWERINGS
 
 
@@ -49,7 +50,7 @@ def elu(b, op):
 
 @LOWERINGS.register("nn.CELU", "F.celu", "F.celu_")
 def celu(b, op):
-    b.node("Celu", [b.x(op)], b.y(op), alpha=float(op.params.get("alpha", 1.0)))
+    float_node(b, op, "Celu", [b.x(op)], alpha=float(op.params.get("alpha", 1.0)))
 
 
 @LOWERINGS.register("nn.GELU", "F.gelu")

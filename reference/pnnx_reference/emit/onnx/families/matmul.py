@@ -3,6 +3,7 @@ baddbmm -> MatMul + Add, einsum -> Einsum."""
 from __future__ import annotations
 
 from ....errors import Unsupported
+from ..promote import float_node
 from ..registry import LOWERINGS
 
 
@@ -36,7 +37,7 @@ def einsum(b, op):
     equation = op.params.get("equation")
     if not isinstance(equation, str) or "..." in equation:
         raise Unsupported(f"equation={equation!r}")
-    b.node("Einsum", [o.name for o in op.inputs], b.y(op), equation=equation)
+    float_node(b, op, "Einsum", [o.name for o in op.inputs], equation=equation)
 
 
 @LOWERINGS.register("torch.outer", "Tensor.outer", "torch.ger")

@@ -1,9 +1,11 @@
-"""Shape-only operators: view/reshape/flatten/unflatten -> Reshape (constant shapes),
+"""Shape-only operators: view/reshape/flatten/unflatten -> Reshape (constant shapes), view(dtype)
+-> BitCast,
 permute/transpose/t/movedim -> Transpose, squeeze/unsqueeze -> Squeeze/Unsqueeze."""
 from __future__ import annotations
 
 from ....errors import Unsupported
 from ..builder import axis, int_list
+from ..dtypes import onnx_type
 from ..registry import LOWERINGS
 
 
@@ -35,11 +37,25 @@ def _reshape_to_output(b, op):
 
 @LOWERINGS.register("Tensor.view", "Tensor.reshape", "torch.reshape")
 def reshape(b, op):
+    if "dtype" in op.params:
+        bitcast(b, op)
+        return
     shape = op.params.get("shape")
     if shape is None or len(op.inputs) > 1:
         _reshape_to_output(b, op)
         return
     _reshape(b, op, int_list(shape))
+
+
+def bitcast(b, op):
+    """Tensor.view(dtype): the same bytes read as another type, ONNX's BitCast (opset 26)."""
+    src, dst = b.dtype(op.inputs[0]), b.dtype(op.outputs[0])
+    if b.opset < 26:
+        raise Unsupported(f"view({op.params['dtype']}) reinterprets bytes: ONNX has BitCast from opset 26, "
+                          f"this file is opset {b.opset}")
+    if b.shape(op.inputs[0]) != b.shape(op.outputs[0]):
+        raise Unsupported(f"view from {src} to {dst} changes the last dimension; BitCast keeps widths")
+    b.node("BitCast", [b.x(op)], b.y(op), to=onnx_type(dst))
 
 
 @LOWERINGS.register("torch.flatten", "Tensor.flatten", "nn.Flatten", "F.flatten", "nn.Unflatten",

@@ -1,5 +1,8 @@
 """Values made from attributes and sizes: Constant, ConstantOfShape (`torch.full`), Range
-(`torch.arange`), EyeLike (`torch.eye`)."""
+(`torch.arange`), EyeLike (`torch.eye`); random draws: RandomNormal(Like) (`torch.randn(_like)`),
+RandomUniform(Like) (`torch.rand(_like)`), scaled and shifted. A `seed` names the generator's
+state in the exporting runtime, which torch's generator cannot reproduce: draws differ run to
+run as in torch, and no harness compares them value by value."""
 from __future__ import annotations
 
 import torch
@@ -49,3 +52,40 @@ def eye_like(ctx):
     if k == 0:
         return torch.eye(n, m, dtype=dtype)
     return torch.ones(n, m, dtype=dtype).triu(k).tril(k)
+
+
+def _dtype(ctx, default):
+    code = ctx.attr("dtype")
+    return torch_dtype(code, ctx.node.op_type) if code is not None else default
+
+
+def _normal(ctx, draw):
+    mean, scale = float(ctx.attr("mean", 0.0)), float(ctx.attr("scale", 1.0))
+    return draw if (mean, scale) == (0.0, 1.0) else draw * scale + mean
+
+
+def _uniform(ctx, draw):
+    low, high = float(ctx.attr("low", 0.0)), float(ctx.attr("high", 1.0))
+    return draw if (low, high) == (0.0, 1.0) else draw * (high - low) + low
+
+
+@rule("RandomNormalLike")
+def random_normal_like(ctx):
+    x = ctx.tensor(0)
+    return _normal(ctx, torch.randn_like(x, dtype=_dtype(ctx, x.dtype)))
+
+
+@rule("RandomUniformLike")
+def random_uniform_like(ctx):
+    x = ctx.tensor(0)
+    return _uniform(ctx, torch.rand_like(x, dtype=_dtype(ctx, x.dtype)))
+
+
+@rule("RandomNormal")
+def random_normal(ctx):
+    return _normal(ctx, torch.randn([int(d) for d in ctx.attr("shape")], dtype=_dtype(ctx, torch.float32)))
+
+
+@rule("RandomUniform")
+def random_uniform(ctx):
+    return _uniform(ctx, torch.rand([int(d) for d in ctx.attr("shape")], dtype=_dtype(ctx, torch.float32)))

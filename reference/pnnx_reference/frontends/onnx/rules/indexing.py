@@ -1,8 +1,11 @@
 """Slicing, gathering and scattering: Slice -> `x[a:b:s]` (`torch.flip` for negative steps),
 Gather -> `Tensor.select` / `torch.index_select` / `nn.Embedding` (a constant table read by
 run-time indices), GatherElements -> `torch.gather`, GatherND / ScatterND -> `Tensor.index` /
-`Tensor.index_put`, ScatterElements -> `torch.scatter*`, TopK, CumSum, OneHot."""
+`Tensor.index_put`, ScatterElements -> `torch.scatter*`, TopK, CumSum, OneHot; NonZero ->
+`torch.nonzero` (transposed: ONNX gives one row per dimension), a size that the values decide."""
 from __future__ import annotations
+
+import operator
 
 import numpy as np
 import torch
@@ -129,7 +132,14 @@ def _nonnegative(ctx, i: int, x, a: int):
 
 
 def _nd_index(indices: torch.Tensor) -> tuple:
-    return tuple(indices[..., j] for j in range(int(indices.shape[-1])))
+    # the last dim is how many leading dims are indexed: the graph's structure, a constant even
+    # where the other sizes depend on the values (NonZero's), so it is read without the guard
+    return tuple(indices[..., j] for j in range(operator.index(indices.shape[-1])))
+
+
+@rule("NonZero")
+def non_zero(ctx):
+    return torch.nonzero(ctx.tensor(0)).t()
 
 
 @rule("GatherND")

@@ -61,16 +61,20 @@ def _reduce(ctx, fn):
     return fn(x, dims, keep)
 
 
-# the spec's result over an empty set: the lowest (max) or highest (min) value of the type
-_EMPTY_SET = {"ReduceMax": False, "ReduceMin": True}
+# the result over an empty set: the spec's lowest (max) or highest (min) value of the type; a mean
+# is undefined there, and onnxruntime gives 0, which torch.onnx's export of EmbeddingBag(mode="mean")
+# relies on for an empty bag (torch.mean would give NaN)
+_EMPTY_SET = {"ReduceMax": False, "ReduceMin": True, "ReduceMean": None}
 
 
 def _empty_set(ctx, x, dims, keep):
-    """A max or min over an empty dim: torch refuses it; the shape is known, so the result is
-    a constant of the reduced shape."""
+    """A reduction over an empty dim that torch refuses or answers otherwise; the shape is
+    known, so the result is a constant of the reduced shape."""
     dims = {d % x.dim() for d in dims}
     shape = [1 if d in dims else int(s) for d, s in enumerate(x.shape) if keep or d not in dims]
     highest = _EMPTY_SET[ctx.node.op_type]
+    if highest is None:
+        return torch.zeros(shape, dtype=_float(x).dtype)
     if x.dtype == torch.bool:
         value = highest
     elif x.is_floating_point():
