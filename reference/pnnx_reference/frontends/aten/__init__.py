@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import torch
 
-from . import families  # noqa: F401  (registers every rule)
+from . import families, spelling  # noqa: F401  (families registers every rule)
 from .generic import _generic
 from .registry import RULES
 from .scalars import SCALAR_OPS
@@ -21,15 +21,21 @@ from .scalars import SCALAR_OPS
 __all__ = ["RULES", "call", "_generic"]
 
 
-def call(name: str, kwargs: dict, used: tuple[bool, ...] | None = None):
+def call(name: str, kwargs: dict, used: tuple[bool, ...] | None = None,
+         spelled: spelling.Spelling | None = None):
     """Run aten operator `name` (`conv2d`, `add_`, ...) with its arguments named by its schema,
     through the Python API. `used` says which of the operator's results the graph reads (None:
     all); a rule registered with `outputs=True` gets it (`adaptive_max_pool2d` whose indices
-    nobody reads is F.adaptive_max_pool2d without return_indices)."""
+    nobody reads is F.adaptive_max_pool2d without return_indices). `spelled` is the callable the
+    model used where the graph records it (`spelling.py`)."""
     if not any(isinstance(v, torch.Tensor) for v in _flat(kwargs.values())) and name in SCALAR_OPS:
         return SCALAR_OPS[name](*kwargs.values())
     if _writes_into_a_view(name, kwargs):
         return _inplace_method(name, kwargs)
+    if spelled is not None and used is None:
+        result = spelling.call(spelled, name, kwargs)
+        if result is not spelling.NOT_SPELLED:
+            return result
     for key in (name, name.rstrip("_") if not name.startswith("_") else name):
         found = RULES.lookup(key)
         if found is not None:

@@ -133,6 +133,12 @@ def arguments(cls, state: dict, constants: dict, kinds: list[str], attribute=lam
                 break
     if kwargs.get("stride") == ():  # aten's `stride=[]`: the default, the kernel size
         kwargs["stride"] = None
+    for name in _REPEATED + (("output_size",) if issubclass(cls, _ADAPTIVE) else ()):
+        kwargs[name] = _as_written(kwargs[name]) if name in kwargs else None
+        if kwargs[name] is None:
+            kwargs.pop(name)
+    if issubclass(cls, nn.Upsample) and kwargs.get("align_corners") is False:
+        kwargs["align_corners"] = None  # F.interpolate's default, which aten spells False
     if "scale_factor" in kwargs:  # nn.Upsample(scale_factor=2): the traced output size is derived
         kwargs.pop("size", None)
     return kwargs
@@ -330,6 +336,21 @@ def _rnn_dims(state: dict) -> dict:
             out["proj_size"] = state["weight_hr_l0"].shape[0]
             out["hidden_size"] = state["weight_hr_l0"].shape[1]
     return out
+
+
+# Sizes a module takes as one int for every dim (`nn.MaxPool2d(2)`): aten spells them out per
+# dim. The short form is what models write and what such modules keep; modules that expand
+# it themselves (nn.Conv2d) expand it again.
+_REPEATED = ("kernel_size", "stride", "padding", "dilation", "scale_factor", "output_padding")
+_ADAPTIVE = (nn.modules.pooling._AdaptiveAvgPoolNd, nn.modules.pooling._AdaptiveMaxPoolNd)
+
+
+def _as_written(value):
+    """(2, 2) -> 2; (2.0, 2.0) -> 2.0; other values as they are."""
+    if isinstance(value, tuple) and len(set(value)) == 1 \
+            and isinstance(value[0], (int, float)) and not isinstance(value[0], bool):
+        return value[0]
+    return value
 
 
 def _plain(value, one_dim: bool = False):
