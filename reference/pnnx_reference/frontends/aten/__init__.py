@@ -32,7 +32,7 @@ def call(name: str, kwargs: dict, used: tuple[bool, ...] | None = None,
         return SCALAR_OPS[name](*kwargs.values())
     if _writes_into_a_view(name, kwargs):
         return _inplace_method(name, kwargs)
-    if spelled is not None and used is None:
+    if spelled is not None and (used is None or len(used) == 1):
         result = spelling.call(spelled, name, kwargs)
         if result is not spelling.NOT_SPELLED:
             return result

@@ -9,7 +9,10 @@ records its name on each of its several aten calls: none of them is `F.normalize
 when the call binds; otherwise the rule table decides, as it does without a spelling."""
 from __future__ import annotations
 
+import functools
 import inspect
+import re
+from pathlib import Path
 from dataclasses import dataclass
 
 import torch
@@ -31,10 +34,11 @@ _DROPPED = {"memory_format", "layout", "device", "pin_memory", "non_blocking", "
 
 @dataclass(frozen=True)
 class Spelling:
-    kind: str   # "method", "builtin" or "function"
+    kind: str   # "method", "builtin", "function" (a Python function), or its namespace: "F", "torch", "Tensor"
     name: str   # the callable's name
 
 
+_NAMESPACES = {"F": F, "torch": torch, "Tensor": torch.Tensor}
 _KINDS = {"method_descriptor": "method", "builtin_function_or_method": "builtin", "function": "function",
           "wrapper_descriptor": "method"}
 
@@ -45,6 +49,48 @@ def from_torch_fn(torch_fn) -> Spelling | None:
         return None
     kind, _, name = torch_fn[1].partition(".")
     return Spelling(_KINDS[kind], name) if kind in _KINDS and name else None
+
+
+# Where a TorchScript trace recorded the call (the innermost frame of its source range, kept in
+# the .pt's debug info): a Python function of torch names its namespace by its file.
+_FRAME = re.compile(r"(?P<path>.*)\((?P<line>\d+)\): (?P<function>\w+)$")
+_FILES = {"torch/nn/functional.py": "F", "torch/functional.py": "torch", "torch/_tensor.py": "Tensor"}
+
+
+def from_stack(source_range: str, aten_name: str) -> Spelling | None:
+    """The spelling a `.pt` node's source range shows (its Python stack, innermost frame
+    first). `F.relu`, `torch.split` and `Tensor.unflatten` are Python functions: the outermost
+    frame of torch's own names the call the model made (torch.split runs Tensor.split inside).
+    A builtin leaves the model's own frame innermost, which only tells that no Python function
+    of torch made the call: an operator the rule table would write as `F.X` (a Python function)
+    was then `torch.X` (or `Tensor.X`, which the trace does not tell apart; torch.X is upstream's
+    name)."""
+    frames = [m for m in map(_FRAME.match, (source_range or "").split("\n")) if m is not None]
+    if not frames:
+        return None
+    in_torch = [_is_torch(m["path"]) for m in frames]
+    if not in_torch[0]:
+        return Spelling("builtin", aten_name) if aten_name in _PYTHON_F else None
+    outer = frames[in_torch.index(False) - 1] if False in in_torch else frames[-1]
+    path = outer["path"].replace("\\", "/")
+    namespace = next((ns for tail, ns in _FILES.items() if path.endswith(tail)), None)
+    return Spelling(namespace, outer["function"]) if namespace is not None else None
+
+
+@functools.lru_cache(maxsize=None)
+def _is_torch(path: str) -> bool:
+    """A file of torch's own (the trace may come from another machine: matched by the part
+    after `/torch/`, which must be a file of the torch installed here)."""
+    parts = path.replace("\\", "/").split("/torch/")
+    return any((_TORCH_DIR / "/".join(parts[i:])).is_file() for i in range(1, len(parts)))
+
+
+_TORCH_DIR = Path(torch.__file__).parent
+
+
+# F.sigmoid and F.tanh are deprecated aliases the rule table never writes.
+_PYTHON_F = {name for name in dir(F) if inspect.isfunction(getattr(F, name)) and not name.startswith("_")} \
+    - {"sigmoid", "tanh"}
 
 
 def call(spelling: Spelling, aten_name: str, kwargs: dict):
@@ -99,6 +145,9 @@ def _function(spelling: Spelling):
     """The callable: a builtin from torch (F's builtins are torch's); the one Python function
     of that name in F, torch or Tensor (`F.relu`, `Tensor.unflatten`; `function.split` names
     both torch.split and Tensor.split, and is left to the rule table)."""
+    if spelling.kind in _NAMESPACES:
+        fn = getattr(_NAMESPACES[spelling.kind], spelling.name, None)
+        return fn if inspect.isfunction(fn) else None
     builtin = spelling.kind == "builtin"
     found = []
     for namespace in ((torch, torch._C._nn) if builtin else (F, torch, torch.Tensor)):
@@ -119,6 +168,12 @@ def _bound(fn, leading: tuple, rest: dict):
     return NOT_SPELLED
 
 
+# Parameters of a Python function that the aten call cannot carry but that change nothing it
+# computes. Any other one left at its default may be work the function does around the aten
+# call (torch.stft's `center` pads before aten::stft, which has no such argument).
+_NO_EFFECT = {"inplace", "_stacklevel"}
+
+
 def _attempts(fn, leading: tuple, rest: dict):
     try:
         parameters = list(inspect.signature(fn).parameters.values())
@@ -129,7 +184,7 @@ def _attempts(fn, leading: tuple, rest: dict):
     if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in parameters):
         return
     names = {p.name for p in parameters[len(leading):]}
-    if set(rest) <= names:
+    if set(rest) <= names and names - set(rest) <= _NO_EFFECT:
         yield leading, rest
     elif len(parameters) == len(leading) + len(rest):
         yield leading + tuple(rest.values()), {}
