@@ -12,6 +12,7 @@ the trait calls the same-named operator (aten `einsum` -> `torch.einsum`)."""
 from __future__ import annotations
 
 import torch
+import torch.nn.functional as F
 
 from . import families, spelling  # noqa: F401  (families registers every rule)
 from .generic import _generic
@@ -32,7 +33,7 @@ def call(name: str, kwargs: dict, used: tuple[bool, ...] | None = None,
         return SCALAR_OPS[name](*kwargs.values())
     if _writes_into_a_view(name, kwargs):
         return _inplace_method(name, kwargs)
-    if spelled is not None and (used is None or len(used) == 1):
+    if spelled is not None and (used is None or len(used) == 1) and _spelling_decides(spelled, name):
         result = spelling.call(spelled, name, kwargs)
         if result is not spelling.NOT_SPELLED:
             return result
@@ -43,6 +44,12 @@ def call(name: str, kwargs: dict, used: tuple[bool, ...] | None = None,
                 return found.fn(key, kwargs, used)
             return found.fn(key, kwargs)
     return _generic(name, kwargs)
+
+
+def _spelling_decides(spelled, name: str) -> bool:
+    """An F.* function with a rule of its own (`avg_pool2d`: sizes in their short form) is
+    written by that rule; elsewhere the spelling decides between Tensor.X, torch.X and F.X."""
+    return spelled.kind == "method" or RULES.lookup(name) is None or not hasattr(F, spelled.name)
 
 
 def _writes_into_a_view(name: str, kwargs: dict) -> bool:

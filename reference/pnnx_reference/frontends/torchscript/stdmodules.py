@@ -10,6 +10,7 @@ import re
 import torch
 import torch.nn as nn
 
+from ..aten import written
 from . import argorder, schema
 
 _MANGLE = re.compile(r"___torch_mangle_\d+\.")
@@ -133,10 +134,7 @@ def arguments(cls, state: dict, constants: dict, kinds: list[str], attribute=lam
                 break
     if kwargs.get("stride") == ():  # aten's `stride=[]`: the default, the kernel size
         kwargs["stride"] = None
-    for name in _REPEATED + (("output_size",) if issubclass(cls, _ADAPTIVE) else ()):
-        kwargs[name] = _as_written(kwargs[name]) if name in kwargs else None
-        if kwargs[name] is None:
-            kwargs.pop(name)
+    kwargs = written.sizes(kwargs, also=("output_size",) if issubclass(cls, _ADAPTIVE) else ())
     if issubclass(cls, nn.Upsample) and kwargs.get("align_corners") is False:
         kwargs["align_corners"] = None  # F.interpolate's default, which aten spells False
     if "scale_factor" in kwargs:  # nn.Upsample(scale_factor=2): the traced output size is derived
@@ -338,19 +336,10 @@ def _rnn_dims(state: dict) -> dict:
     return out
 
 
-# Sizes a module takes as one int for every dim (`nn.MaxPool2d(2)`): aten spells them out per
-# dim. The short form is what models write and what such modules keep; modules that expand
-# it themselves (nn.Conv2d) expand it again.
-_REPEATED = ("kernel_size", "stride", "padding", "dilation", "scale_factor", "output_padding")
+# Sizes a module takes as one int for every dim (`nn.MaxPool2d(2)`) are written short (aten
+# spells them out per dim): what models write and what such modules keep; modules that expand
+# them themselves (nn.Conv2d) expand them again.
 _ADAPTIVE = (nn.modules.pooling._AdaptiveAvgPoolNd, nn.modules.pooling._AdaptiveMaxPoolNd)
-
-
-def _as_written(value):
-    """(2, 2) -> 2; (2.0, 2.0) -> 2.0; other values as they are."""
-    if isinstance(value, tuple) and len(set(value)) == 1 \
-            and isinstance(value[0], (int, float)) and not isinstance(value[0], bool):
-        return value[0]
-    return value
 
 
 def _plain(value, one_dim: bool = False):
