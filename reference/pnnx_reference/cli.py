@@ -223,7 +223,7 @@ def run(argv: list[str]) -> int:
                         self_check=options.get("selfcheck", True), **{k: options.get(k) for k in PATH_KEYS})
     for artefact, path in result.paths.items():
         print(f"{artefact}: {path}")
-    print("\n".join(model_stat(result.graph).lines()))  # as upstream prints them
+    print("\n".join(model_stat(result.graph).lines()), file=sys.stderr)  # as upstream prints them, on stderr
     for note in result.value_dependent:
         print(f"warning: {note}", file=sys.stderr)
     for emitter, message in result.unsupported.items():

@@ -15,20 +15,14 @@ from pnnx_op_cases.registry import select
 CASES = select(tier="smoke")
 
 CATEGORY_REASONS = {
-    "namespace": "an exported program keeps one aten call for torch.X, Tensor.X and F.X (and casts "
-                 "as _to_copy/to); the .pt2 route names it by the aten rule table, as the .pt route does",
-    "params": "the program holds expanded argument values (tuples such as kernel_size=(3,3), "
-              "defaults); the Python-API route keeps the values as the model wrote them",
+    "namespace": "meta['torch_fn'] says `function.split`, which names both torch.split and Tensor.split "
+                 "(Python functions of one name); the .pt2 route writes the rule table's choice",
+    "params": "the program holds scale factors as floats (the model wrote scale_factor=2)",
     "decomposed": "torch.export decomposed the call into several aten calls that no fold rebuilds "
                   "exactly (its arguments are not all readable from the nodes)",
     "module": "a standard module whose constructor arguments the program does not pin down "
-              "(Transformer layers): its inner modules and calls are written instead",
+              "(Transformer layers, MaxUnpool's kernel_size, EmbeddingBag with offsets): its inner calls are written",
     "random": "a random operator: the program draws its noise with aten calls of its own",
-    "value": "the program computed a value at export time (a constant folded from the example "
-             "inputs) where the Python route keeps the operator",
-    "unbatched": "the .pt2 route reads a standard module's constructor arguments from an input "
-                 "without a batch axis as if dim 0 were the batch (InstanceNorm's num_features "
-                 "from the wrong dim): a bug of the export frontend, found by the no-batch variants",
 }
 
 

@@ -46,8 +46,8 @@ def traced(name: str, folder: Path) -> Path:
 def test_pt_route_counts_as_upstream(name, tmp_path, capsys):
     pt = traced(name, tmp_path)
     assert main([str(pt), "selfcheck=0"]) == 0, capsys.readouterr().err
-    out = capsys.readouterr().out.splitlines()
-    assert [line for line in out if line.startswith(("model inputshape", "FLOPS", "memory OPS"))] == stat_lines(name)
+    err = capsys.readouterr().err.splitlines()  # on stderr, where upstream prints them
+    assert [line for line in err if line.startswith(("model inputshape", "FLOPS", "memory OPS"))] == stat_lines(name)
     header = (tmp_path / "m_pnnx.py").read_text().splitlines()[:4]
     assert header == ["# pnnx model stat"] + [f"# {line}" for line in stat_lines(name)]
 
@@ -66,3 +66,15 @@ def test_pinned_numbers_are_what_upstream_prints(name, tmp_path):
     done = subprocess.run(["pnnx", pt.name], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     printed = [line for line in done.stderr.splitlines() if line.startswith(("model inputshape", "FLOPS", "memory OPS"))]
     assert printed == stat_lines(name), done.stderr[-2000:]
+
+
+def test_stat_lines_go_to_stderr_as_upstreams_do(tmp_path, capsys):
+    """Upstream pnnx prints its whole log, the stat lines included, on stderr (stdout stays
+    empty); ours prints them on stderr too, and only the artefact paths on stdout."""
+    name = sorted(UPSTREAM)[0]
+    pt = traced(name, tmp_path)
+    assert main([str(pt), "selfcheck=0"]) == 0
+    captured = capsys.readouterr()
+    stat = ("model inputshape", "FLOPS", "memory OPS")
+    assert [line for line in captured.err.splitlines() if line.startswith(stat)] == stat_lines(name)
+    assert not any(line.startswith(stat) for line in captured.out.splitlines()), captured.out

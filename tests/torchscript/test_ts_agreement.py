@@ -16,12 +16,14 @@ from ts_agreement import both_routes
 CASES = select(tier="smoke")
 
 CATEGORY_REASONS = {
-    "namespace": "a .pt keeps one aten:: node for torch.X and Tensor.X (and casts as aten::to); "
-                 "the .pt route names it as upstream does",
-    "params": "the .pt holds expanded argument values (tuples such as kernel_size=(3,3), defaults); "
-              "the Python-API route keeps the values as the model wrote them",
-    "decomposed": "TorchScript lowered the call into several aten:: nodes that the .pt route does not fold back yet",
-    "no-rule": "the .pt route has no rule for this aten:: operator yet",
+    "namespace": "torch.X, Tensor.X (and x[i] beside x.select) are one builtin aten:: call that leaves no "
+                 "Python frame in the trace to tell them apart; the .pt route writes upstream's name",
+    "params": "the trace holds a value as the call converted it (scale_factor=2 as 2.0, LPPool's "
+              "float(norm_type)); how the model spelled it is not recorded",
+    "decomposed": "TorchScript lowered the call into several aten:: nodes that the .pt route does not fold "
+                  "back yet (unbatched convolutions, max_unpool1d, embedding_bag, gumbel_softmax, torch.norm)",
+    "module": "a standard module whose constructor arguments its traced graph does not record (InstanceNorm "
+              "without affine: num_features; MaxUnpool: kernel_size) is written as its function",
     "unbatched": "a trace of an unbatched input does not show the module's batch layout (batch_first changes "
                  "nothing without a batch axis); the .pt route writes the default",
 }

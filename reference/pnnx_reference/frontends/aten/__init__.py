@@ -12,8 +12,9 @@ the trait calls the same-named operator (aten `einsum` -> `torch.einsum`)."""
 from __future__ import annotations
 
 import torch
+import torch.nn.functional as F
 
-from . import families  # noqa: F401  (registers every rule)
+from . import families, spelling  # noqa: F401  (families registers every rule)
 from .generic import _generic
 from .registry import RULES
 from .scalars import SCALAR_OPS
@@ -21,15 +22,21 @@ from .scalars import SCALAR_OPS
 __all__ = ["RULES", "call", "_generic"]
 
 
-def call(name: str, kwargs: dict, used: tuple[bool, ...] | None = None):
+def call(name: str, kwargs: dict, used: tuple[bool, ...] | None = None,
+         spelled: spelling.Spelling | None = None):
     """Run aten operator `name` (`conv2d`, `add_`, ...) with its arguments named by its schema,
     through the Python API. `used` says which of the operator's results the graph reads (None:
     all); a rule registered with `outputs=True` gets it (`adaptive_max_pool2d` whose indices
-    nobody reads is F.adaptive_max_pool2d without return_indices)."""
+    nobody reads is F.adaptive_max_pool2d without return_indices). `spelled` is the callable the
+    model used where the graph records it (`spelling.py`)."""
     if not any(isinstance(v, torch.Tensor) for v in _flat(kwargs.values())) and name in SCALAR_OPS:
         return SCALAR_OPS[name](*kwargs.values())
     if _writes_into_a_view(name, kwargs):
         return _inplace_method(name, kwargs)
+    if spelled is not None and (used is None or len(used) == 1) and _spelling_decides(spelled, name):
+        result = spelling.call(spelled, name, kwargs)
+        if result is not spelling.NOT_SPELLED:
+            return result
     for key in (name, name.rstrip("_") if not name.startswith("_") else name):
         found = RULES.lookup(key)
         if found is not None:
@@ -37,6 +44,12 @@ def call(name: str, kwargs: dict, used: tuple[bool, ...] | None = None):
                 return found.fn(key, kwargs, used)
             return found.fn(key, kwargs)
     return _generic(name, kwargs)
+
+
+def _spelling_decides(spelled, name: str) -> bool:
+    """An F.* function with a rule of its own (`avg_pool2d`: sizes in their short form) is
+    written by that rule; elsewhere the spelling decides between Tensor.X, torch.X and F.X."""
+    return spelled.kind == "method" or RULES.lookup(name) is None or not hasattr(F, spelled.name)
 
 
 def _writes_into_a_view(name: str, kwargs: dict) -> bool:

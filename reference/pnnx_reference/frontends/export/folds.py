@@ -15,6 +15,7 @@ import torch
 import torch.nn.functional as F
 
 from ...registry import Registry
+from ..aten import written
 from ..torchscript import argorder
 from . import nodes as fx
 from .steps import Plan, Step, external_inputs, outputs_of, well_placed
@@ -89,7 +90,8 @@ def _params(fn, tensors: int, constants: dict) -> dict | None:
     if len(positional) < tensors and not any(p.kind == p.VAR_POSITIONAL for p in parameters):
         return None
     rest = parameters[tensors:]
-    return {p.name: constants[p.name] for p in rest if p.name in constants and p.kind != p.VAR_KEYWORD}
+    found = {p.name: constants[p.name] for p in rest if p.name in constants and p.kind != p.VAR_KEYWORD}
+    return written.sizes(found, also=("output_size",))
 
 
 def _reproduces(fn, args, params, expected) -> bool:

@@ -30,7 +30,8 @@ def run_node(node, env: dict):
         return _chained_slice(node, env)
     if name is not None:
         kwargs = fx.named_args(node, value)
-        result = aten.call(name, kwargs, _used_results(node))
+        result = aten.call(name, kwargs, _used_results(node),
+                           aten.spelling.from_torch_fn(node.meta.get("torch_fn")))
         if name == "slice":  # the start of a chain
             env.setdefault(_SLICES, {})[node] = (node.args[0], _slice_item(kwargs))
         return _unavailable_beyond(node, result)

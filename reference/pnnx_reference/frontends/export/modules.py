@@ -113,15 +113,20 @@ def _hinted_heads(members: list, embed: int) -> int | None:
     return None
 
 
-def _channel_variants(members: list, base: dict, args: tuple):
-    """A normalisation without weights: its feature count is the input's channel count."""
-    if "num_features" in base or not args or not isinstance(args[0], torch.Tensor) or args[0].dim() < 2:
-        return [{}]
-    return [{"num_features": args[0].shape[1]}, {"num_features": args[0].shape[0]}]
+def _channel_variants(spatial: int):
+    """A normalisation without weights: its feature count is the input's channel count, the
+    dim before its `spatial` ones (dim 1 of a batch, dim 0 of an unbatched input). Its result
+    does not depend on the count, so the check on the example values cannot tell."""
+    def variants(members: list, base: dict, args: tuple):
+        if "num_features" in base or not args or not isinstance(args[0], torch.Tensor) \
+                or args[0].dim() not in (spatial + 1, spatial + 2):
+            return [{}]
+        return [{"num_features": args[0].shape[args[0].dim() - spatial - 1]}]
+    return variants
 
 
-_OPEN = {nn.MultiheadAttention: _attention_variants, nn.InstanceNorm1d: _channel_variants,
-         nn.InstanceNorm2d: _channel_variants, nn.InstanceNorm3d: _channel_variants}
+_OPEN = {nn.MultiheadAttention: _attention_variants, nn.InstanceNorm1d: _channel_variants(1),
+         nn.InstanceNorm2d: _channel_variants(2), nn.InstanceNorm3d: _channel_variants(3)}
 
 
 def _matching_call(module, args: tuple, expected: list):

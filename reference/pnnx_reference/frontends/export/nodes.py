@@ -2,6 +2,8 @@
 schema, and plain evaluation (the values every node takes on example inputs)."""
 from __future__ import annotations
 
+import weakref
+
 import torch
 from torch._ops import OpOverload
 from torch.fx.node import Node, map_arg
@@ -17,8 +19,24 @@ CHECKS = {"_assert_tensor_metadata", "_assert_scalar", "_assert_async", "sym_con
 def feeds_only_checks(node: Node) -> bool:
     """True for a node whose value only a check reads (`u0 >= 0` for `_assert_scalar`): it is
     not computed, since on a size that depends on the input values it would be refused."""
-    users = list(node.users)
-    return bool(users) and all(aten_name(u) in CHECKS or feeds_only_checks(u) for u in users)
+    return node in _check_only(node.graph)
+
+
+_CHECK_ONLY: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _check_only(graph) -> set:
+    """The nodes whose every user is a check or such a node, found in one backward sweep (a
+    recursion over users goes as deep as the graph, and revisits shared users: vit_b_16)."""
+    found = _CHECK_ONLY.get(graph)
+    if found is None:
+        found = set()
+        for node in reversed(list(graph.nodes)):
+            users = list(node.users)
+            if users and all(aten_name(u) in CHECKS or u in found for u in users):
+                found.add(node)
+        _CHECK_ONLY[graph] = found
+    return found
 
 
 def aten_name(node: Node) -> str | None:

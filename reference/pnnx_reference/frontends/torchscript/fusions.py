@@ -6,6 +6,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
+from ..aten import written
 from . import schema
 from .schema import constant_value
 
@@ -209,10 +210,8 @@ def _lp_pool(node, env):
     if root is None or _only_user(sign, "aten::mul") is not product or values is None or arguments is None:
         return None
     kernel, stride, ceil_mode = arguments
-    if isinstance(kernel, list) and len(kernel) == 1:
-        kernel, stride = kernel[0], stride[0] if stride else stride
     fn = _LP_POOLS[pool.kind()]
-    result = fn(env[node.inputsAt(0)], values[0], kernel, stride or None, ceil_mode)
+    result = fn(env[node.inputsAt(0)], values[0], written.short(kernel), written.stride(stride), ceil_mode)
     return [node, pool, sign, absolute, relu, product, scale, root], result
 
 

@@ -64,7 +64,9 @@ def run_node(node, env: dict) -> None:
         results = prim.fn(node, args, env)
     elif kind.startswith("aten::"):
         used = tuple(bool(v.uses()) for v in node.outputs())
-        results = _single(node, aten.call(kind[len("aten::"):], schema.named_args(node, args), used))
+        name = kind[len("aten::"):]
+        spelled = aten.spelling.from_stack(node.sourceRange(), name)
+        results = _single(node, aten.call(name, schema.named_args(node, args), used, spelled))
     else:
         results = _single(node, _library_op(kind)(*args))
     for value, result in zip(node.outputs(), results):

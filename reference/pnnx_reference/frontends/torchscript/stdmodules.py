@@ -10,6 +10,7 @@ import re
 import torch
 import torch.nn as nn
 
+from ..aten import written
 from . import argorder, schema
 
 _MANGLE = re.compile(r"___torch_mangle_\d+\.")
@@ -133,6 +134,9 @@ def arguments(cls, state: dict, constants: dict, kinds: list[str], attribute=lam
                 break
     if kwargs.get("stride") == ():  # aten's `stride=[]`: the default, the kernel size
         kwargs["stride"] = None
+    kwargs = written.sizes(kwargs, also=("output_size",) if issubclass(cls, _ADAPTIVE) else ())
+    if issubclass(cls, nn.Upsample) and kwargs.get("align_corners") is False:
+        kwargs["align_corners"] = None  # F.interpolate's default, which aten spells False
     if "scale_factor" in kwargs:  # nn.Upsample(scale_factor=2): the traced output size is derived
         kwargs.pop("size", None)
     return kwargs
@@ -330,6 +334,12 @@ def _rnn_dims(state: dict) -> dict:
             out["proj_size"] = state["weight_hr_l0"].shape[0]
             out["hidden_size"] = state["weight_hr_l0"].shape[1]
     return out
+
+
+# Sizes a module takes as one int for every dim (`nn.MaxPool2d(2)`) are written short (aten
+# spells them out per dim): what models write and what such modules keep; modules that expand
+# them themselves (nn.Conv2d) expand them again.
+_ADAPTIVE = (nn.modules.pooling._AdaptiveAvgPoolNd, nn.modules.pooling._AdaptiveMaxPoolNd)
 
 
 def _plain(value, one_dim: bool = False):

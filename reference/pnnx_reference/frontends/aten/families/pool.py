@@ -3,9 +3,11 @@ from __future__ import annotations
 
 import math
 
+import torch
 import torch.nn.functional as F
 
 from ..registry import rule
+from ..written import short, stride, without_defaults
 
 
 def _indices_read(used) -> bool:
@@ -21,7 +23,8 @@ def _pair(values: tuple, used):
 def _adaptive_max_pool(name, kw, used):
     """F.adaptive_max_poolNd(return_indices=False) runs this aten op and drops the indices."""
     fn = getattr(F, name)
-    return _pair(fn(kw["self"], kw["output_size"], return_indices=_indices_read(used)), used)
+    size = kw["output_size"]  # F.adaptive_max_pool1d(x, 1); 2-d and 3-d sizes as aten has them
+    return _pair(fn(kw["self"], short(size) if len(size) == 1 else size, return_indices=_indices_read(used)), used)
 
 
 @rule("max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices", outputs=True,
@@ -29,14 +32,28 @@ def _adaptive_max_pool(name, kw, used):
 def _max_pool_with_indices(name, kw, used):
     """F.max_poolNd(return_indices=...), with the indices only when the graph reads them."""
     fn = getattr(F, name[:-len("_with_indices")])
-    return _pair(fn(kw["self"], kw["kernel_size"], kw["stride"] or None, kw["padding"], kw["dilation"],
-                    ceil_mode=kw["ceil_mode"], return_indices=_indices_read(used)), used)
+    return _pair(fn(kw["self"], short(kw["kernel_size"]), stride(kw["stride"]), short(kw["padding"]),
+                    short(kw["dilation"]), ceil_mode=kw["ceil_mode"], return_indices=_indices_read(used)), used)
+
+
+@rule("max_pool1d", "max_pool2d", "max_pool3d")
+def _max_pool(name, kw):
+    return getattr(F, name)(kw["self"], short(kw["kernel_size"]), stride(kw["stride"]), short(kw["padding"]),
+                            short(kw["dilation"]), ceil_mode=kw["ceil_mode"])
+
+
+@rule("avg_pool1d", "avg_pool2d", "avg_pool3d")
+def _avg_pool(name, kw):
+    """A builtin F.* call: given what differs from the defaults, sizes in their short form."""
+    given = without_defaults(getattr(torch.ops.aten, name).default, kw)
+    given = {k: short(v) for k, v in given.items()}
+    return getattr(F, name)(kw["self"], **given)
 
 
 @rule("fractional_max_pool2d", "fractional_max_pool3d", outputs=True)
 def _fractional_max_pool(name, kw, used):
     fn = getattr(F, name)
-    return _pair(fn(kw["self"], kw["kernel_size"], output_size=kw["output_size"],
+    return _pair(fn(kw["self"], short(kw["kernel_size"]), output_size=kw["output_size"],
                     return_indices=_indices_read(used), _random_samples=kw["random_samples"]), used)
 
 
@@ -49,8 +66,8 @@ def _max_unpool(name, kw):
     spatial = x.shape[2:] if x.dim() == len(size) + 2 else x.shape[1:]
     stride = kw.get("stride") or [max(1, math.ceil(int(o) / int(i))) for o, i in zip(size, spatial)]
     padding = kw.get("padding") or [0] * len(size)
-    return getattr(F, name)(x, kw["indices"], kernel_size=tuple(stride), stride=tuple(stride),
-                            padding=tuple(padding), output_size=size)
+    return getattr(F, name)(x, kw["indices"], kernel_size=short(tuple(stride)), stride=None,
+                            padding=short(tuple(padding)), output_size=size)
 
 
 @rule("_adaptive_avg_pool1d", "_adaptive_avg_pool2d", "_adaptive_avg_pool3d",

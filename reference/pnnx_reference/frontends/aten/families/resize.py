@@ -6,6 +6,7 @@ import math
 import torch.nn.functional as F
 
 from ..registry import rule
+from ..written import short
 
 
 _UPSAMPLE = {"upsample_nearest1d": "nearest", "upsample_nearest2d": "nearest",
@@ -27,7 +28,7 @@ def _upsample(name, kw):
     if scale is not None:
         size = None
     extra = {"align_corners": kw["align_corners"]} if "align_corners" in kw else {}
-    return F.interpolate(x, size=size, scale_factor=scale, mode=_UPSAMPLE[name],
+    return F.interpolate(x, size=size, scale_factor=short(scale), mode=_UPSAMPLE[name],
                          antialias=name.endswith("_aa"), **extra)
 
 
