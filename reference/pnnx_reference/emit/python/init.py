@@ -80,12 +80,21 @@ def _feeds_only_buffer_slots(op: Operator) -> bool:
     return True
 
 
+def _computed_constant(op: Operator) -> bool:
+    """A pnnx.Attribute the converter made (`pnnx_fold_*`, `pnnx_<n>`), not a weight of the
+    model: a value the forward computed, which carries no gradient. As an nn.Parameter it
+    would: attention then takes another kernel for a mask that requires grad, even under
+    no_grad, and the outputs are no longer bit-identical to the original model's."""
+    return op.name.startswith("pnnx_")
+
+
 def attribute_lines(op: Operator, ctx) -> list[str]:
     lines = []
+    as_tensor = _feeds_only_buffer_slots(op) or _computed_constant(op)
     for key, attr in op.attrs.items():
         if attr.dtype == NULL_DTYPE:
             continue
-        load = _load_call(op, key, attr, _feeds_only_buffer_slots(op), ctx)
+        load = _load_call(op, key, attr, as_tensor, ctx)
         lines.append(f"self.{ctx.attr_member(op, key)} = {load}")
     return lines
 
@@ -98,7 +107,7 @@ def body_module_line(op: Operator, ctx) -> str:
 def init_body(graph: Graph, ctx) -> tuple[list[str], list[str]]:
     """(constructor lines, lines that need the open pnnx.bin `archive`)."""
     modules = [op for op in graph.ops if is_module_type(op.type)]
-    constructors = [constructor_line(op, ctx) for op in modules]
+    constructors = ctx.container_lines() + [constructor_line(op, ctx) for op in modules]
     weights = []
     for op in graph.ops:
         if op.subgraph is not None:

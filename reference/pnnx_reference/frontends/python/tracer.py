@@ -12,6 +12,7 @@ import itertools
 
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 from torch.overrides import TorchFunctionMode
 
 from ...errors import ConversionError, PnnxError
@@ -223,6 +224,7 @@ class Tracer(TorchFunctionMode):
         if self._leaf_depth:
             return func(*args, **kwargs)
         self._check_conversion(func, args)
+        self._before_hidden_writes(func, args, kwargs)
         getter = naming.getter_name(func)
         if getter is not None:
             return self._getter(func, getter, args)
@@ -313,6 +315,15 @@ class Tracer(TorchFunctionMode):
         self._emit_write("Tensor.slice_copy", [before, after], ["input", "src"], params, base)
         return result
 
+    def _before_hidden_writes(self, func, args, kwargs) -> None:
+        """A call that writes an argument in place though its name does not say so: the
+        argument's operand (a weight's Attribute) is taken now, with the value it has before the
+        write, which the converted model then starts from (as the original did)."""
+        for tensor in _hidden_writes(func, args, kwargs):
+            operand = self.operand_of(tensor)
+            self._keep_value(operand, tensor)
+            own_views_of(tensor)
+
     def _keep_value(self, operand: Operand, tensor: torch.Tensor) -> None:
         """An in-place write is coming: `operand` keeps the value from before it."""
         if self.values.get(operand) is tensor:
@@ -329,6 +340,8 @@ class Tracer(TorchFunctionMode):
         if target._is_view():
             raise ConversionError("assignment into a view (e.g. `x[:, :2][0] = y`) changes another "
                                   "tensor and is not supported by the capture yet")
+        if self._is_self_copy(target, index, value):  # `x[:, :2] = v` where v is that very view
+            return func(target, index, value)
         source = self.operand_of(target)
         if not isinstance(value, torch.Tensor):  # `x[m] = 0.5`: a constant of x's dtype
             value = torch.tensor(value, dtype=target.dtype, device=target.device)
@@ -348,6 +361,18 @@ class Tracer(TorchFunctionMode):
         self._keep_value(source, target)
         func(target, index, value)
         self._emit_write(op_type, inputs, inputnames, params, target)
+
+    def _is_self_copy(self, target, index, value) -> bool:
+        """`value` is the very memory `target[index]` names (a view filled in place and then
+        assigned back, as `_pnnx.py` writes `y[:, 1:3].fill_(v)`): the assignment writes
+        nothing, and recording it would add a second Tensor.slice_copy."""
+        if not isinstance(value, torch.Tensor) or not value._is_view() or indexing.has_tensor_index(index):
+            return False
+        with self._quiet():
+            dest = target[index]
+            return (dest.untyped_storage().data_ptr() == value.untyped_storage().data_ptr()
+                    and dest.storage_offset() == value.storage_offset() and dest.shape == value.shape
+                    and dest.stride() == value.stride() and dest.dtype == value.dtype)
 
     def _refuse_unknown(self, func, args, kwargs) -> None:
         """A tensor computed by a call we cannot name would silently become a constant."""
@@ -560,6 +585,20 @@ def iter_values(value):
     elif isinstance(value, dict):
         for v in value.values():
             yield from iter_values(v)
+
+
+# function -> (position, name) of the argument it renormalises in place when `max_norm` (the
+# argument at position 3) is set: the rows of the weight it reads are scaled down for good
+_RENORMS = {F.embedding: (1, "weight"), F.embedding_bag: (1, "weight")}
+
+
+def _hidden_writes(func, args, kwargs) -> list[torch.Tensor]:
+    slot = _RENORMS.get(func)
+    if slot is None:
+        return []
+    max_norm = kwargs.get("max_norm", args[3] if len(args) > 3 else None)
+    weight = kwargs.get(slot[1], args[slot[0]] if len(args) > slot[0] else None)
+    return [weight] if max_norm is not None and isinstance(weight, torch.Tensor) else []
 
 
 def _announce_writes(func, args, kwargs) -> None:
