@@ -4,6 +4,8 @@ F.normalize's ncnn.bin (Normalize reads scale_data_size raw floats, which the va
 must account for)."""
 from __future__ import annotations
 
+import copy
+
 import ncnn
 import numpy as np
 import pytest
@@ -117,3 +119,18 @@ def test_walk_reads_the_raw_scale_tables_ncnn_loads(layer, size):
     assert ncnn_bin.walk_bin(exact, layers).problems == []
     assert ncnn_bin.walk_bin(exact + b"\0" * 4, layers).problems[0][1] == \
         "ncnn.bin has 4 bytes after the last layer's weights"
+
+
+@pytest.mark.parametrize("op", ["nn.Embedding", "F.embedding"])
+def test_embedding_max_norm_table_is_renormalised(tmp_path, op):
+    """max_norm scales every looked-up row whose norm exceeds it (torch does it in place, at
+    run time); Embed has no such step, so the table is written scaled. The model is exported
+    untouched (F.embedding's weight is captured before the forward renormalises it)."""
+    torch.manual_seed(1)
+    model = (torch.nn.Embedding(10, 6, max_norm=1.0) if op == "nn.Embedding"
+             else FnOf(lambda s, x: F.embedding(x, s.w, max_norm=1.0), w=torch.randn(10, 6) * 2)).eval()
+    x = np.arange(10, dtype=np.int64).reshape(2, 5)
+    fresh = _expected(copy.deepcopy(model), x)
+    got = _run(NcnnCpuBackend(), _convert(tmp_path, model, torch.from_numpy(x)), "fp32", x)
+    assert np.linalg.norm(got, axis=-1).max() <= 1.0 + 1e-6
+    np.testing.assert_allclose(got, fresh, **FP32)
