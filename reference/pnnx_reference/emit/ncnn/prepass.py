@@ -1,8 +1,9 @@
 """Graph rewrites on the working copy before lowering: module operators are replaced by their
 bodies (see inline); contiguous() dropped; hand-written attention becomes one SDPA layer
 (passes.fuse_attention: only here, since torch's SDPA kernel rounds otherwise than the
-matmul/softmax/matmul it replaces, so pnnx.param keeps the chain, as upstream does); patterns that have a single ncnn layer: view(1,g,c/g,h,w) ->
-transpose(1,2) -> view(1,c,h,w) is a ShuffleChannel; then the rank-5/6 reshape -> permute
+matmul/softmax/matmul it replaces, so pnnx.param keeps the chain, as upstream does);
+patterns that have a single ncnn layer: view(1,g,c/g,h,w) -> transpose(1,2) -> view(1,c,h,w)
+is a ShuffleChannel; then the rank-5/6 reshape -> permute
 chains that ncnn's 4-d blobs cannot hold (see highrank)."""
 from __future__ import annotations
 
