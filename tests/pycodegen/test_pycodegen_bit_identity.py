@@ -36,11 +36,11 @@ class MaskedEncoder(nn.Module):
         return self.m(x, src_mask=torch.triu(torch.full((5, 5), float("-inf")), diagonal=1))
 
 
-def test_folded_mask_is_a_plain_tensor_and_bit_identical(tmp_path):
+def test_folded_mask_requires_no_grad_and_is_bit_identical(tmp_path):
     torch.manual_seed(0)
     got, expected = _round_trip(tmp_path, MaskedEncoder(), (torch.rand(5, 2, 8) * 2 - 1,))
     source = (tmp_path / "model_pnnx.py").read_text()
-    assert "self.pnnx_fold_" in source and "load_pnnx_bin_as_tensor(archive, 'pnnx_fold_" in source
+    assert "self.pnnx_fold_" in source and "(5, 5), 'float32', requires_grad=False)" in source
     assert_bitwise(got, expected)
 
 
