@@ -122,3 +122,23 @@ def test_names_that_cannot_be_paths_stay_flat():
     graph = _names_graph(["a.b.0", "fc", "fc.x", "m.forward", "training.x", "k._p", "d.d", "d.d", "0.a"],
                          attributes=["p.0", "q.w"])
     assert plan_paths(graph) == {"a.b.0": ("a", "b", "0"), "q.w": ("q", "w")}
+
+
+class Lookup(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.e = nn.Embedding(10, 16, max_norm=1.0)
+
+    def forward(self, x):
+        return self.e(x)
+
+
+def test_max_norm_module_weight_is_saved_as_the_model_had_it(tmp_path):
+    torch.manual_seed(4)
+    model = Lookup()
+    with torch.no_grad():
+        model.e.weight.mul_(3)
+    before = model.e.weight.detach().clone()
+    got, expected = _round_trip(tmp_path, model, (torch.randint(0, 10, (4, 4)),))
+    assert torch.equal(import_file(tmp_path / "model_pnnx.py").Model().e.weight.detach(), before)
+    assert_bitwise(got, expected)

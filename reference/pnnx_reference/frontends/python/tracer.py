@@ -176,8 +176,20 @@ class Tracer(TorchFunctionMode):
     def _enter_leaf(self, module, args, kwargs):
         if self._leaf_depth == 0:
             call = self._copy_call(args, kwargs) if self._is_moduleop(module) else None
-            self._pending.append((*self._leaf_inputs(module, args, kwargs), call))
+            self._pending.append((*self._leaf_inputs(module, args, kwargs), call, self._weights_before(module)))
         self._leaf_depth += 1
+
+    def _weights_before(self, module) -> dict | None:
+        """The weights of a module whose forward renormalises them in place (nn.Embedding with
+        max_norm), taken before it runs: the converted model starts from them, as this one
+        did. None for any other module, whose weights are taken (as views) after its call."""
+        if getattr(module, "max_norm", None) is None or not isinstance(module, (nn.Embedding, nn.EmbeddingBag)):
+            return None
+        with self._quiet():
+            attrs = modules.module_attrs(module)
+        for attr in attrs.values():
+            attr.own()
+        return attrs
 
     def _copy_call(self, args, kwargs) -> tuple[tuple, dict]:
         """The call's arguments with every tensor cloned before the forward runs (it may
@@ -202,7 +214,7 @@ class Tracer(TorchFunctionMode):
         self._leaf_depth -= 1
         if self._leaf_depth:
             return
-        inputs, inputnames, call = self._pending.pop()
+        inputs, inputnames, call, before = self._pending.pop()
         results = [t for t in iter_values(output) if isinstance(t, torch.Tensor)]
         path = self._module_paths.get(id(module)) or type(module).__name__.lower()
         if self._is_moduleop(module):
@@ -210,9 +222,10 @@ class Tracer(TorchFunctionMode):
         else:
             op_type, params = modules.module_type(module), modules.constructor_params(module)
             params.update(modules.call_params(module, args, kwargs))
-        with self._quiet():
-            attrs = modules.module_attrs(module)
-        op = self._emit(op_type, path, inputs, inputnames, params, results, attrs)
+        if before is None:
+            with self._quiet():
+                before = modules.module_attrs(module)
+        op = self._emit(op_type, path, inputs, inputnames, params, results, before)
         if call is not None:
             self.moduleop_calls.append((op, module, *call))
 
