@@ -65,7 +65,38 @@ class Gru(nn.Module):  # a folded state read before the weights by the same call
         return y
 
 
+class Stack(nn.Module):  # leaf modules inside containers: named `m.layers.0`, `m.layers.1`
+    def __init__(self):
+        super().__init__()
+        self.m = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0), 2,
+                                       enable_nested_tensor=False)
+
+    def forward(self, x):
+        return self.m(x)
+
+
+class NestedWeights(nn.Module):  # weights of a submodule read by a function: `m.weight_ih_l0`
+    def __init__(self):
+        super().__init__()
+        self.m = nn.GRU(4, 8)
+
+    def forward(self, x):
+        m = self.m
+        return torch.gru(x, torch.zeros(1, x.size(1), 8), [m.weight_ih_l0, m.weight_hh_l0, m.bias_ih_l0,
+                                                             m.bias_hh_l0], True, 1, 0.0, False, False, False)[0]
+
+
+class FillSlice(nn.Module):  # `_pnnx.py` fills the view in place and then assigns it back
+    def forward(self, x):
+        y = x + 0.0
+        y[:, 1:3].fill_(-1.0)
+        return y
+
+
 CASES = {
+    "nested_modules": (Stack, [(5, 2, 8)], "nn.TransformerEncoderLayer m.layers.1 "),
+    "nested_weights": (NestedWeights, [(5, 2, 4)], "pnnx.Attribute           m.weight_hh_l0 "),
+    "fill_a_slice": (FillSlice, [(2, 5, 4)], "Tensor.slice_copy        Tensor.slice_copy_2 "),
     "fused_conv": (Conv, [(1, 3, 6, 6)], "nn.Conv2d                F_conv2d_0 "),
     "weights": (Norm, [(2, 3, 4)], "pnnx.Attribute           rm "),
     "folded_position": (FilledLater, [(4, 4)], "pnnx.Attribute           pnnx_fold_"),

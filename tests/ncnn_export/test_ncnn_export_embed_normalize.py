@@ -1,8 +1,10 @@
 """Regressions from the conformance run: Embed with rank-2/3 indices (ncnn reads the index
 blob as int32 words; a float feed, or a GPU/fp16 copy before Embed, scrambles them) and
 F.normalize's ncnn.bin (Normalize reads scale_data_size raw floats, which the validator
-must account for)."""
+must account for); max_norm embedding tables; log_softmax where probabilities underflow."""
 from __future__ import annotations
+
+import copy
 
 import ncnn
 import numpy as np
@@ -117,3 +119,44 @@ def test_walk_reads_the_raw_scale_tables_ncnn_loads(layer, size):
     assert ncnn_bin.walk_bin(exact, layers).problems == []
     assert ncnn_bin.walk_bin(exact + b"\0" * 4, layers).problems[0][1] == \
         "ncnn.bin has 4 bytes after the last layer's weights"
+
+
+@pytest.mark.parametrize("op", ["nn.Embedding", "F.embedding"])
+def test_embedding_max_norm_table_is_renormalised(tmp_path, op):
+    """max_norm scales every looked-up row whose norm exceeds it (torch does it in place, at
+    run time); Embed has no such step, so the table is written scaled. The model is exported
+    untouched (F.embedding's weight is captured before the forward renormalises it)."""
+    torch.manual_seed(1)
+    model = (torch.nn.Embedding(10, 6, max_norm=1.0) if op == "nn.Embedding"
+             else FnOf(lambda s, x: F.embedding(x, s.w, max_norm=1.0), w=torch.randn(10, 6) * 2)).eval()
+    x = np.arange(10, dtype=np.int64).reshape(2, 5)
+    fresh = _expected(copy.deepcopy(model), x)
+    got = _run(NcnnCpuBackend(), _convert(tmp_path, model, torch.from_numpy(x)), "fp32", x)
+    assert np.linalg.norm(got, axis=-1).max() <= 1.0 + 1e-6
+    np.testing.assert_allclose(got, fresh, **FP32)
+
+
+# --- log_softmax: finite where the probabilities underflow --------------------------------
+def _log_softmax_case(spread: float):
+    model = torch.nn.LogSoftmax(dim=1).eval()
+    x = (np.random.default_rng(3).random((2, 16), dtype=np.float32) * 2 - 1) * spread
+    return model, x
+
+
+def test_log_softmax_stays_finite_where_softmax_underflows_fp32(tmp_path):
+    """exp(-200) is 0 in fp32: log(Softmax(x)) would be -inf there, torch gives -200."""
+    model, x = _log_softmax_case(120.0)
+    got = _run(NcnnCpuBackend(), _convert(tmp_path, model, torch.from_numpy(x)), "fp32", x)
+    assert np.isfinite(got).all()
+    np.testing.assert_allclose(got, _expected(model, x), **FP32)
+
+
+@pytest.mark.vulkan
+@pytest.mark.skipif(ncnn.get_gpu_count() == 0, reason="no Vulkan device")
+def test_log_softmax_stays_finite_in_fp16_on_vulkan(tmp_path):
+    """fp16 holds nothing below 6e-8 (e^-17): the conformance case nn.LogSoftmax/dim1_large."""
+    model, x = _log_softmax_case(30.0)
+    x = x.astype(np.float16).astype(np.float32)
+    got = _run(NcnnVulkanBackend(), _convert(tmp_path, model, torch.from_numpy(x), fp16=True), "fp16", x)
+    assert np.isfinite(got).all()
+    np.testing.assert_allclose(got, _expected(model, x), atol=5e-2, rtol=5e-2)

@@ -135,6 +135,18 @@ def test_sdpa_batchless_leading_axis_acts_as_heads(tmp_path):
     _check(model, [_rand(2, 6, 8) for _ in range(3)], tmp_path, "SDPA")
 
 
+def test_hand_written_attention_is_one_sdpa_layer_for_ncnn_only(tmp_path):
+    """softmax(q @ k^T * s) @ v becomes ncnn's SDPA layer; the captured graph (pnnx.param,
+    `_pnnx.py`) keeps the three operators, which reproduce the model bit for bit."""
+    torch.manual_seed(5)
+    model = Fn(lambda q, k, v: torch.softmax(q @ k.transpose(-2, -1) * 0.25, dim=-1) @ v)
+    inputs = [_rand(*s) for s in Q4]
+    graph = capture(model.eval(), tuple(inputs))
+    assert "F.scaled_dot_product_attention" not in [op.type for op in graph.ops]
+    assert [op.type for op in graph.ops].count("torch.matmul") == 2
+    _check(model, inputs, tmp_path, "SDPA")
+
+
 def test_sdpa_with_a_row_broadcast_mask_is_refused(tmp_path):
     model = Fn(lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, attn_mask=m))
     _refused(model, [_rand(*s) for s in Q4] + [_rand(1, 1, 1, 7)], tmp_path, "attn_mask")

@@ -145,3 +145,13 @@ def test_complex_arithmetic_is_refused_not_miscomputed(tmp_path):
     graph = capture(Square(), (torch.rand(1, 64),))
     with pytest.raises(UnsupportedOperator, match="no complex arithmetic"):
         write_ncnn(graph, tmp_path / "m.ncnn.param", tmp_path / "m.ncnn.bin", tmp_path / "m_ncnn.py")
+
+
+def test_zero_dim_complex_output_is_refused(tmp_path):
+    """A complex scalar would be the ncnn blob (real, imag) of shape (2,), but pnnx.param writes
+    no annotation for a 0-d operand: nothing would tell a reader it is complex. A complex
+    vector keeps its annotation and is exported."""
+    graph = capture(FnOf(lambda m, x: torch.view_as_complex(x)), (torch.rand(2),))
+    with pytest.raises(UnsupportedOperator, match="0-d complex output"):
+        write_ncnn(graph, tmp_path / "m.ncnn.param", tmp_path / "m.ncnn.bin", tmp_path / "m_ncnn.py")
+    _export(FnOf(lambda m, x: torch.view_as_complex(x)).eval(), [torch.rand(3, 2)], tmp_path)

@@ -19,11 +19,7 @@ SMOKE = [c for c in all_cases() if c.tier == "smoke" and TAG_RANDOM not in c.tag
 
 
 # Known converter gaps, failing for the reason given (strict: a fix must remove the entry).
-KNOWN_GAPS: dict[str, str] = {
-    "F.normalize/cosine_window_attention_b2":
-        "optlevel 2 fuses its matmul-softmax-matmul into F.scaled_dot_product_attention, as upstream does; "
-        "the fused kernel rounds differently (1 ulp here), which the conformance tolerances judge",
-}
+KNOWN_GAPS: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("case", SMOKE, ids=[c.id for c in SMOKE])

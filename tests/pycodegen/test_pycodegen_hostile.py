@@ -16,12 +16,21 @@ HOSTILE_NAMES = ["a'b", 'q"q', "x\nimport os", "__import__('os').system('touch P
                  "); open('PWNED','w'); (", "self", "__class__", "os.system", "\\", "#comment"]
 
 
+def _member_path(node) -> bool:
+    """`self.os.system`, `self.m['0'].w`: a member path of the generated module (a dotted
+    operator name keeps its path of nn.ModuleDict containers), which reaches nothing but the
+    modules and tensors the generated `__init__` put there."""
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return isinstance(node, ast.Name) and node.id == "self"
+
+
 def _identifiers(source: str) -> set[str]:
     names = set()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Name):
             names.add(node.id)
-        elif isinstance(node, ast.Attribute):
+        elif isinstance(node, ast.Attribute) and not _member_path(node):
             names.add(node.attr)
     return names
 

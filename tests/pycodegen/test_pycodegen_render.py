@@ -36,10 +36,11 @@ def test_nn_module_weights_and_buffers(tmp_path):
                                                       track_running_stats=True),
              attrs=dict(weight=bn.weight, bias=bn.bias, running_mean=bn.running_mean, running_var=bn.running_var))
     _check(tmp_path, b.output(n), [x], (bn(conv(x)),), snippets=[
-        "self.layer1_0_conv = nn.Conv2d(bias=True, dilation=(1, 1), groups=1, in_channels=3",
-        "self.layer1_0_conv.weight = self.load_pnnx_bin_as_parameter(archive, 'layer1.0.conv.weight', (4, 3, 3, 3), 'float32')",
+        "self.layer1 = nn.ModuleDict()", "self.layer1['0'] = nn.ModuleDict()",
+        "self.layer1['0'].conv = nn.Conv2d(bias=True, dilation=(1, 1), groups=1, in_channels=3",
+        "self.layer1['0'].conv.weight = self.load_pnnx_bin_as_parameter(archive, 'layer1.0.conv.weight', (4, 3, 3, 3), 'float32')",
         "self.bn.running_var = self.load_pnnx_bin_as_tensor(archive, 'bn.running_var', (4,), 'float32')",
-        "v_1 = self.layer1_0_conv(v_0)"])
+        "v_1 = self.layer1['0'].conv(v_0)"])
 
 
 def test_function_positional_input_and_keyword_inputs(tmp_path):
@@ -236,9 +237,11 @@ def test_names_are_sanitised_and_never_collide(tmp_path):
     for name, operand in [("a.b", "x_1"), ("a_b", "y"), ("forward", "1"), ("class", "v"), ("0", "v_")]:
         ops.append(b.op("nn.ReLU", name, [ops[-1] if ops else i], params=dict(inplace=False), output_names=[operand]))
     source = _check(tmp_path, b.output(ops[-1]), [x], (torch.relu(x),))
-    for member in ("self.a_b =", "self.a_b_1 =", "self.m_forward =", "self.m_class =", "self.m_0 ="):
+    # `a.b` keeps its path (a container `a`); `a_b` is a flat name of its own
+    for member in ("self.a = nn.ModuleDict()", "self.a.b =", "self.a_b =", "self.m_forward =", "self.m_class =",
+                   "self.m_0 ="):
         assert member in source
-    assert "def forward(self, v_x_1):" in source and "v_x_1_1 = self.a_b(v_x_1)" in source
+    assert "def forward(self, v_x_1):" in source and "v_x_1_1 = self.a.b(v_x_1)" in source
 
 
 def test_bin_path_is_relative_to_generated_file(tmp_path, monkeypatch):

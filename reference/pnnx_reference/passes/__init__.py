@@ -2,12 +2,13 @@
 
 optlevel 0: none; 1: expression fusion and dead-code elimination ("optimization for
 inference"); 2 (the default): also constant folding, conv/linear+batchnorm fusion, no-op
-removal, adjacent reshape/permute merging, attention fusion and operand renaming to 0..N."""
+removal, adjacent reshape/permute merging and operand renaming to 0..N. Attention fusion
+(fuse_attention) is not among them: the ncnn emitter runs it on its own copy (emit/ncnn/prepass)."""
 from __future__ import annotations
 
 from ..ir import Graph
 from . import (canonicalize, dead_code, eliminate_noop, fold_constants, fuse_adjacent,
-               fuse_attention, fuse_batchnorm, fuse_expression, fuse_static)
+               fuse_batchnorm, fuse_expression, fuse_static)
 from .context import PassContext
 
 PIPELINES = {
@@ -16,7 +17,7 @@ PIPELINES = {
     # constants fold first, so that an expression mixing constants and inputs is not fused
     # around a value that could have been a single attribute
     2: (fold_constants, dead_code, fuse_expression, eliminate_noop, fuse_static, fuse_batchnorm, fuse_adjacent,
-        eliminate_noop, fuse_attention, fuse_expression, dead_code, canonicalize),
+        eliminate_noop, fuse_expression, dead_code, canonicalize),
 }
 
 

@@ -151,6 +151,10 @@ def _view(ctx: Context, x: Operand, axis: int | None) -> tuple[str | None, int |
 def _output(ctx: Context, operand: Operand) -> tuple[str, int | None]:
     """A graph output's blob and batch axis; a batch axis on a 1-d (or 0-d) output is moved
     into the blob, since ncnn.Mat feeds and reads a batch only with 2 dims or more."""
+    if operand.dtype in COMPLEX and operand.shape is not None and len(operand.shape) == 0:
+        raise Unsupported("a 0-d complex output: ncnn would carry it as a (real, imaginary) pair of "
+                          "shape (2,), and pnnx.param annotates no 0-d operand, so nothing tells a "
+                          "reader that pair from a real vector")
     blob = ctx.blob(operand)
     axis = ctx.axes.get(operand.name) if ctx.constant(operand) is None else ctx.batch_axis(operand)
     if axis is not None and len(operand.shape or []) < 2:

@@ -31,7 +31,7 @@ def _zero_to_none(value):
     return None if value == 0 else value
 
 
-def _load_call(op: Operator, key: str, attr: Attribute, as_tensor: bool, ctx) -> str:
+def _load_call(op: Operator, key: str, attr: Attribute, as_tensor: bool, ctx, grad: bool = True) -> str:
     if attr.dtype not in DTYPES:
         raise CodegenError(f"{op.name!r}: attribute {key!r} has unknown dtype {attr.dtype!r}")
     dtype = DTYPES[attr.dtype]
@@ -39,8 +39,8 @@ def _load_call(op: Operator, key: str, attr: Attribute, as_tensor: bool, ctx) ->
     shape = render_shape(attr.shape)
     if as_tensor:
         return f"self.load_pnnx_bin_as_tensor(archive, {entry}, {shape}, {dtype.numpy!r})"
-    grad = ", requires_grad=False" if dtype.is_integer else ""
-    return f"self.load_pnnx_bin_as_parameter(archive, {entry}, {shape}, {dtype.numpy!r}{grad})"
+    frozen = ", requires_grad=False" if dtype.is_integer or not grad else ""
+    return f"self.load_pnnx_bin_as_parameter(archive, {entry}, {shape}, {dtype.numpy!r}{frozen})"
 
 
 def _attr_path(op: Operator, key: str) -> str:
@@ -80,12 +80,23 @@ def _feeds_only_buffer_slots(op: Operator) -> bool:
     return True
 
 
+def _computed_constant(op: Operator) -> bool:
+    """A pnnx.Attribute the converter made (`pnnx_fold_*`, `pnnx_<n>`), not a weight of the
+    model: a value the forward computed, which carries no gradient. Loaded as a parameter that
+    requires grad it would change the computation: attention takes another kernel for a mask
+    that requires grad, even under no_grad, and its outputs are no longer bit-identical to the
+    original model's. (A parameter that does not, rather than a plain tensor, so that a
+    TorchScript trace of the generated model reads it as an attribute, not a constant.)"""
+    return op.name.startswith("pnnx_")
+
+
 def attribute_lines(op: Operator, ctx) -> list[str]:
     lines = []
+    as_tensor, grad = _feeds_only_buffer_slots(op), not _computed_constant(op)
     for key, attr in op.attrs.items():
         if attr.dtype == NULL_DTYPE:
             continue
-        load = _load_call(op, key, attr, _feeds_only_buffer_slots(op), ctx)
+        load = _load_call(op, key, attr, as_tensor, ctx, grad)
         lines.append(f"self.{ctx.attr_member(op, key)} = {load}")
     return lines
 
@@ -98,7 +109,7 @@ def body_module_line(op: Operator, ctx) -> str:
 def init_body(graph: Graph, ctx) -> tuple[list[str], list[str]]:
     """(constructor lines, lines that need the open pnnx.bin `archive`)."""
     modules = [op for op in graph.ops if is_module_type(op.type)]
-    constructors = [constructor_line(op, ctx) for op in modules]
+    constructors = ctx.container_lines() + [constructor_line(op, ctx) for op in modules]
     weights = []
     for op in graph.ops:
         if op.subgraph is not None:

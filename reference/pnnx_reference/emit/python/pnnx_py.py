@@ -17,6 +17,11 @@ purpose:
 * a pnnx.Attribute's tensor is the member named after the operator (`self.w`, upstream
   `self.w_data`): capture names a weight after its attribute path, so converting the
   generated file again gives the same pnnx.param;
+* a dotted operator name keeps its path through nn.ModuleDict containers
+  (`self.m.layers['0']`, upstream `self.m_layers_0`; see members.py): the generated model has
+  the original's module paths and state_dict keys, and converts again to the same names;
+* a constant the converter computed (`pnnx_fold_*`) is a parameter that requires no grad
+  (upstream: one that does), as it was a plain value in the original forward;
 * a module operator (moduleop=) whose body was captured becomes a class of its own, written
   from that body before `Model` and reading its weights from pnnx.bin under the operator's
   name (upstream calls the user's class without importing it). One read from pnnx.param has

@@ -12,6 +12,7 @@ import itertools
 
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 from torch.overrides import TorchFunctionMode
 
 from ...errors import ConversionError, PnnxError
@@ -175,8 +176,20 @@ class Tracer(TorchFunctionMode):
     def _enter_leaf(self, module, args, kwargs):
         if self._leaf_depth == 0:
             call = self._copy_call(args, kwargs) if self._is_moduleop(module) else None
-            self._pending.append((*self._leaf_inputs(module, args, kwargs), call))
+            self._pending.append((*self._leaf_inputs(module, args, kwargs), call, self._weights_before(module)))
         self._leaf_depth += 1
+
+    def _weights_before(self, module) -> dict | None:
+        """The weights of a module whose forward renormalises them in place (nn.Embedding with
+        max_norm), taken before it runs: the converted model starts from them, as this one
+        did. None for any other module, whose weights are taken (as views) after its call."""
+        if getattr(module, "max_norm", None) is None or not isinstance(module, (nn.Embedding, nn.EmbeddingBag)):
+            return None
+        with self._quiet():
+            attrs = modules.module_attrs(module)
+        for attr in attrs.values():
+            attr.own()
+        return attrs
 
     def _copy_call(self, args, kwargs) -> tuple[tuple, dict]:
         """The call's arguments with every tensor cloned before the forward runs (it may
@@ -201,7 +214,7 @@ class Tracer(TorchFunctionMode):
         self._leaf_depth -= 1
         if self._leaf_depth:
             return
-        inputs, inputnames, call = self._pending.pop()
+        inputs, inputnames, call, before = self._pending.pop()
         results = [t for t in iter_values(output) if isinstance(t, torch.Tensor)]
         path = self._module_paths.get(id(module)) or type(module).__name__.lower()
         if self._is_moduleop(module):
@@ -209,9 +222,10 @@ class Tracer(TorchFunctionMode):
         else:
             op_type, params = modules.module_type(module), modules.constructor_params(module)
             params.update(modules.call_params(module, args, kwargs))
-        with self._quiet():
-            attrs = modules.module_attrs(module)
-        op = self._emit(op_type, path, inputs, inputnames, params, results, attrs)
+        if before is None:
+            with self._quiet():
+                before = modules.module_attrs(module)
+        op = self._emit(op_type, path, inputs, inputnames, params, results, before)
         if call is not None:
             self.moduleop_calls.append((op, module, *call))
 
@@ -223,6 +237,7 @@ class Tracer(TorchFunctionMode):
         if self._leaf_depth:
             return func(*args, **kwargs)
         self._check_conversion(func, args)
+        self._before_hidden_writes(func, args, kwargs)
         getter = naming.getter_name(func)
         if getter is not None:
             return self._getter(func, getter, args)
@@ -313,6 +328,15 @@ class Tracer(TorchFunctionMode):
         self._emit_write("Tensor.slice_copy", [before, after], ["input", "src"], params, base)
         return result
 
+    def _before_hidden_writes(self, func, args, kwargs) -> None:
+        """A call that writes an argument in place though its name does not say so: the
+        argument's operand (a weight's Attribute) is taken now, with the value it has before the
+        write, which the converted model then starts from (as the original did)."""
+        for tensor in _hidden_writes(func, args, kwargs):
+            operand = self.operand_of(tensor)
+            self._keep_value(operand, tensor)
+            own_views_of(tensor)
+
     def _keep_value(self, operand: Operand, tensor: torch.Tensor) -> None:
         """An in-place write is coming: `operand` keeps the value from before it."""
         if self.values.get(operand) is tensor:
@@ -329,6 +353,8 @@ class Tracer(TorchFunctionMode):
         if target._is_view():
             raise ConversionError("assignment into a view (e.g. `x[:, :2][0] = y`) changes another "
                                   "tensor and is not supported by the capture yet")
+        if self._is_self_copy(target, index, value):  # `x[:, :2] = v` where v is that very view
+            return func(target, index, value)
         source = self.operand_of(target)
         if not isinstance(value, torch.Tensor):  # `x[m] = 0.5`: a constant of x's dtype
             value = torch.tensor(value, dtype=target.dtype, device=target.device)
@@ -348,6 +374,18 @@ class Tracer(TorchFunctionMode):
         self._keep_value(source, target)
         func(target, index, value)
         self._emit_write(op_type, inputs, inputnames, params, target)
+
+    def _is_self_copy(self, target, index, value) -> bool:
+        """`value` is the very memory `target[index]` names (a view filled in place and then
+        assigned back, as `_pnnx.py` writes `y[:, 1:3].fill_(v)`): the assignment writes
+        nothing, and recording it would add a second Tensor.slice_copy."""
+        if not isinstance(value, torch.Tensor) or not value._is_view() or indexing.has_tensor_index(index):
+            return False
+        with self._quiet():
+            dest = target[index]
+            return (dest.untyped_storage().data_ptr() == value.untyped_storage().data_ptr()
+                    and dest.storage_offset() == value.storage_offset() and dest.shape == value.shape
+                    and dest.stride() == value.stride() and dest.dtype == value.dtype)
 
     def _refuse_unknown(self, func, args, kwargs) -> None:
         """A tensor computed by a call we cannot name would silently become a constant."""
@@ -560,6 +598,20 @@ def iter_values(value):
     elif isinstance(value, dict):
         for v in value.values():
             yield from iter_values(v)
+
+
+# function -> (position, name) of the argument it renormalises in place when `max_norm` (the
+# argument at position 3) is set: the rows of the weight it reads are scaled down for good
+_RENORMS = {F.embedding: (1, "weight"), F.embedding_bag: (1, "weight")}
+
+
+def _hidden_writes(func, args, kwargs) -> list[torch.Tensor]:
+    slot = _RENORMS.get(func)
+    if slot is None:
+        return []
+    max_norm = kwargs.get("max_norm", args[3] if len(args) > 3 else None)
+    weight = kwargs.get(slot[1], args[slot[0]] if len(args) > slot[0] else None)
+    return [weight] if max_norm is not None and isinstance(weight, torch.Tensor) else []
 
 
 def _announce_writes(func, args, kwargs) -> None:

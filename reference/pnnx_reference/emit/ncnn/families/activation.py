@@ -1,4 +1,5 @@
-"""Activations and Softmax: one ncnn layer each where ncnn has one (a few add a UnaryOp log);
+"""Activations and Softmax: one ncnn layer each where ncnn has one (a few add a UnaryOp log;
+log_softmax is the max-shifted formula);
 softsign and tanhshrink as formulas, softmin as Softmax of -x, RReLU in eval mode as a
 leaky ReLU, Threshold as a mask."""
 from __future__ import annotations
@@ -9,6 +10,7 @@ from ....errors import Unsupported
 from ..arithmetic import UNARY, binary, lower_expression, scalar, unary
 from ..context import FLT_MAX, Context, param
 from ..layers import Weight
+from ..reduction import REDUCE_MAX, REDUCE_SUM, reduction
 from ..registry import ANY, FIRST, LEADING, LOWERINGS
 
 
@@ -106,9 +108,16 @@ def softmax2d(ctx: Context, op) -> None:
 @LOWERINGS.register("nn.LogSoftmax", "F.log_softmax", "torch.log_softmax", "Tensor.log_softmax",
                     batch=LEADING)
 def log_softmax(ctx: Context, op) -> None:
-    mid = ctx.temp(op.outputs[0].name)
-    ctx.emit("Softmax", "softmax", [ctx.blob(op.inputs[0])], [mid], {0: _softmax_axis(ctx, op), 1: 1})
-    ctx.emit("UnaryOp", "log", [mid], [op.outputs[0].name], {0: UNARY["log"]})
+    """(x - max) - log(sum(exp(x - max))) along dim. Not log(Softmax(x)): a probability below
+    the storage's smallest value (e^-17 in fp16, e^-104 in fp32) becomes 0 and its log -inf,
+    where the shifted form stays finite (the sum is at least 1)."""
+    if len(op.inputs) > 1:
+        raise Unsupported(f"{op.type} with tensor arguments is not lowered")
+    src, out = ctx.blob(op.inputs[0]), op.outputs[0].name
+    axes, rank = [_softmax_axis(ctx, op)], ctx.rank(op.inputs[0])
+    shifted = binary(ctx, "sub", src, reduction(ctx, REDUCE_MAX, src, axes, rank, True, ctx.temp(out)), ctx.temp(out))
+    total = reduction(ctx, REDUCE_SUM, unary(ctx, "exp", shifted, ctx.temp(out)), axes, rank, True, ctx.temp(out))
+    binary(ctx, "sub", shifted, unary(ctx, "log", total, ctx.temp(out)), out)
 
 
 @LOWERINGS.register("nn.LogSigmoid", "F.logsigmoid", batch=ANY)

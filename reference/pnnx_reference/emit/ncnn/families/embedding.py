@@ -27,11 +27,24 @@ def _embed_indices(ctx: Context, operand, base: str) -> str:
     return flat
 
 
+def _renormed(weight: np.ndarray, max_norm, norm_type) -> np.ndarray:
+    """The table with torch's max_norm applied to every row up front: torch scales each row
+    it looks up whose norm exceeds max_norm by max_norm / (norm + 1e-7), in place, so a lookup
+    returns the scaled row on the first call and on every later one; Embed has no such step."""
+    if max_norm is None:
+        return weight
+    rows = weight.astype(np.float64)
+    norms = np.linalg.norm(rows, ord=float(norm_type), axis=1, keepdims=True)
+    scale = np.where(norms > float(max_norm), float(max_norm) / (norms + 1e-7), 1.0)
+    return (rows * scale).astype(np.float32)
+
+
 @LOWERINGS.register("nn.Embedding", "F.embedding", batch=LEADING)
 def embedding(ctx: Context, op) -> None:
     weight = op.attrs["weight"].to_numpy() if "weight" in op.attrs else ctx.constant_input(op, "weight", 1)
     if weight is None:
         raise Unsupported("embedding without a constant weight")
+    weight = _renormed(weight, param(op, "max_norm"), param(op, "norm_type", 2.0))
     num, dim = weight.shape
     out = op.outputs[0]
     shape = ctx.shape(out)
