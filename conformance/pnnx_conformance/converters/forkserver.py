@@ -133,7 +133,10 @@ def serve(entry: str, preload: list[str]) -> None:
     import importlib
 
     for module in preload:
-        importlib.import_module(module)
+        try:
+            importlib.import_module(module)
+        except ImportError:  # a warm-up only (a module another torch moved): the child imports what it needs
+            pass
     fn = _resolve(entry)
     replies = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # nothing else may write into the reply channel

@@ -15,8 +15,10 @@ from .forkserver import ForkServer
 from .reference_pt import ENTRY, run_pnnxref
 from .upstream import TIMEOUT_S
 
-# imported once by the server, so each conversion costs a fork, not an interpreter start
-_PRELOAD = ("pnnx_reference.cli", "pnnx_reference.api", "pnnx_reference.frontends.export")
+# imported once by the server, so each conversion costs a fork, not an interpreter start; the
+# last two are what torch.export.load imports on its first call (torch._dynamo: ~1 s a child)
+_PRELOAD = ("pnnx_reference.cli", "pnnx_reference.api", "pnnx_reference.example_inputs",
+            "pnnx_reference.frontends.export", "torch.export.pt2_archive._package", "torch._export.serde.serialize")
 
 
 def export_to_pt2(case, workdir: Path, model=None, inputs=None) -> Path:

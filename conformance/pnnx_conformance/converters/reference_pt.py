@@ -15,7 +15,8 @@ from .upstream import FILES, TIMEOUT_S, inputshape_arg, trace_to_pt
 
 ENTRY = "pnnx_reference.cli:main"
 # imported once by the server; torchvision is not: a .pt naming its ops must load it itself
-_PRELOAD = ("pnnx_reference.cli", "pnnx_reference.api", "pnnx_reference.frontends.torchscript")
+_PRELOAD = ("pnnx_reference.cli", "pnnx_reference.api", "pnnx_reference.example_inputs",
+            "pnnx_reference.frontends.torchscript")
 DECLINED = re.compile(r"^warning: (\w+): (.*)$", re.MULTILINE)
 
 
