@@ -29,14 +29,9 @@ def _by_case(units: Iterable[Unit]) -> list[list[Unit]]:
     return [list(g) for _, g in itertools.groupby(units, key=lambda u: u.case)]
 
 
-def run_units(units: list[Unit], config: WorkerConfig, jobs: int,
-              on_result: Callable[[Result], None]) -> None:
-    """Run every unit; `on_result` is called (under a lock) once per unit, as results come."""
-    run_streams([Stream(units, config, on_result)], jobs)
-
-
 def run_streams(streams: list[Stream], jobs: int) -> None:
-    """Run every stream's units on `jobs` slots; each slot keeps one worker per stream, and
+    """Run every stream's units on `jobs` slots; each `on_result` is called (under a lock) once
+    per unit, as results come. Each slot keeps one worker per stream, and
     stops a stream's worker once it moves on to the next stream (streams are handed out in
     order, so it never comes back)."""
     groups: queue.Queue = queue.Queue()

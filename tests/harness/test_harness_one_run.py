@@ -52,3 +52,26 @@ def test_a_stream_sharing_the_run_s_workers_gives_the_records_it_gives_alone(tmp
     assert _records(tmp_path / "shared" / "results.jsonl") == _records(tmp_path / "alone" / "results.jsonl")
     assert [(r.case, r.check, r.status) for r in sorted(side, key=lambda r: r.key)] == \
         [("F.relu/r4", "convert", "pass"), ("F.relu/r4", "parity", "pass"), ("nn.Conv2d/k3_p1", "convert", "pass")]
+
+
+def _bench():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_default_run.py"
+    spec = importlib.util.spec_from_file_location("bench_default_run_under_test", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_default_run_benchmark_runs_tox_ini_s_commands_away_from_the_checkout(tmp_path):
+    bench = _bench()
+    commands = bench.default_commands()
+    runs = [c for c in commands if c.startswith("pnnx-conformance run")]
+    assert len(runs) == 1 and "--zoo" in runs[0] and commands[-1].startswith("pnnx-conformance report")
+    for command in commands:
+        argv = bench.localized(command, tmp_path, ["--max-cases", "3"])
+        assert "{posargs}" not in argv and not any("build/conformance" in a for a in argv)
+        assert "README.md" not in argv and "reports" not in argv  # the checkout's own stay untouched
+    assert bench.localized(runs[0], tmp_path, ["--max-cases", "3"])[-2:] == ["--max-cases", "3"]
