@@ -36,6 +36,12 @@ class Executor:
         self._artefacts: dict = {}
         self._case_id = None
 
+    def close(self) -> None:
+        for converter in self._converters.values():
+            close = getattr(converter, "close", None)  # a plug-in converter need not have one
+            if close is not None:
+                close()
+
     # --- caches -----------------------------------------------------------------------
     def converter(self, name):
         if name not in self._converters:

@@ -39,7 +39,12 @@ def cmd_run(args) -> int:
                       waivers=Path(args.waivers) if args.waivers else None,
                       keep_artefacts=args.keep_artefacts, progress=not args.quiet,
                       max_cases=args.max_cases, costs=Path(args.costs) if args.costs else None)
-    summary = run(opts)
+    zoo = _zoo_run(Path(args.zoo), args.jobs) if args.zoo else None
+    try:
+        summary = run(opts, before=[zoo.stream] if zoo else [])
+    finally:
+        if zoo:
+            zoo.finish()
     counts = ", ".join(f"{s} {n}" for s, n in sorted(summary.counts.items()))
     print(f"{summary.cases} cases, {len(summary.results)} records in {summary.wall_s:.1f} s: {counts}",
           file=sys.stderr)
@@ -48,6 +53,12 @@ def cmd_run(args) -> int:
         print(f"error: {e}", file=sys.stderr)
     failed = args.strict and any(r.status in _failures() for r in summary.results)
     return 1 if summary.errors or failed else 0
+
+
+def _zoo_run(out: Path, jobs: int):
+    from pnnx_model_zoo.run import ZooRun, select
+
+    return ZooRun(select(None), out, jobs=jobs)
 
 
 def _failures():
@@ -272,6 +283,8 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--keep-artefacts", action="store_true", help="keep converted files under OUT/artefacts")
     r.add_argument("--strict", action="store_true", help="exit 1 on any unwaived failure")
     r.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    r.add_argument("--zoo", metavar="OUT", help="also run the model zoo (as python -m pnnx_model_zoo.run --out OUT) "
+                   "in this run's worker slots, before the cases, so no slot idles at either's end")
     r.set_defaults(fn=cmd_run)
     m = sub.add_parser("merge", help="merge shard results")
     m.add_argument("inputs", nargs="+", help="results.jsonl files or folders holding them")

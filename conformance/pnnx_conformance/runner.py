@@ -16,11 +16,11 @@ from .cases import DEFAULT_PROVIDER, all_cases, provider, select_cases, use_prov
 from .environment import environment
 from .errors import HarnessError
 from .junit import write_junit
-from .pool import run_units
+from .pool import Stream, run_streams
 from .progress import Progress
 from .results import Result, check_totals, write_results
 from .runinfo import run_info, write_run_info
-from .shards import shard_of
+from .shards import costly_first, shard_of
 from .tiers import TIERS, case_limit, executed_cases, floor_for
 from .units import plan
 from .waivers import DEFAULT_FILE, apply_waivers, load_waivers
@@ -93,7 +93,9 @@ def _fill(result: Result, cases: dict) -> Result:
     return result
 
 
-def run(opts: RunOptions) -> RunSummary:
+def run(opts: RunOptions, before: list[Stream] = ()) -> RunSummary:
+    """`before`: other streams of units (the model zoo's) that share this run's `jobs` worker
+    slots and are handed out first."""
     began = time.monotonic()
     if opts.tier not in TIERS:
         raise HarnessError(f"unknown tier {opts.tier!r} (known: {', '.join(TIERS)})")
@@ -108,7 +110,7 @@ def run(opts: RunOptions) -> RunSummary:
     cases, planned = shard_of(selected, opts.shard, list(converters), opts.costs) if opts.shard[1] > 1 \
         else (selected, {})
     reexport = {n for n, c in converters.items() if c.in_process or opts.tier == "full"}
-    units = plan(cases, list(converters), backends, reexport)
+    units = plan(costly_first(cases, list(converters), opts.costs), list(converters), backends, reexport)
     out = Path(opts.out)
     out.mkdir(parents=True, exist_ok=True)
     workroot = out / "artefacts" if opts.keep_artefacts else Path(tempfile.mkdtemp(prefix="pnnx-conformance-"))
@@ -123,7 +125,7 @@ def run(opts: RunOptions) -> RunSummary:
         progress.update(result)
 
     try:
-        run_units(units, config, opts.jobs, collect)
+        run_streams([*before, Stream(units, config, collect)], opts.jobs)
         wall = time.monotonic() - start
         apply_waivers(results, waivers)
         _repro_bundles(out, results, by_id, workroot, backends)

@@ -157,6 +157,13 @@ def plan_shards(cases: list, n: int, converters: list[str], model: CostModel) ->
             for i in range(n)]
 
 
+def costly_first(cases: list, converters: list[str], costs_path: Path | None = None) -> list:
+    """The order a run hands cases to its workers: the costliest first (ties by id), so no
+    long case starts last while the other workers sit idle."""
+    model = model_for(costs_path)
+    return sorted(cases, key=lambda c: (-model.case_ms(c, converters), c.id))
+
+
 def plan_digest(shards: list[Shard]) -> str:
     """Names the whole assignment: shards of one plan carry the same digest."""
     h = hashlib.sha256()

@@ -81,6 +81,7 @@ def _worker_main(conn, config: WorkerConfig, log_path: str) -> None:
         conn.send(("result", asdict(result)))
         if result.status == "oom":  # the heap may be in a bad state: start afresh
             break
+    executor.close()
 
 
 def _tail(log_path: str, offset: int) -> str:

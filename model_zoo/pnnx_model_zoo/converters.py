@@ -81,13 +81,8 @@ class ZooUpstream(UpstreamConverter):
         return super().convert(case, workdir, model, inputs, fp16=fp16)
 
     def _run(self, exe: str, case, workdir: Path, fp16: bool) -> subprocess.CompletedProcess:
-        cmd = [exe, "case.pt", inputshape_arg(case), f"fp16={int(fp16)}", *self._extra]
-        try:
-            return subprocess.run(cmd, cwd=workdir, text=True, stdout=subprocess.PIPE,
-                                  stderr=subprocess.STDOUT, timeout=self.timeout_s, errors="replace")
-        except subprocess.TimeoutExpired as e:
-            out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
-            raise ConvertFailed(f"pnnx did not finish in {self.timeout_s} s", out[-4000:]) from None
+        return self.command(exe, ["case.pt", inputshape_arg(case), f"fp16={int(fp16)}", *self._extra], workdir,
+                            self.timeout_s)
 
 
 class ZooReferencePt(ReferencePtConverter):

@@ -20,7 +20,7 @@ import time
 import warnings
 from pathlib import Path
 
-from pnnx_conformance.pool import run_units
+from pnnx_conformance.pool import Stream, run_streams
 from pnnx_conformance.results import PASSING, Result, write_results
 from pnnx_conformance.runinfo import run_info, write_run_info
 from pnnx_conformance.units import Unit
@@ -100,32 +100,48 @@ def short_names(result: Result) -> Result:
 def run_zoo(cases, out: Path, *, upstream: bool = True, onnx: bool = True, jobs: int = 1, timeout_s: float = 900.0,
             keep_artefacts: bool = False, on_result=None) -> list[Result]:
     """Run the plan in harness workers; write OUT/results.jsonl and OUT/run.json; return the records."""
-    began = time.monotonic()
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    workroot = out / "artefacts" if keep_artefacts else Path(tempfile.mkdtemp(prefix="pnnx-zoo-"))
-    config = WorkerConfig(str(workroot), "full", PROVIDER, timeout_s)
-    tier = {c.id: c.tier for c in cases}
-    results: list[Result] = []
-
-    def collect(result: Result) -> None:
-        result = short_names(result)
-        result.tier = tier.get(result.case, result.tier)
-        result.error = result.error.replace(str(workroot), "<work>")
-        results.append(result)
-        if on_result:
-            on_result(result)
-
+    zoo = ZooRun(cases, out, upstream=upstream, onnx=onnx, jobs=jobs, timeout_s=timeout_s,
+                 keep_artefacts=keep_artefacts, on_result=on_result)
     try:
-        run_units(plan(cases, upstream, onnx), config, jobs, collect)
+        run_streams([zoo.stream], jobs)
     finally:
-        if not keep_artefacts:
-            shutil.rmtree(workroot, ignore_errors=True)
-    write_results(out / RESULTS, results)
-    converters = ["reference", "reference-pt", "reference-export"] + (["upstream"] if upstream else []) + \
-        (["reference-onnx"] if onnx else [])
-    write_run_info(out, run_info("model_zoo", tier_of(cases), converters, len(cases), jobs, time.monotonic() - began))
-    return results
+        zoo.finish()
+    return zoo.results
+
+
+class ZooRun:
+    """The zoo's units as a harness stream (`pnnx-conformance run --zoo OUT` runs them in the
+    suite's worker slots); `finish()` writes OUT/results.jsonl and OUT/run.json."""
+
+    def __init__(self, cases, out: Path, *, upstream: bool = True, onnx: bool = True, jobs: int = 1,
+                 timeout_s: float = 900.0, keep_artefacts: bool = False, on_result=None) -> None:
+        self.began = time.monotonic()
+        self.cases, self.out, self.jobs, self.keep_artefacts = list(cases), Path(out), jobs, keep_artefacts
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.workroot = self.out / "artefacts" if keep_artefacts else Path(tempfile.mkdtemp(prefix="pnnx-zoo-"))
+        self.converters = ["reference", "reference-pt", "reference-export"] + (["upstream"] if upstream else []) + \
+            (["reference-onnx"] if onnx else [])
+        self.tier = {c.id: c.tier for c in self.cases}
+        self.results: list[Result] = []
+        self.on_result = on_result
+        config = WorkerConfig(str(self.workroot), "full", PROVIDER, timeout_s)
+        self.stream = Stream(plan(self.cases, upstream, onnx), config, self.collect)
+
+    def collect(self, result: Result) -> None:
+        result = short_names(result)
+        result.tier = self.tier.get(result.case, result.tier)
+        result.error = result.error.replace(str(self.workroot), "<work>")
+        self.results.append(result)
+        self.last = time.monotonic()  # sharing a run's workers, the zoo is done at its last record
+        if self.on_result:
+            self.on_result(result)
+
+    def finish(self) -> None:
+        if not self.keep_artefacts:
+            shutil.rmtree(self.workroot, ignore_errors=True)
+        write_results(self.out / RESULTS, self.results)
+        write_run_info(self.out, run_info("model_zoo", tier_of(self.cases), self.converters, len(self.cases),
+                                          self.jobs, getattr(self, "last", time.monotonic()) - self.began))
 
 
 COLUMNS = [("reference", "convert", None, None)] + [("reference", "parity", *m) for m in MODES] + \

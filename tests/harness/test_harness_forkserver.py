@@ -30,7 +30,16 @@ def server(tmp_path, monkeypatch):
         "        os._exit(7)\n"
         "    print('cwd', os.getcwd(), 'argv', argv, 'seen', len(STATE))\n"
         "    print('to stderr', file=sys.stderr)\n"
-        "    return int(argv[1]) if len(argv) > 1 else 0\n")
+        "    return int(argv[1]) if len(argv) > 1 else 0\n"
+        "def warm():\n"
+        "    import warnings\n"
+        "    STATE.append('warm')\n"
+        "    print('warm-up output goes nowhere')\n"
+        "    warnings.warn('shown in the warm-up')\n"
+        "def warm_with_a_thread():\n"
+        "    import threading\n"
+        "    STATE.append('warm')\n"
+        "    threading.Thread(target=time.sleep, args=(60,), daemon=True).start()\n")
     monkeypatch.setenv("PYTHONPATH", f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
     srv = ForkServer(ENTRY)
     yield srv
@@ -125,3 +134,15 @@ def test_reference_onnx_calls_what_torch_onnx_exports_wrongly_unsupported(tmp_pa
     """The exporter's failures are not the frontend's: the matrix shows them as unsupported."""
     with pytest.raises(NotSupported, match=f"torch.onnx.export wrote a file {why}"):
         load_converter("reference-onnx").convert(_case(case_id), tmp_path)
+
+
+@pytest.mark.parametrize("warm_up, seen", [("warm", 2), ("warm_with_a_thread", 1)])
+def test_a_warm_up_runs_once_before_the_forks_unless_it_leaves_threads(server, tmp_path, warm_up, seen):
+    warmed = ForkServer(ENTRY, warm_up=f"forkserver_entries:{warm_up}")
+    try:
+        first, second = warmed.run(["a"], tmp_path, 20), warmed.run(["b", "4"], tmp_path, 20)
+    finally:
+        warmed.close()
+    assert (first.returncode, second.returncode) == (0, 4)
+    # the children start from the warmed state; a server the warm-up left with a thread starts over cold
+    assert f"seen {seen}" in first.output and f"seen {seen}" in second.output

@@ -222,3 +222,20 @@ def test_plan_prints_every_shard_and_learns_costs(single_and_sharded, tmp_path, 
     assert sorted(learnt) == sorted(c.id for c in select_cases("full", OPS))
     assert cli.main(["plan", "--shards", "0"]) == 2
     assert capsys.readouterr().err.strip() == "error: --shards 0: need at least 1"
+
+
+def test_a_run_hands_out_its_costliest_cases_first(tmp_path):
+    from pnnx_conformance.cases import all_cases, use_provider
+    from pnnx_conformance.shards import costly_first
+
+    use_provider("harness_cases:cases")
+    try:
+        cases = all_cases()
+        ids = [c.id for c in cases]
+        costs = write_costs(tmp_path / "costs.json", {"reference": {ids[0]: 0.5, ids[1]: 3.0, ids[2]: 3.0}})
+        order = [c.id for c in costly_first(cases, ["reference"], costs)]
+        # measured ones by cost (ties by id), the unmeasured at the median of their operator, table or all
+        assert order[:2] == sorted(ids[1:3]) and set(order) == set(ids)
+        assert [c.id for c in costly_first(cases, ["reference"], costs)] == order  # the same every time
+    finally:
+        use_provider(None)

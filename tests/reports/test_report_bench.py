@@ -213,7 +213,7 @@ def test_merge_takes_the_longest_shard_and_sums_cases_and_busy_time(tmp_path):
 
 
 def test_the_zoo_run_records_its_wall_time(tmp_path, monkeypatch):
-    monkeypatch.setattr(zoo_run, "run_units", lambda units, config, jobs, collect: None)
+    monkeypatch.setattr(zoo_run, "run_streams", lambda streams, jobs: None)
     cases = zoo_run.select("resnet18,vit_b_16")
     zoo_run.run_zoo(cases, tmp_path / "models", upstream=False, onnx=False, jobs=3)
     info = json.loads((tmp_path / "models" / RUN_INFO).read_text())

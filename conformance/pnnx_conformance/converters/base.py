@@ -30,6 +30,13 @@ class Converter(ABC):
     @abstractmethod
     def convert(self, case, workdir: Path, model=None, inputs=None, *, fp16: bool = False) -> Artefacts: ...
 
+    def close(self) -> None:
+        """Stop what the converter keeps running (a fork server in `self._server`); the worker
+        calls it before it exits, so the server's time is its worker's."""
+        server = getattr(self, "_server", None)
+        if server is not None:
+            server.close()
+
     def describe(self) -> str:
         """Version or command line, for the environment record."""
         return self.name

@@ -14,8 +14,11 @@ state (globals, caches, warnings filters, registered ops), at the cost of a fork
 
 Any CLI route can use it (`reference-pt` does; an ONNX or torch.export route passes its own
 argv). The protocol is one JSON line per request on the server's stdin and one per reply on
-its stdout. The server itself never runs a conversion, so it starts no threads that a fork
-could leave in a bad state."""
+its stdout. The server runs none of the requests itself. A route may name a warm-up (`warm_up=
+"module:function"`): one throw-away conversion of a tiny model of its own, run before the first
+fork, so torch's and the converter's first-use work (caches, lazy imports, the interpreter's
+specialised bytecode) is done once instead of in every child; a server that has more than one
+thread after it starts over without it, since a fork must not copy a process running threads."""
 from __future__ import annotations
 
 import json
@@ -40,8 +43,8 @@ class Completed:
 class ForkServer:
     """The client: starts the server on first use, restarts it once if it died."""
 
-    def __init__(self, entry: str, preload: tuple[str, ...] = ()) -> None:
-        self.entry, self.preload = entry, tuple(preload)
+    def __init__(self, entry: str, preload: tuple[str, ...] = (), warm_up: str | None = None) -> None:
+        self.entry, self.preload, self.warm_up = entry, tuple(preload), warm_up
         self._proc: subprocess.Popen | None = None
 
     def run(self, argv: list[str], cwd, timeout_s: float) -> Completed:
@@ -63,7 +66,8 @@ class ForkServer:
     def _server(self) -> subprocess.Popen:
         if self._proc is None or self._proc.poll() is not None:
             self._proc = subprocess.Popen(
-                [sys.executable, "-m", __name__, self.entry, *self.preload], stdin=subprocess.PIPE,
+                [sys.executable, "-m", __name__, *([f"--warm-up={self.warm_up}"] if self.warm_up else []),
+                 self.entry, *self.preload], stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
         return self._proc
 
@@ -129,14 +133,40 @@ def _wait(pid: int, timeout_s: float) -> tuple[int, bool]:
         time.sleep(_POLL_S)
 
 
-def serve(entry: str, preload: list[str]) -> None:
+def _threads() -> int:
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return 1
+
+
+def serve(entry: str, preload: list[str], warm_up: str | None = None) -> None:
     import importlib
 
     for module in preload:
-        importlib.import_module(module)
+        try:
+            importlib.import_module(module)
+        except ImportError:  # a warm-up only (a module another torch moved): the child imports what it needs
+            pass
     fn = _resolve(entry)
     replies = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # nothing else may write into the reply channel
+    if warm_up:
+        # one throw-away conversion (the route's own `warm_up`): torch's and the converter's
+        # first-use work is then done once, not in every child. A fork must not copy a process
+        # that runs threads: should the warm-up have started any, start over without it
+        import warnings
+
+        try:
+            with warnings.catch_warnings():  # on leaving, warnings shown during the warm-up show again
+                _resolve(warm_up)()
+        except Exception:
+            pass
+        if _threads() != 1:
+            sys.stdout.flush()
+            os.dup2(replies.fileno(), 1)  # the reply channel back where the new server looks for it
+            module = __spec__.name if __spec__ else __name__  # run as `python -m`: __name__ is __main__
+            os.execv(sys.executable, [sys.executable, "-m", module, entry, *preload])
     for line in sys.stdin:
         request = json.loads(line)
         with tempfile.TemporaryFile() as output:
@@ -152,4 +182,6 @@ def serve(entry: str, preload: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    serve(sys.argv[1], sys.argv[2:])
+    _args = sys.argv[1:]
+    _warm = _args.pop(0).partition("=")[2] if _args and _args[0].startswith("--warm-up=") else None
+    serve(_args[0], _args[1:], _warm)

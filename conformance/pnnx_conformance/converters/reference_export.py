@@ -12,11 +12,13 @@ from ..artefacts import Artefacts
 from ..errors import NotSupported
 from .base import Converter
 from .forkserver import ForkServer
-from .reference_pt import ENTRY, run_pnnxref
+from .reference_pt import ENTRY, convert_in, run_pnnxref, warm_up_model
 from .upstream import TIMEOUT_S
 
-# imported once by the server, so each conversion costs a fork, not an interpreter start
-_PRELOAD = ("pnnx_reference.cli", "pnnx_reference.api", "pnnx_reference.frontends.export")
+# imported once by the server, so each conversion costs a fork, not an interpreter start; the
+# last two are what torch.export.load imports on its first call (torch._dynamo: ~1 s a child)
+_PRELOAD = ("pnnx_reference.cli", "pnnx_reference.api", "pnnx_reference.example_inputs",
+            "pnnx_reference.frontends.export", "torch.export.pt2_archive._package", "torch._export.serde.serialize")
 
 
 def export_to_pt2(case, workdir: Path, model=None, inputs=None) -> Path:
@@ -43,13 +45,28 @@ def export_to_pt2(case, workdir: Path, model=None, inputs=None) -> Path:
     return path
 
 
+def warm_up() -> None:
+    """The reference-export fork server's warm-up: an exported tiny model through `pnnxref warm.pt2`."""
+    import tempfile
+
+    import torch
+
+    from pnnx_reference.frontends.export.refusal import quiet
+
+    model, x = warm_up_model()
+    with tempfile.TemporaryDirectory(prefix="pnnx-forkserver-warm-up-") as folder:
+        with quiet():
+            torch.export.save(torch.export.export(model, (x,)), str(Path(folder) / "warm.pt2"))
+        convert_in(Path(folder), ["warm.pt2", "fp16=0"])
+
+
 class ReferenceExportConverter(Converter):
     name = "reference-export"
     in_process = True  # a conversion costs a fork, not an interpreter start
     timeout_s = TIMEOUT_S
 
     def __init__(self) -> None:
-        self._server = ForkServer(ENTRY, _PRELOAD)
+        self._server = ForkServer(ENTRY, _PRELOAD, warm_up=f"{__name__}:warm_up")
 
     def describe(self) -> str:
         return "pnnxref case.pt2 (torch.export.export + torch.export.save, then the command line in a fresh process)"

@@ -15,7 +15,8 @@ from .upstream import FILES, TIMEOUT_S, inputshape_arg, trace_to_pt
 
 ENTRY = "pnnx_reference.cli:main"
 # imported once by the server; torchvision is not: a .pt naming its ops must load it itself
-_PRELOAD = ("pnnx_reference.cli", "pnnx_reference.api", "pnnx_reference.frontends.torchscript")
+_PRELOAD = ("pnnx_reference.cli", "pnnx_reference.api", "pnnx_reference.example_inputs",
+            "pnnx_reference.frontends.torchscript")
 DECLINED = re.compile(r"^warning: (\w+): (.*)$", re.MULTILINE)
 
 
@@ -24,7 +25,7 @@ class ReferencePtConverter(Converter):
     in_process = True  # a conversion costs a fork, not an interpreter start
 
     def __init__(self) -> None:
-        self._server = ForkServer(ENTRY, _PRELOAD)
+        self._server = ForkServer(ENTRY, _PRELOAD, warm_up=f"{__name__}:warm_up")
 
     def describe(self) -> str:
         return "pnnxref case.pt (torch.jit.trace, then the command line in a forked process)"
@@ -38,6 +39,51 @@ class ReferencePtConverter(Converter):
         workdir.mkdir(parents=True, exist_ok=True)
         trace_to_pt(case, workdir, model, inputs)
         return run_pnnxref(self._server, self.name, case, workdir, self.argv(case, fp16), TIMEOUT_S)
+
+
+def warm_up_model():
+    """A tiny model for a fork server's warm-up conversion; its class name is no case's, so no
+    TorchScript or torch.export name a child sees is taken by it."""
+    import torch
+    import torch.nn as nn
+
+    class _ForkServerWarmUp(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.conv = nn.Conv2d(2, 3, 3, padding=1)
+            self.linear = nn.Linear(4, 5)
+
+        def forward(self, x):
+            return self.linear(torch.relu(self.conv(x)) + 1)
+
+    torch.manual_seed(0)
+    return _ForkServerWarmUp().eval(), torch.rand(1, 2, 4, 4)
+
+
+def convert_in(folder: Path, argv: list[str]) -> None:
+    """`pnnxref ARGV` in `folder`, in this process (the fork server's warm-up)."""
+    import os
+
+    from pnnx_reference.cli import main
+
+    cwd = os.getcwd()
+    os.chdir(folder)
+    try:
+        main(argv)
+    finally:
+        os.chdir(cwd)
+
+
+def warm_up() -> None:
+    """The reference-pt fork server's warm-up: a traced tiny model through `pnnxref warm.pt`."""
+    import tempfile
+
+    import torch
+
+    model, x = warm_up_model()
+    with tempfile.TemporaryDirectory(prefix="pnnx-forkserver-warm-up-") as folder:
+        torch.jit.trace(model, (x,)).save(str(Path(folder) / "warm.pt"))
+        convert_in(Path(folder), ["warm.pt", "inputshape=[1,2,4,4]f32", "fp16=0"])
 
 
 def run_pnnxref(server: ForkServer, converter: str, case, workdir: Path, argv: list[str],

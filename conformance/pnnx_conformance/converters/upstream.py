@@ -13,6 +13,7 @@ from pathlib import Path
 from ..artefacts import Artefacts
 from ..errors import ConvertFailed, NotSupported
 from .base import Converter
+from .native_forkserver import NativeForkServer
 
 # upstream file name for each artefact kind, for a model saved as case.pt
 FILES = {"pnnx.param": "case.pnnx.param", "pnnx.bin": "case.pnnx.bin", "pnnx.py": "case_pnnx.py",
@@ -60,7 +61,11 @@ def inputshape_arg(case) -> str:
 
 class UpstreamConverter(Converter):
     name = "upstream"
-    in_process = False
+    in_process = False  # a conversion is still a process of its own (a fork, see native_forkserver.py)
+
+    def __init__(self) -> None:
+        exe = pnnx_command()
+        self._server = NativeForkServer(exe) if exe and NativeForkServer.available() else None
 
     def describe(self) -> str:
         return f"upstream pnnx ({pnnx_command()})"
@@ -99,12 +104,20 @@ class UpstreamConverter(Converter):
     def _run(self, exe: str, case, workdir: Path, fp16: bool) -> subprocess.CompletedProcess:
         return self._run_file(exe, case, workdir, fp16, "case.pt")
 
-    @staticmethod
-    def _run_file(exe: str, case, workdir: Path, fp16: bool, source: str) -> subprocess.CompletedProcess:
+    def _run_file(self, exe: str, case, workdir: Path, fp16: bool, source: str) -> subprocess.CompletedProcess:
+        return self.command(exe, [source, inputshape_arg(case), f"fp16={int(fp16)}"], workdir, TIMEOUT_S)
+
+    def command(self, exe: str, argv: list[str], workdir: Path, timeout_s: float) -> subprocess.CompletedProcess:
+        """`exe ARGV` in `workdir`, output and error together: a fork of the worker's started
+        command where the native fork server is available, else a process of its own."""
+        if self._server is not None and self._server.exe == exe:
+            done = self._server.run(argv, workdir, timeout_s)
+            if done.timed_out:
+                raise ConvertFailed(f"pnnx did not finish in {timeout_s:g} s", done.output[-4000:])
+            return subprocess.CompletedProcess([exe, *argv], done.returncode, done.output)
         try:
-            return subprocess.run([exe, source, inputshape_arg(case), f"fp16={int(fp16)}"], cwd=workdir, text=True,
-                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                  timeout=TIMEOUT_S, errors="replace")
+            return subprocess.run([exe, *argv], cwd=workdir, text=True, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, timeout=timeout_s, errors="replace")
         except subprocess.TimeoutExpired as e:
             out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
-            raise ConvertFailed(f"pnnx did not finish in {TIMEOUT_S} s", out[-4000:]) from None
+            raise ConvertFailed(f"pnnx did not finish in {timeout_s:g} s", out[-4000:]) from None

@@ -1,0 +1,83 @@
+"""The fork server for a native command (converters/native_forkserver.py): the program's own
+main() per request, in a forked child, as a fresh process would run it. Upstream pnnx's
+conversions through it are byte for byte those of a process of its own."""
+from __future__ import annotations
+
+import filecmp
+import shutil
+import subprocess
+
+import pytest
+
+from pnnx_conformance.converters import native_forkserver
+from pnnx_conformance.converters.native_forkserver import NativeForkServer
+from pnnx_conformance.converters.upstream import UpstreamConverter, pnnx_command
+from pnnx_conformance.errors import ConvertFailed
+from pnnx_op_cases.registry import select
+
+pytestmark = pytest.mark.skipif(not NativeForkServer.available(), reason="needs Linux, glibc and a C compiler")
+SH = shutil.which("sh")
+
+
+@pytest.fixture
+def sh():
+    server = NativeForkServer(SH)
+    yield server
+    server.close()
+
+
+def test_each_request_runs_main_in_a_fresh_child_in_its_folder(sh, tmp_path):
+    (tmp_path / "a").mkdir()
+    done = sh.run(["-c", 'pwd; echo "$0" >&2; echo "[$LD_PRELOAD$PNNX_NATIVE_FORKSERVER]"; exit 3', "x y"],
+                  tmp_path / "a", 10)
+    assert (done.returncode, done.timed_out) == (3, False)
+    assert done.output.splitlines() == [str(tmp_path / "a"), "x y", "[]"]  # stderr too; the preload is gone
+    first = sh._proc.pid
+    assert sh.run(["-c", "exit 0"], tmp_path, 10).returncode == 0 and sh._proc.pid == first  # one server
+
+
+def test_a_child_past_its_time_is_killed_with_what_it_started(sh, tmp_path):
+    done = sh.run(["-c", "sleep 30 & sleep 30"], tmp_path, 0.3)
+    assert done.timed_out and done.returncode == -9
+    assert sh.run(["-c", "echo alive"], tmp_path, 10).output == "alive\n"
+
+
+def test_a_killed_server_is_restarted(sh, tmp_path):
+    sh.run(["-c", "true"], tmp_path, 10)
+    sh._proc.kill()
+    sh._proc.wait()
+    assert sh.run(["-c", "echo again"], tmp_path, 10).output == "again\n"
+
+
+def test_it_can_be_turned_off(monkeypatch):
+    monkeypatch.setenv("PNNX_NATIVE_FORKSERVER", "0")
+    monkeypatch.setattr(native_forkserver, "_BUILT", {})
+    assert not NativeForkServer.available()
+
+
+@pytest.mark.upstream
+def test_upstream_through_the_server_writes_what_a_process_of_its_own_writes(tmp_path):
+    case = select(pattern="nn.Conv2d/*")[0]
+    forked, plain = UpstreamConverter(), UpstreamConverter()
+    plain._server = None
+    try:
+        a = forked.convert(case, tmp_path / "forked")
+        b = plain.convert(case, tmp_path / "plain")
+    finally:
+        forked.close()
+    assert forked._server is not None and a.log == b.log
+    assert a.paths.keys() == b.paths.keys() and "ncnn.bin" in a.paths
+    for kind, path in b.paths.items():
+        assert filecmp.cmp(a.paths[kind], path, shallow=False), kind
+    exe = pnnx_command()
+    direct = subprocess.run([exe, "missing.pt"], cwd=tmp_path, capture_output=True, text=True)
+    server = NativeForkServer(exe)
+    try:
+        done = server.run(["missing.pt"], tmp_path, 60)
+    finally:
+        server.close()
+    assert done.returncode == direct.returncode != 0
+    assert sorted(done.output.splitlines()) == sorted((direct.stdout + direct.stderr).splitlines())
+    with pytest.raises(ConvertFailed, match="did not finish in 0.001 s"):
+        forked.command(exe, ["missing.pt"], tmp_path, 0.001)
+    forked.close()
