@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -11,6 +12,37 @@ MANIFEST = "artefacts.json"
 # which emitter writes each kind (the names in a converter's `unsupported`)
 EMITTERS = {"pnnx.param": ("pnnx",), "pnnx.bin": ("pnnx",), "pnnx.py": ("python", "pnnx"),
             "pnnx.onnx": ("onnx",), "ncnn.param": ("ncnn",), "ncnn.bin": ("ncnn",), "ncnn.py": ("ncnn",)}
+
+
+def safe(text: str) -> str:
+    """`text` as one file-name part."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text)
+
+
+def case_workdir(workroot: Path, case, converter: str, rounding: str | None) -> Path:
+    """Where a worker keeps one converter's artefacts of a case (`rounding`: the fp16 copy's)."""
+    return Path(workroot) / case.safe_name / (converter + (f"-{rounding}" if rounding else ""))
+
+
+def actual_dir(workdir: Path, backend: str, precision: str) -> Path:
+    return Path(workdir) / f"actual-{safe(backend)}-{safe(precision)}"
+
+
+def keep_actual(workdir: Path, backend: str, precision: str, outputs) -> None:
+    """The worker keeps what a backend produced in a numeric failure, for its bundle: the bundle
+    never runs a backend again (a runtime that aborts must not take the whole run down with it)."""
+    try:
+        save_arrays(actual_dir(workdir, backend, precision), outputs)
+    except (OSError, ValueError):  # the bundle says it has no outputs; the result stands
+        pass
+
+
+def save_arrays(folder: Path, arrays) -> None:
+    import numpy as np
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for i, a in enumerate(arrays):
+        np.save(folder / f"{i}.npy", np.asarray(a))
 
 
 def kind_name(key: str) -> str:

@@ -7,7 +7,7 @@ import time
 import traceback
 from pathlib import Path
 
-from .artefacts import MANIFEST, Artefacts
+from .artefacts import MANIFEST, Artefacts, case_workdir, keep_actual
 from .backends import load_backend
 from .cases import load_case
 from .compare import bitwise_equal, compare
@@ -78,7 +78,7 @@ class Executor:
         return got
 
     def _convert(self, case, converter, rounding):
-        workdir = self.workroot / case.safe_name / (converter + (f"-{rounding}" if rounding else ""))
+        workdir = case_workdir(self.workroot, case, converter, rounding)
         if (workdir / MANIFEST).is_file():
             return Artefacts.load(workdir)
         from .oracle import build_model, has_lazy_weights, seed_lazy_weights
@@ -294,6 +294,8 @@ def check_parity(ex: Executor, case, unit: Unit, res: Result) -> None:
     if subject.rounding is not None:  # fp32 ULPs say nothing about an fp16 pipeline
         res.metrics.max_ulp = None
     if not verdict.ok:
+        keep_actual(case_workdir(ex.workroot, case, unit.converter, subject.rounding), unit.backend,
+                    unit.precision, outputs)
         raise NumericFailed(verdict.message, f"tolerance: {tol.reason}")
 
 

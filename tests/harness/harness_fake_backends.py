@@ -69,6 +69,19 @@ class WrongBackend(_Misbehaving):
         return [np.asarray(x) + 1 for x in inputs]
 
 
+class WrongAbortingInTheMainProcessBackend(WrongBackend):
+    """Wrong in a worker; in the process whose pid PNNX_TEST_MAIN_PID names (the run's own) it
+    aborts, as a GPU runtime torn down at the wrong time does: the run must never run a backend
+    outside its workers."""
+
+    name = "wrong-aborting"
+
+    def run(self, inputs):
+        if str(os.getpid()) == os.environ.get("PNNX_TEST_MAIN_PID"):
+            os.abort()
+        return super().run(inputs)
+
+
 class RaisingBackend(_Misbehaving):
     name = "raising"
 

@@ -2,8 +2,12 @@
 result, and the run goes on with a fresh worker."""
 from __future__ import annotations
 
+import os
+
+import numpy as np
 import pytest
 
+from pnnx_conformance.report.repro import bundle_dir
 from pnnx_conformance.runner import RunOptions, run
 
 FAKE = "harness_fake_backends"
@@ -48,6 +52,16 @@ def test_raising_and_wrong_backends(tmp_path):
     by_check = {r.check: r for r in summary.results if r.backend is None}
     assert by_check["format"].status == "fail-format"
     assert by_check["roundtrip"].status == "not-supported"
+
+
+def test_a_numeric_failure_bundle_keeps_the_workers_outputs_without_running_the_backend_again(
+        tmp_path, monkeypatch):
+    monkeypatch.setenv("PNNX_TEST_MAIN_PID", str(os.getpid()))  # the backend aborts if run here
+    parity, _ = _run(tmp_path, [f"{FAKE}:WrongAbortingInTheMainProcessBackend"])
+    wrong = parity[f"{FAKE}:WrongAbortingInTheMainProcessBackend"]
+    assert wrong.status == "fail-numeric"
+    bundle = bundle_dir(tmp_path, wrong)
+    np.testing.assert_array_equal(np.load(bundle / "actual" / "0.npy"), np.load(bundle / "inputs" / "0.npy") + 1)
 
 
 def test_vulkan_without_a_device_fails_instead_of_skipping(tmp_path, monkeypatch):

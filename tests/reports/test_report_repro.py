@@ -6,7 +6,8 @@ from pathlib import Path
 
 import numpy as np
 
-from pnnx_conformance.artefacts import Artefacts
+from pnnx_conformance.artefacts import Artefacts, keep_actual
+from pnnx_conformance.oracle import Subject
 from pnnx_conformance.report import build_reports
 from pnnx_conformance.report.repro import bundle_dir, write_bundles
 from pnnx_conformance.results import Metrics, Result, write_results
@@ -16,17 +17,14 @@ CASE = "nn.ReLU/default"
 
 
 class DoublingBackend:
-    """Stands in for a runtime with a numeric bug: every output is twice the input."""
+    """Stands in for a runtime with a numeric bug (every output twice the input), whose outputs
+    the worker kept; a bundle must never run it again."""
     precisions = {"fp32": None}
 
     def prepare(self, arts, precision):
-        self.prepared = arts
+        raise AssertionError("a repro bundle ran the backend again")
 
-    def run(self, inputs):
-        return [x * 2 for x in inputs]
-
-    def release(self):
-        pass
+    run = prepare
 
 
 def rec(status, check="parity", backend="vendor"):
@@ -42,6 +40,8 @@ def fake_workroot(tmp_path: Path, case) -> Path:
     (workdir / "model.ncnn.param").write_text("7767517\n")
     Artefacts("reference", case.id, workdir, paths={"pnnx.param": workdir / "model.pnnx.param",
                                                      "ncnn.param": workdir / "model.ncnn.param"}).save()
+    inputs = Subject(case).numpy_inputs
+    keep_actual(workdir, "vendor", "fp32", [x * 2 for x in inputs])  # what the worker kept
     return tmp_path / "work"
 
 

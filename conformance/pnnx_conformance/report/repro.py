@@ -15,17 +15,12 @@ from pathlib import Path
 
 import numpy as np
 
+from ..artefacts import actual_dir, case_workdir, safe, save_arrays
 from ..results import Result
 
 REPRO = "repro"
 FAILING = {"fail-numeric", "fail-format", "fail-convert", "fail-runtime", "crash", "timeout", "oom"}
 COPIED = ("pnnx.param", "pnnx.bin", "pnnx.py", "pnnx.onnx", "ncnn.param", "ncnn.bin", "ncnn.py")
-
-
-def safe(text: str) -> str:
-    import re
-
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text)
 
 
 def bundle_name(r: Result) -> str:
@@ -35,12 +30,6 @@ def bundle_name(r: Result) -> str:
 
 def bundle_dir(results_dir: Path, r: Result) -> Path:
     return Path(results_dir) / REPRO / bundle_name(r)
-
-
-def _save_arrays(folder: Path, arrays) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    for i, a in enumerate(arrays):
-        np.save(folder / f"{i}.npy", np.asarray(a))
 
 
 def _copy_artefacts(workdir: Path | None, dest: Path) -> list[str]:
@@ -57,21 +46,13 @@ def _copy_artefacts(workdir: Path | None, dest: Path) -> list[str]:
     return copied
 
 
-def _actual_outputs(backend, workdir: Path | None, precision: str, inputs) -> list | None:
-    """Re-run the backend on the kept artefacts (numeric failures only: it ran before)."""
-    from ..artefacts import Artefacts
-
-    if backend is None:
+def _actual_outputs(workdir: Path | None, backend: str, precision: str) -> list | None:
+    folder = actual_dir(workdir, backend, precision) if workdir is not None else None
+    if folder is None or not folder.is_dir():
         return None
     try:
-        arts = Artefacts.load(workdir) if workdir is not None and (workdir / "artefacts.json").is_file() \
-            else Artefacts("", "", Path("."))
-        backend.prepare(arts, precision)
-        try:
-            return list(backend.run([x.copy() for x in inputs]))
-        finally:
-            backend.release()
-    except Exception:  # the bundle still has everything else
+        return [np.load(f, allow_pickle=False) for f in sorted(folder.glob("*.npy"), key=lambda p: int(p.stem))]
+    except (OSError, ValueError):  # unreadable: the bundle says it has no outputs
         return None
 
 
@@ -112,14 +93,14 @@ def write_bundle(results_dir: Path, r: Result, case, *, workdir: Path | None = N
         write_case(case, dest / "case")
         rounding = backend.precisions.get(r.precision) if backend is not None and r.precision else None
         subject = Subject(case, rounding)
-        _save_arrays(dest / "inputs", subject.numpy_inputs)
-        _save_arrays(dest / "expected", subject.expected)
+        save_arrays(dest / "inputs", subject.numpy_inputs)
+        save_arrays(dest / "expected", subject.expected)
         if r.status == "fail-numeric" and r.check == "parity":
-            actual = _actual_outputs(backend, workdir, r.precision or "fp32", subject.numpy_inputs)
+            actual = _actual_outputs(workdir, r.backend, r.precision or "fp32")
     except Exception as e:  # a case that cannot even build: the bundle says so
         (dest / "case-error.txt").write_text(f"{type(e).__name__}: {e}\n")
     if actual is not None:
-        _save_arrays(dest / "actual", actual)
+        save_arrays(dest / "actual", actual)
     (dest / "README.md").write_text(readme_text(r, artefacts, actual is not None))
     return dest
 
@@ -135,8 +116,7 @@ def write_bundles(results_dir: Path, results: list[Result], cases: dict, *, work
             continue
         backend = (backends or {}).get(r.backend) if r.backend else None
         rounding = backend.precisions.get(r.precision) if backend is not None and r.precision else None
-        sub = r.converter + (f"-{rounding}" if rounding else "")
-        workdir = Path(workroot) / case.safe_name / sub if workroot else None
+        workdir = case_workdir(workroot, case, r.converter, rounding) if workroot else None
         written.append(write_bundle(results_dir, r, case, workdir=workdir, backend=backend,
                                     environment=environment))
     return written
