@@ -26,6 +26,11 @@ def _csv(values: list[str] | None) -> list[str]:
     return [v for item in values or [] for v in item.split(",") if v]
 
 
+# written out, not imported: the converters pull in torch, and --help should not wait for it
+CONVERTER_HELP = ("reference | reference-pt | reference-export | reference-onnx | reference-onnx-dynamo | "
+                  "upstream | module:Class, repeatable or comma-separated (default: all but reference-onnx-dynamo)")
+
+
 def cmd_run(args) -> int:
     from . import backends, converters
     from .runner import RunOptions, parse_shard, run
@@ -270,7 +275,7 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--max-cases", type=int, default=None,
                    help="cap on cases (default: 60 for an unfiltered smoke run, else none; 0: no cap)")
     r.add_argument("--backend", action="append", help="backend name (default: the five built-ins)")
-    r.add_argument("--converter", action="append", help="reference | upstream (default: both)")
+    r.add_argument("--converter", action="append", help=CONVERTER_HELP)
     r.add_argument("--shard", default="1/1", help="K/N: run the K-th of N shards balanced by measured cost "
                    "(see plan); every machine computes the same plan")
     r.add_argument("--costs", help="case cost file the shards are balanced by (default: reports/case_costs.json)")
@@ -297,7 +302,7 @@ def parser() -> argparse.ArgumentParser:
     pl.add_argument("--table", action="append")
     pl.add_argument("--pattern")
     pl.add_argument("--max-cases", type=int, default=None)
-    pl.add_argument("--converter", action="append", help="as run's (default: reference, upstream)")
+    pl.add_argument("--converter", action="append", help="as run's")
     pl.add_argument("--costs", help="case cost file (default: reports/case_costs.json)")
     pl.add_argument("--learn", action="append", metavar="RESULTS",
                     help="first fold the measured times of these results (folders or .jsonl.gz) into the cost file")

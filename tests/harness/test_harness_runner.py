@@ -95,3 +95,12 @@ def test_two_runs_give_identical_results(tmp_path):
     assert outs[0] == outs[1]
     statuses = {r["status"] for r in outs[0]}
     assert "pass" in statuses and len(outs[0]) == 3 * (4 + 5)
+
+
+def test_run_help_names_every_builtin_converter_and_the_default_set():
+    from pnnx_conformance import converters
+    from pnnx_conformance.cli import CONVERTER_HELP
+
+    named = {w.strip(" ,") for w in CONVERTER_HELP.split("(")[0].split("|")}
+    assert set(converters.BUILTIN) <= named
+    assert set(converters.BUILTIN) - set(converters.DEFAULT) == {"reference-onnx-dynamo"}
