@@ -102,3 +102,11 @@ def test_a_route_like_the_first_is_written_as_equal_and_a_differing_one_in_full(
     table = support_table(summarize(results)).splitlines()
     assert "nn.ReLU ⚠️|pn|❌ nc|=|✅" in table
     assert "F.relu|pn|·|·|✅" in table        # "=" never stands for "not run"
+
+
+def test_a_route_that_converts_no_case_of_a_row_says_only_cv():
+    fails = ("format", "roundtrip") + MODES
+    results = run("nn.ReLU/a") + run("nn.ReLU/a", converter="reference-onnx", fails=fails,
+                                     statuses={"convert": "fail-convert"})
+    table = support_table(summarize(results)).splitlines()
+    assert "nn.ReLU|pn|✅|❌ cv" in table

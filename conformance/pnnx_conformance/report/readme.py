@@ -69,7 +69,8 @@ def route_cell(summary: Summary, op: str, cols: list[Column]) -> str:
     bad = [c for c in ran if failing(summary.cell(op, c))]
     if bad:
         mark = "❌" if any(summary.cell(op, c).passed == 0 for c in bad) else "🟡"
-        return f"{mark} {codes(ran, bad)}"
+        convert = [c for c in bad if c.check == "convert" and summary.cell(op, c).passed == 0]
+        return f"{mark} {codes(ran, convert or bad)}"
     waived = [c for c in ran if summary.cell(op, c).passed < summary.cell(op, c).total]
     return f"⚪ {codes(ran, waived)}" if waived else "✅"
 
@@ -126,7 +127,8 @@ def legend(summary: Summary) -> str:
     precisions = sorted({c.precision for c in summary.columns if c.precision})
     suffixes = "; ".join(f"{PRECISION_CODES.get(p, '/' + p)} = {PRECISION_NAMES.get(p, p)}" for p in precisions)
     return (f"A cell sums up one converter route over all its checks and backends: {marks}. "
-            "Codes are those of the totals above; a backend's code alone means all its modes that ran, "
+            "Codes are those of the totals above (cv alone: no case converts, so nothing after it runs); "
+            "a backend's code alone means all its modes that ran, "
             f"a suffix one mode ({suffixes}). Upstream claims: p = upstream PNNX converts the operator, "
             "n = its ncnn export supports it (n* partly); ⚠️ = claimed, and the `reference` route does "
             "not pass every case; (ours) = a row upstream's tables do not have.")
