@@ -40,7 +40,26 @@ class Completed:
     timed_out: bool = False
 
 
-class ForkServer:
+class ServerProcess:
+    """A long-lived server process in `self._proc` (None until started): stopped by closing its
+    stdin, killed if it does not exit within 5 s."""
+
+    _proc: subprocess.Popen | None = None
+
+    def close(self) -> None:
+        if self._proc is not None:
+            try:
+                self._proc.stdin.close()
+                self._proc.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired):
+                self._proc.kill()
+            self._proc = None
+
+    def __del__(self) -> None:
+        self.close()
+
+
+class ForkServer(ServerProcess):
     """The client: starts the server on first use, restarts it once if it died."""
 
     def __init__(self, entry: str, preload: tuple[str, ...] = (), warm_up: str | None = None) -> None:
@@ -71,17 +90,6 @@ class ForkServer:
                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
         return self._proc
 
-    def close(self) -> None:
-        if self._proc is not None:
-            try:
-                self._proc.stdin.close()
-                self._proc.wait(timeout=5)
-            except (OSError, subprocess.TimeoutExpired):
-                self._proc.kill()
-            self._proc = None
-
-    def __del__(self) -> None:
-        self.close()
 
 
 # --- the server ------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .forkserver import Completed
+from .forkserver import Completed, ServerProcess
 
 SOURCE = Path(__file__).with_name("native_forkserver.c")
 _BUILT: dict[str, Path | None] = {}
@@ -59,7 +59,7 @@ def _build() -> Path | None:
     return lib
 
 
-class NativeForkServer:
+class NativeForkServer(ServerProcess):
     """The client: starts the server on first use, restarts it once if it died."""
 
     def __init__(self, exe: str) -> None:
@@ -103,15 +103,3 @@ class NativeForkServer:
             self._proc = subprocess.Popen([self.exe], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                           stderr=subprocess.DEVNULL, text=True, bufsize=1, env=env)
         return self._proc
-
-    def close(self) -> None:
-        if self._proc is not None:
-            try:
-                self._proc.stdin.close()
-                self._proc.wait(timeout=5)
-            except (OSError, subprocess.TimeoutExpired):
-                self._proc.kill()
-            self._proc = None
-
-    def __del__(self) -> None:
-        self.close()
