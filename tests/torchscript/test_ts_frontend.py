@@ -86,6 +86,27 @@ def test_user_module_replay_keeps_names_and_values():
     assert "scale" in ops  # the parameter keeps its path, as through the Python API
 
 
+class ConvBnHardswish(nn.Sequential):
+    """torchvision's Conv2dNormActivation: its activation is in-place by default."""
+
+    def __init__(self):
+        super().__init__(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4, eps=1e-3), nn.Hardswish(inplace=True))
+        self[1].running_mean.uniform_(-0.2, 0.2)
+        self[1].running_var.uniform_(0.5, 1.5)
+
+
+def test_an_in_place_submodule_runs_once_in_the_replay():
+    """Matching a recovered module's arguments probes it on copies: probed on the real tensors,
+    an in-place activation was applied twice, and the capture's values (the self-check's
+    expected outputs) were wrong for mobilenet_v3 and efficientnet."""
+    torch.manual_seed(0)
+    model, x = nn.Sequential(ConvBnHardswish(), nn.Conv2d(4, 2, 1)), torch.rand(1, 3, 8, 8) * 4 - 2
+    with torch.no_grad():
+        expected = model.eval()(x.clone())
+        rebuilt = rebuild(traced(model, x.clone()))
+        torch.testing.assert_close(rebuilt(x.clone()), expected)
+
+
 class Shapes(nn.Module):
     def forward(self, x):
         return F.gelu(x.view(x.size(0), -1)), torch.atan2(x, x + 1), torch.where(x > 0.5, x, -x)

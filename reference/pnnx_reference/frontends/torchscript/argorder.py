@@ -39,6 +39,14 @@ def _is_number(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def _copies(args):
+    """`args` with every tensor cloned: the probes below must not touch the real inputs (an
+    in-place module, `nn.Hardswish(inplace=True)`, would otherwise apply twice)."""
+    if isinstance(args, (tuple, list)):
+        return type(args)(_copies(a) for a in args)
+    return args.clone() if isinstance(args, torch.Tensor) else args
+
+
 def _as_script_args(args: tuple) -> tuple:
     """The script took traced numbers as tensors (prim::NumToTensor)."""
     return tuple(torch.tensor(int(a)) if _is_number(a) else a for a in args)
@@ -73,11 +81,11 @@ def python_args(module, args: tuple) -> tuple[tuple, dict, list[int] | None] | N
     if script is None:
         return _pack(module, args), {}, None
     with torch._C.DisableTorchFunction(), torch.no_grad():  # unseen by the tracer
-        expected = flat(script(*_as_script_args(args)))
+        expected = flat(script(*_as_script_args(_copies(args))))
         for keywords in _CALL_KEYWORDS.get(type(module), ({},)):
             for packed in orders(module, args):
                 try:  # no hooks: unrecorded
-                    got = flat(type(module).forward(module, *packed, **keywords))
+                    got = flat(type(module).forward(module, *_copies(packed), **keywords))
                 except Exception:  # a wrong order usually fails on shapes
                     continue
                 where = _positions(got, expected)
