@@ -62,6 +62,14 @@ def _check_inputs_kept(path: Path, count: int) -> None:
                            f"(it drops inputs the graph does not read)")
 
 
+def run_onnxruntime(path: Path, inputs) -> list:
+    """torch.onnx's file run by onnxruntime on the case's inputs (named x0, x1, ... at export)."""
+    import onnxruntime
+
+    session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    return session.run(None, {f"x{i}": x.detach().cpu().numpy() for i, x in enumerate(inputs)})
+
+
 def unusable_export(path: Path, inputs) -> str | None:
     """Why an exported file is no valid model of the case (the ONNX checker refuses it, or
     onnxruntime cannot run it on the case's inputs: torch.onnx writes an unbatched 1-d pool as a
@@ -74,10 +82,7 @@ def unusable_export(path: Path, inputs) -> str | None:
     except Exception as e:
         return f"a file the ONNX checker refuses: {_first_line(e)}"
     try:
-        import onnxruntime
-
-        session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-        session.run(None, {f"x{i}": x.detach().cpu().numpy() for i, x in enumerate(inputs)})
+        run_onnxruntime(path, inputs)
     except Exception as e:
         return f"a file onnxruntime cannot run: {_first_line(e)}"
     return None
@@ -90,7 +95,6 @@ def unfaithful_export(case, model, inputs, path: Path) -> str | None:
     the abs(), floor_divide truncates); our frontend converts the file it is given, so comparing
     its artefacts with torch would judge the exporter. A file onnxruntime cannot run is judged
     only if our conversion fails too (unusable_export), and a random case is not compared."""
-    import onnxruntime
     import torch
 
     from ..checks import RANDOM
@@ -101,8 +105,7 @@ def unfaithful_export(case, model, inputs, path: Path) -> str | None:
     if RANDOM in case.tags:
         return None
     try:
-        session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-        got = session.run(None, {f"x{i}": x.detach().cpu().numpy() for i, x in enumerate(inputs)})
+        got = run_onnxruntime(path, inputs)
     except Exception:
         return None
     with torch.no_grad():
