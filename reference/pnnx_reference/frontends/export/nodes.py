@@ -86,10 +86,6 @@ def _has_node(value) -> bool:
     return value is _NODE
 
 
-def users_outside(node: Node, inside: set) -> list[Node]:
-    return [u for u in node.users if u not in inside]
-
-
 def evaluate(graph, bound: dict) -> dict:
     """node -> value for every node, running each call as torch does (no tracer)."""
     values = dict(bound)
