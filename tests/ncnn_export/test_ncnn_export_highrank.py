@@ -84,6 +84,17 @@ class UnbatchedWindowPartition(WindowPartition):
         return super().forward(x.unsqueeze(0)).squeeze(0)
 
 
+class TransposedWindowPartition(WindowPartition):
+    """The partition with its permute written as transpose(2, 3), as torch.onnx's Transpose of
+    two axes reads back (swin_t through the ONNX route)."""
+
+    def forward(self, x):
+        b, h, w, c = x.shape
+        windows = x.view(b, h // WS, WS, w // WS, WS, c).transpose(2, 3).reshape(-1, WS * WS, c)
+        windows = self.proj(windows).view(b, h // WS, w // WS, WS, WS, c)
+        return windows.transpose(2, 3).reshape(b, h, w, c)
+
+
 class UnmergeablePermute(nn.Module):
     def forward(self, x):
         return x.view(1, 2, 3, 2, 3, 2).permute(0, 5, 4, 3, 2, 1).reshape(1, 72)
@@ -91,6 +102,7 @@ class UnmergeablePermute(nn.Module):
 
 MODELS = {
     "window_partition": (WindowPartition, (1, 8, 8, C)),
+    "window_partition_transposed": (TransposedWindowPartition, (1, 8, 8, C)),
     "window_attention": (WindowAttention, (1, 8, 8, C)),
     "window_attention_unbind": (lambda: WindowAttention(unbind=True), (1, 8, 8, C)),
     "token_attention": (TokenAttention, (1, TOKENS, C)),
@@ -121,6 +133,12 @@ def test_high_rank_chain_matches_torch_on_cpu(name, tmp_path):
 
 def test_window_partition_lowers_to_two_permutes(tmp_path):
     base = _check("window_partition", tmp_path, "fp32")
+    types = [layer.type for layer in ncnn_param.load(f"{base}.ncnn.param").layers]
+    assert types.count("Permute") == 2, types
+
+
+def test_a_rank6_transpose_lowers_as_the_permute_it_is(tmp_path):
+    base = _check("window_partition_transposed", tmp_path, "fp32")
     types = [layer.type for layer in ncnn_param.load(f"{base}.ncnn.param").layers]
     assert types.count("Permute") == 2, types
 

@@ -265,3 +265,21 @@ def test_an_integer_divisor_input_gets_nonzero_example_values(tmp_path, op):
     b = np.array([[1, 4, 5, 3, 1, 1], [3, 4, 3, 6, 6, 3]], np.int32)
     got = run_generated(result.paths["pnnxpy"], [a, b])[0].numpy()
     np.testing.assert_array_equal(got, run_ort(model, [a, b])[0])
+
+
+def test_zeros_made_from_sizes_stay_sizes(tmp_path):
+    """torch.onnx writes F.pad's pads (swin_t's window padding) as Concat(sizes, ConstantOfShape(n));
+    the zeros must stay known at conversion time, or the Pad (here the Reshape) reading them is refused."""
+    nodes = [helper.make_node("Shape", ["x"], ["s"]),
+             helper.make_node("Slice", ["s", "one", "three"], ["tail"]),  # [3, 4] from the input's sizes
+             helper.make_node("Shape", ["tail"], ["n"]),                   # [2]: a size of sizes
+             helper.make_node("Sub", ["three", "n"], ["count"]),           # [1]
+             helper.make_node("ConstantOfShape", ["count"], ["lead"],
+                              value=helper.make_tensor("v", INT64, [1], [-1])),
+             helper.make_node("Gather", ["s", "two"], ["last"]),
+             helper.make_node("Concat", ["lead", "last"], ["target"], axis=0),  # [-1, 4]
+             helper.make_node("Reshape", ["x", "target"], ["y"])]
+    model = graph_model(nodes, [("x", FLOAT, [2, 3, 4])], [("y", FLOAT, None)],
+                        {"one": np.array([1]), "two": np.array([2]), "three": np.array([3])})
+    result = converts_like_ort(tmp_path, model, [RNG.standard_normal((2, 3, 4), dtype=np.float32)])
+    assert "Tensor.reshape" in op_types(result.paths["pnnxparam"])

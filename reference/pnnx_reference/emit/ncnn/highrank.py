@@ -15,6 +15,7 @@ from .context import MAX_BLOB_RANK
 
 INT_MAX = 2147483647
 PERMUTES = {"Tensor.permute", "torch.permute"}
+TRANSPOSES = {"Tensor.transpose", "torch.transpose"}
 SHAPED_RESHAPES = {"Tensor.view", "Tensor.reshape", "torch.reshape"}  # those with a `shape` param
 # consumers that read only the element order, so they take a permute output of any shape
 ORDER_ONLY = SHAPED_RESHAPES | {"torch.flatten", "Tensor.flatten"}
@@ -178,4 +179,27 @@ def merge_permute_runs(graph: Graph) -> None:
         permute.outputs[0].shape = list(out_shape)
 
 
-HIGH_RANK_PREPASSES = (split_selected_permutes, merge_permute_runs)
+# --- transposes_as_permutes --------------------------------------------------------------
+
+def _swap(op: Operator) -> list[int] | None:
+    """The permutation a too-high-rank transpose(dim0, dim1) makes, when its shape is known."""
+    shape = op.inputs[0].shape if op.inputs else None
+    d0, d1 = op.params.get("dim0"), op.params.get("dim1")
+    if not _static(shape) or not _too_many_dims(list(shape)) or not isinstance(d0, int) or not isinstance(d1, int):
+        return None
+    perm = list(range(len(shape)))
+    perm[d0 % len(shape)], perm[d1 % len(shape)] = perm[d1 % len(shape)], perm[d0 % len(shape)]
+    return perm
+
+
+def transposes_as_permutes(graph: Graph) -> None:
+    """x.transpose(2, 3) of a rank-6 tensor is x.permute(0, 1, 3, 2, 4, 5): written so, the
+    rewrites below see it (torch.onnx writes a window partition's permute as a Transpose that
+    swaps two axes, and the ONNX frontend reads that back as a transpose)."""
+    for op in [op for op in graph.ops if op.type in TRANSPOSES]:
+        perm = _swap(op)
+        if perm is not None:
+            op.type, op.params = "Tensor.permute", {"dims": perm}
+
+
+HIGH_RANK_PREPASSES = (transposes_as_permutes, split_selected_permutes, merge_permute_runs)

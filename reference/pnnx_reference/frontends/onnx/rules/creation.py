@@ -5,9 +5,10 @@ state in the exporting runtime, which torch's generator cannot reproduce: draws 
 run as in torch, and no harness compares them value by value."""
 from __future__ import annotations
 
+import numpy as np
 import torch
 
-from ..values import torch_dtype
+from ..values import ShapeValue, torch_dtype
 from .table import RULES
 
 rule = RULES.register
@@ -34,7 +35,16 @@ def constant_of_shape(ctx):
     dims = ctx.ints(0, "shape")
     fill = ctx.attr("value")
     value, dtype = (fill.reshape(-1)[0].item(), fill.dtype) if fill is not None else (0.0, torch.float32)
+    if _sizes(ctx.x(0), dims, dtype):  # torch.onnx's F.pad reverses its pads through zeros made so
+        return ShapeValue(np.full(dims, value, dtype=object), dtype)
     return torch.full(dims, value, dtype=dtype)
+
+
+def _sizes(shape, dims: list, dtype: torch.dtype) -> bool:
+    """A few integers of a fixed count made from sizes: they take part in shape arithmetic
+    (a tensor here would leave a Pad's or Reshape's sizes unknown at conversion time)."""
+    return isinstance(shape, ShapeValue) and all(type(d) is int for d in dims) and int(np.prod(dims)) <= 64 \
+        and not dtype.is_floating_point and not dtype.is_complex and dtype != torch.bool
 
 
 @rule("Range")
