@@ -191,3 +191,16 @@ def test_constant_shape_expression_feeds_reshape(tmp_path):
     got, model = export_and_run(graph, [x], tmp_path)
     assert_close(got, [x.reshape(2, -1)])
     assert op_types(model) == ["Reshape"]
+
+
+@pytest.mark.parametrize("dtype, torch_dtype", [("i32", torch.int32), ("i64", torch.int64)])
+def test_integer_floor_divide_floors_as_torch_does(tmp_path, dtype, torch_dtype):
+    """ONNX's integer Div truncates toward zero; floor_divide rounds down (-7 // 2 == -4)."""
+    g = GraphMaker()
+    a, b = g.input((2, 4), dtype=dtype), g.input((2, 4), dtype=dtype)
+    graph = g.output(g.op("pnnx.Expression", [a, b], [(2, 4)], {"expr": "floor_divide(@0,@1)"}, dtype=dtype))
+    x = torch.tensor([[-7, 7, -8, 0], [5, -5, 9, -9]], dtype=torch_dtype)
+    y = torch.tensor([[2, 2, 2, 3], [-3, -3, 4, 4]], dtype=torch_dtype)
+    got, model = export_and_run(graph, [x, y], tmp_path)
+    assert got[0].tolist() == torch.floor_divide(x, y).tolist()
+    assert "Mod" in op_types(model)

@@ -180,6 +180,9 @@ class _Lowerer:
             return self.emit("Sub", [args[0], self.emit("Mul", [quotient, args[1]], dtype)], dtype)
         if f == "floor_divide" and dtype in FLOATS:
             return self.emit("Floor", [self.emit("Div", args, dtype)], dtype)
+        if f == "floor_divide":  # integer Div truncates: take away the floored remainder first
+            exact = self.emit("Sub", [args[0], self.emit("Mod", args, dtype, fmod=0)], dtype)
+            return self.emit("Div", [exact, args[1]], dtype)
         if f == "atan2":
             return self.atan2(*args, dtype if dtype in FLOATS else "f32")
         raise Unsupported(f"expression function {f} on {dtype}")
