@@ -3,9 +3,12 @@ converters, backends (and the Vulkan device they hold) are made once, the oracle
 artefacts once per case."""
 from __future__ import annotations
 
+import hashlib
 import time
 import traceback
 from pathlib import Path
+
+import numpy as np
 
 from .artefacts import MANIFEST, Artefacts, case_workdir, keep_actual
 from .backends import load_backend
@@ -34,6 +37,7 @@ class Executor:
         self._backends: dict = {}
         self._subjects: dict = {}
         self._artefacts: dict = {}
+        self._outputs: dict = {}  # a pure backend's outputs by the content of the files it read
         self._case_id = None
 
     def close(self) -> None:
@@ -57,6 +61,7 @@ class Executor:
         if case_id != self._case_id:  # keep one case's oracle and artefacts in memory
             self._subjects.clear()
             self._artefacts.clear()
+            self._outputs.clear()
             self._case_id = case_id
 
     def subject(self, case, rounding=None) -> Subject:
@@ -276,7 +281,31 @@ def parity_outputs(ex: Executor, case, unit: Unit, res: Result | None = None):
         raise NotSupported(arts.missing_reason(backend.consumes))
     if res is not None:
         res.sizes = {k: v for k, v in arts.sizes().items() if k in backend.consumes}
-    return backend, subject, _run_backend(backend, arts, unit.precision, subject.numpy_inputs)
+    key = _content_key(backend, arts, unit, rounding)
+    if key is not None and key in ex._outputs:  # a record does not depend on which routes ran before
+        return backend, subject, [np.copy(y) for y in ex._outputs[key]]
+    outputs = _run_backend(backend, arts, unit.precision, subject.numpy_inputs)
+    if key is not None:
+        ex._outputs[key] = [np.copy(y) for y in outputs]
+    return backend, subject, outputs
+
+
+def _content_key(backend, arts: Artefacts, unit: Unit, rounding):
+    """What a pure backend's outputs depend on: the backend, the precision, the oracle's
+    rounding (which picks the inputs) and the bytes of every file the backend reads."""
+    if not getattr(backend, "pure", False):
+        return None
+    digest = hashlib.sha256()
+    for kind in (*backend.consumes, *backend.reads):
+        path = arts.paths.get(kind)
+        if path is None or not Path(path).is_file():
+            digest.update(f"{kind}:-;".encode())
+            continue
+        digest.update(f"{kind}:{Path(path).stat().st_size};".encode())
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                digest.update(block)
+    return unit.backend, unit.precision, rounding, digest.hexdigest()
 
 
 def parity_verdict(case, unit: Unit, backend, subject, outputs):

@@ -11,6 +11,10 @@ process and reuses it across cases:
 `consumes` names the artefact kinds it needs; `precisions` maps each precision mode it
 offers to the dtype the harness pre-rounds inputs and weights to for that mode (None: no
 rounding; "fp16": values go through float16 first, so only kernel error is measured).
+A backend whose outputs are a function of the files it reads and the inputs sets `pure`:
+the harness then runs byte-identical files once per case and precision (the routes of one
+case often write the same ncnn files) and judges the other routes' records on those outputs.
+`reads` names every artefact kind such a backend opens (`consumes` and any it reads if present).
 `prepare` or `run` raise errors.NotSupported for a clean "unsupported: reason" and any
 other exception for a runtime failure.
 """
@@ -28,6 +32,8 @@ class Backend(ABC):
     consumes: tuple[str, ...] = ()
     precisions: dict[str, str | None] = {"fp32": None}
     device: str = ""  # filled in by prepare() where the backend runs on a named device
+    pure: bool = False
+    reads: tuple[str, ...] = ()  # beyond `consumes`, for a pure backend
 
     def applicable(self, case) -> str | None:
         """A reason this backend cannot run `case` at all, or None."""

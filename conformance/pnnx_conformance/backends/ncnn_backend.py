@@ -82,6 +82,10 @@ def _blob_order(names: list[str], prefix: str) -> list[str]:
 
 class _NcnnBackend(Backend):
     consumes = ("ncnn.param", "ncnn.bin")
+    # one thread, fixed options: the same files give the same outputs; the batch indices come
+    # from ncnn.py, the complex outputs from pnnx.param
+    pure = True
+    reads = ("ncnn.py", "pnnx.param")
     vulkan = False
 
     def applicable(self, case):
