@@ -292,19 +292,20 @@ def parity_outputs(ex: Executor, case, unit: Unit, res: Result | None = None):
 
 def _content_key(backend, arts: Artefacts, unit: Unit, rounding):
     """What a pure backend's outputs depend on: the backend, the precision, the oracle's
-    rounding (which picks the inputs) and the bytes of every file the backend reads."""
+    rounding (which picks the inputs) and the backend's content (files by their bytes)."""
     if not getattr(backend, "pure", False):
         return None
     digest = hashlib.sha256()
-    for kind in (*backend.consumes, *backend.reads):
-        path = arts.paths.get(kind)
-        if path is None or not Path(path).is_file():
-            digest.update(f"{kind}:-;".encode())
-            continue
-        digest.update(f"{kind}:{Path(path).stat().st_size};".encode())
-        with open(path, "rb") as f:
-            for block in iter(lambda: f.read(1 << 20), b""):
-                digest.update(block)
+    for item in backend.content(arts):
+        if isinstance(item, bytes):
+            digest.update(b"b%d;" % len(item) + item)
+        elif item is None or not Path(item).is_file():
+            digest.update(b"-;")
+        else:
+            digest.update(b"f%d;" % Path(item).stat().st_size)
+            with open(item, "rb") as f:
+                for block in iter(lambda: f.read(1 << 20), b""):
+                    digest.update(block)
     return unit.backend, unit.precision, rounding, digest.hexdigest()
 
 

@@ -11,10 +11,11 @@ process and reuses it across cases:
 `consumes` names the artefact kinds it needs; `precisions` maps each precision mode it
 offers to the dtype the harness pre-rounds inputs and weights to for that mode (None: no
 rounding; "fp16": values go through float16 first, so only kernel error is measured).
-A backend whose outputs are a function of the files it reads and the inputs sets `pure`:
-the harness then runs byte-identical files once per case and precision (the routes of one
-case often write the same ncnn files) and judges the other routes' records on those outputs.
-`reads` names every artefact kind such a backend opens (`consumes` and any it reads if present).
+A backend whose outputs are a function of its artefacts and the inputs sets `pure`: the
+harness then runs identical artefacts once per case and precision (the routes of one case
+often write the same ncnn files) and judges the other routes' records on those outputs.
+`content(artefacts)` lists everything such a backend's outputs depend on (files, hashed by
+their bytes, and what it derives from other files).
 `prepare` or `run` raise errors.NotSupported for a clean "unsupported: reason" and any
 other exception for a runtime failure.
 """
@@ -33,7 +34,6 @@ class Backend(ABC):
     precisions: dict[str, str | None] = {"fp32": None}
     device: str = ""  # filled in by prepare() where the backend runs on a named device
     pure: bool = False
-    reads: tuple[str, ...] = ()  # beyond `consumes`, for a pure backend
 
     def applicable(self, case) -> str | None:
         """A reason this backend cannot run `case` at all, or None."""
@@ -44,6 +44,10 @@ class Backend(ABC):
 
     @abstractmethod
     def run(self, inputs: list[np.ndarray]) -> list[np.ndarray]: ...
+
+    def content(self, artefacts: Artefacts) -> list:
+        """A pure backend's dependencies: paths (read by their bytes) and bytes."""
+        return [artefacts.paths.get(kind) for kind in self.consumes]
 
     def release(self) -> None:
         """Drop per-case state; the instance is reused for the next case."""

@@ -82,10 +82,7 @@ def _blob_order(names: list[str], prefix: str) -> list[str]:
 
 class _NcnnBackend(Backend):
     consumes = ("ncnn.param", "ncnn.bin")
-    # one thread, fixed options: the same files give the same outputs; the batch indices come
-    # from ncnn.py, the complex outputs from pnnx.param
-    pure = True
-    reads = ("ncnn.py", "pnnx.param")
+    pure = True  # one thread, fixed options: the same files give the same outputs
     vulkan = False
 
     def applicable(self, case):
@@ -96,6 +93,12 @@ class _NcnnBackend(Backend):
 
     def configure(self, opt, precision: str) -> None:
         raise NotImplementedError
+
+    def content(self, artefacts):
+        """The ncnn files (`_ncnn.py` declares how blobs are fed and read) and what prepare()
+        reads from pnnx.param: the outputs it types complex."""
+        complex_ = sorted(complex_outputs(artefacts.paths.get("pnnx.param")))
+        return [*super().content(artefacts), artefacts.paths.get("ncnn.py"), repr(complex_).encode()]
 
     def prepare(self, artefacts, precision):
         import ncnn
