@@ -9,6 +9,7 @@
     pnnx-conformance certify --backend NAME [--key KEY.pem] [--tier smoke] [--waivers FILE | --results DIR] [--out DIR]
     pnnx-conformance verify-certificate FILE.json [--trust FINGERPRINT] [--pubkey KEY.pub.pem] [--rerun N [--seed S]]
     pnnx-conformance diff OLD NEW [--fail-on-new-failures]
+    pnnx-conformance behind RESULTS --route reference-pt --base upstream [--known FILE] [--strict]
     pnnx-conformance freeze --tier smoke --out corpus/
     pnnx-conformance backends
     pnnx-conformance onnx-backend-test [--backends ...] [--out reports]    # the onnx package's backend tests
@@ -221,6 +222,25 @@ def cmd_diff(args) -> int:
     return 1 if args.fail_on_new_failures and d.newly_failing else 0
 
 
+def cmd_behind(args) -> int:
+    from .errors import HarnessError
+    from .report.behind import behind, load_known
+    from .report.committed import load_any
+
+    path = Path(args.results)
+    if not path.exists():
+        print(f"error: {path}: no such results folder or file", file=sys.stderr)
+        return 2
+    try:
+        known = load_known(Path(args.known))
+    except HarnessError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    found = behind(load_any(path), args.route, args.base, known)
+    print("\n".join(found.lines()))
+    return 1 if args.strict and (found.unexplained or found.stale) else 0
+
+
 def cmd_freeze(args) -> int:
     from .freeze import freeze
 
@@ -364,6 +384,15 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("new")
     d.add_argument("--fail-on-new-failures", action="store_true")
     d.set_defaults(fn=cmd_diff)
+    b = sub.add_parser("behind", help="records one route does not pass where another does (known gaps listed "
+                                      "with reasons in conformance/behind.toml)")
+    b.add_argument("results")
+    b.add_argument("--route", required=True, help="the converter that may fall behind, e.g. reference-pt")
+    b.add_argument("--base", default="upstream", help="the converter it is measured against (default: upstream)")
+    b.add_argument("--known", default=str(Path(__file__).resolve().parent.parent / "behind.toml"),
+                   help="known gaps with their reasons (default: conformance/behind.toml)")
+    b.add_argument("--strict", action="store_true", help="exit 1 on a gap not listed or a listed gap that is gone")
+    b.set_defaults(fn=cmd_behind)
     f = sub.add_parser("freeze", help="materialise a tier as a hashed corpus")
     f.add_argument("--tier", default="smoke", choices=("smoke", "full"))
     f.add_argument("--op", action="append")
