@@ -55,7 +55,7 @@ def parse_shapes(key: str, text: str) -> tuple[list[list[int]], list[str | None]
             dims = [int(d) for d in match.group(1).split(",") if d.strip()]
         except ValueError:
             raise UsageError(f"{key}: malformed shape {match.group(0)!r}") from None
-        if not dims or any(d <= 0 for d in dims):
+        if any(d <= 0 for d in dims):  # [] is a 0-d tensor, as upstream reads it
             raise UsageError(f"{key}: every dimension must be a positive integer in {match.group(0)!r}")
         shapes.append(dims)
         types.append(match.group(2) or None)

@@ -25,6 +25,10 @@ def test_parse_shapes_with_types():
     assert parse_shapes("inputshape", "[1,3,224,224],[1,77]i64") == ([[1, 3, 224, 224], [1, 77]], [None, "i64"])
 
 
+def test_empty_brackets_are_a_0d_tensor_as_upstream_reads_them():
+    assert parse_shapes("inputshape", "[]f32,[2]") == ([[], [2]], ["f32", None])
+
+
 @pytest.mark.parametrize("text", ["[1,3,224", "1,3", "[1,a]", "[1,0]", "[1,2]x[3]", ""])
 def test_malformed_shapes(text):
     with pytest.raises(UsageError, match="inputshape"):

@@ -204,3 +204,51 @@ def test_integer_floor_divide_floors_as_torch_does(tmp_path, dtype, torch_dtype)
     got, model = export_and_run(graph, [x, y], tmp_path)
     assert got[0].tolist() == torch.floor_divide(x, y).tolist()
     assert "Mod" in op_types(model)
+
+
+@pytest.mark.parametrize("scalar, in_dtype, out_dtype", [("other", "f32", "f32"), ("input", "f32", "f32"),
+                                                          ("other", "i64", "f32")])
+def test_where_with_a_number_for_a_branch(tmp_path, scalar, in_dtype, out_dtype):
+    """torch.where(c, x, 0.5) / torch.where(c, 0.5, x); an integer x with a float number gives a float."""
+    g = GraphMaker()
+    cond, x = g.input((2, 3), dtype="bool"), g.input((2, 3), dtype=in_dtype)
+    names = ["condition", "other" if scalar == "input" else "input"]
+    y = g.op("torch.where", [cond, x], [(2, 3)], {scalar: 0.5}, inputnames=names, dtype=out_dtype)
+    c = torch.tensor([[True, False, True], [False, True, False]])
+    t = torch.arange(6).reshape(2, 3) if in_dtype == "i64" else torch.rand(2, 3)
+    got, _ = export_and_run(g.output(y), [c, t], tmp_path)
+    want = torch.where(c, t, 0.5) if scalar == "other" else torch.where(c, 0.5, t)
+    assert got[0].dtype == want.numpy().dtype
+    assert_close(got, [want])
+
+
+@pytest.mark.parametrize("descending", [False, True])
+def test_stable_sort_keeps_ties_in_index_order(tmp_path, descending):
+    """TopK breaks ties by the lower index, in both directions: torch.sort(stable=True)."""
+    g = GraphMaker()
+    x = g.input((2, 8))
+    values, indices = g.op("torch.sort", [x], [(2, 8), (2, 8)], {"dim": 1, "descending": descending, "stable": True},
+                           inputnames=["input"])
+    indices.dtype = "i64"
+    t = torch.tensor([[3., 1, 3, 2, 1, 3, 2, 1], [0, 0, 0, 0, 5, 5, 5, 5]])
+    got, _ = export_and_run(g.output(values, indices), [t], tmp_path)
+    want = torch.sort(t, dim=1, descending=descending, stable=True)
+    assert got[0].tolist() == want.values.tolist() and got[1].tolist() == want.indices.tolist()
+
+
+@pytest.mark.parametrize("as_tuple", [False, True])
+def test_nonzero(tmp_path, as_tuple):
+    g = GraphMaker()
+    x = g.input((3, 4))
+    outs = g.op("torch.nonzero", [x], [(-1,)] * 2 if as_tuple else [(-1, 2)], {"as_tuple": as_tuple},
+                inputnames=["input"], dtype="i64")
+    outs = outs if isinstance(outs, list) else [outs]
+    t = torch.tensor([[0., 1, 0, 2], [3, 0, 0, 0], [0, 0, 4, 5]])
+    graph = g.output(*outs)
+    path = tmp_path / "m.pnnx.onnx"
+    write_onnx(graph, path, fp16=False)
+    from conformance_runs import run_onnx
+    got = run_onnx(path, [t])
+    want = torch.nonzero(t, as_tuple=as_tuple)
+    want = list(want) if as_tuple else [want]
+    assert [g_.tolist() for g_ in got] == [w.tolist() for w in want]

@@ -283,3 +283,14 @@ def test_zeros_made_from_sizes_stay_sizes(tmp_path):
                         {"one": np.array([1]), "two": np.array([2]), "three": np.array([3])})
     result = converts_like_ort(tmp_path, model, [RNG.standard_normal((2, 3, 4), dtype=np.float32)])
     assert "Tensor.reshape" in op_types(result.paths["pnnxparam"])
+
+
+def test_where_with_a_constant_branch_is_one_torch_where(tmp_path):
+    """torch.onnx writes F.hardshrink as Where(|x| > l, x, 0): the constant branch is a number and
+    nothing else is recorded (a torch.broadcast_tensors, which no emitter lowers, was)."""
+    nodes = [helper.make_node("Greater", ["x", "half"], ["c"]), helper.make_node("Where", ["c", "x", "zero"], ["y"])]
+    model = graph_model(nodes, [("x", FLOAT, [1, 3, 4, 5])], [("y", FLOAT, None)],
+                        {"half": np.array(0.5, np.float32), "zero": np.array(0.0, np.float32)})
+    result = converts_like_ort(tmp_path, model, [RNG.standard_normal((1, 3, 4, 5), dtype=np.float32)])
+    assert op_types(result.paths["pnnxparam"]) == ["pnnx.Input", "torch.gt", "torch.where", "pnnx.Output"]
+    assert not result.unsupported

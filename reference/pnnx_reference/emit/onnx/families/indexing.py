@@ -176,3 +176,14 @@ def as_strided(b, op):
         raise Unsupported("strided view reaches outside the input")
     flat = b.node("Reshape", [b.x(op), b.const([-1], hint="shape")])
     b.node("Gather", [flat, b.const(positions, hint="positions")], b.y(op), axis=0)
+
+
+@LOWERINGS.register("torch.nonzero", "Tensor.nonzero", "torch.argwhere", "Tensor.argwhere")
+def nonzero(b, op):
+    """NonZero gives (rank, n) indices; torch gives (n, rank), or a tuple of n-long rows."""
+    found = b.node("NonZero", [b.x(op)])
+    if not op.params.get("as_tuple"):
+        b.node("Transpose", [found], b.y(op), perm=[1, 0])
+        return
+    for i in range(len(op.outputs)):
+        b.node("Gather", [found, b.const(i, hint="row")], b.y(op, i), axis=0)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from onnx import TensorProto
 
 from ....errors import Unsupported
+from ..dtypes import onnx_type
 from ..promote import as_bool, same_dtype_operands
 from ..registry import LOWERINGS
 
@@ -73,9 +74,26 @@ def masked_fill(b, op):
 
 @LOWERINGS.register("torch.where")
 def where(b, op):
-    if len(op.inputs) != 3:
-        raise Unsupported("scalar operands or the one-argument form")
-    b.node("Where", [o.name for o in op.inputs], b.y(op))
+    """torch.where(condition, input, other); `input` or `other` may be a number, in the dtype
+    torch promotes the result to (a float scalar with an integer tensor gives a float)."""
+    cond = op.input("condition", 0)
+    if cond is None or (len(op.inputs) == 1 and "input" not in op.params and "other" not in op.params):
+        raise Unsupported("the one-argument form (torch.nonzero's)")
+    if len(op.inputs) == 3:
+        b.node("Where", [o.name for o in op.inputs], b.y(op))
+        return
+    out = b.dtype(op.outputs[0])
+    branches = []
+    for name, position in (("input", 1), ("other", 2)):
+        if name in op.params:
+            branches.append(b.const(op.params[name], out, name))
+            continue
+        operand = op.input(name, position)
+        if operand is None:
+            raise Unsupported(f"no {name} operand")
+        same = b.dtype(operand) == out
+        branches.append(operand.name if same else b.node("Cast", [operand.name], to=onnx_type(out)))
+    b.node("Where", [cond.name, *branches], b.y(op))
 
 
 # --- torch.bitwise_left_shift / torch.bitwise_right_shift --------------------------------------

@@ -1,4 +1,5 @@
-"""Sorting: topk -> TopK, sort/argsort -> TopK over the whole dim."""
+"""Sorting: topk -> TopK, sort/argsort -> TopK over the whole dim. TopK breaks ties by the
+lower index (the spec), so it sorts stably both ways, as stable=True asks."""
 from __future__ import annotations
 
 from ....errors import Unsupported
@@ -20,8 +21,6 @@ def _sort(b, op, values: str | None, indices: str):
     n = b.shape(op.inputs[0])[dim]
     if n < 0:
         raise Unsupported("sort along a dynamic dimension")
-    if op.params.get("stable"):
-        raise Unsupported("stable=True")
     b.node("TopK", [b.x(op), b.const([n], hint="k")], [values or b.fresh("values"), indices],
            axis=dim, largest=int(bool(op.params.get("descending", False))), sorted=1)
 

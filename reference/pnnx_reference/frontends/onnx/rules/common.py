@@ -29,12 +29,13 @@ def legacy_broadcast(ctx, a, b):
     return b.reshape(list(b.shape) + [1] * (a.dim() - start - b.dim()))
 
 
-def scalar_operand(ctx, i: int, other):
+def scalar_operand(ctx, i: int, other, rank: int | None = None):
     """Input i as a Python number when it is a one-element constant that broadcasting with
-    `other` would not change (`x * 2.0` reads better than a weight of one element), else the
-    tensor."""
+    `other` (to `rank` dims, by default other's) would not change (`x * 2.0` reads better than a
+    weight of one element), else the tensor."""
     const = ctx.const(i)
-    if const is not None and const.numel() == 1 and isinstance(other, torch.Tensor) and const.dim() <= other.dim() \
+    if const is not None and const.numel() == 1 and isinstance(other, torch.Tensor) \
+            and const.dim() <= (other.dim() if rank is None else rank) \
             and not const.is_complex() and (const.is_floating_point() == other.is_floating_point()):
         return const.reshape(()).item()
     return ctx.tensor(i)

@@ -61,10 +61,11 @@ def where(ctx):
         return out
     cond = ctx.tensor(0)
     a, b = ctx.tensor(1), ctx.tensor(2)
+    # the ranks alone decide a scalar branch: a torch.broadcast_tensors here would be recorded
     if ctx.const(1) is not None and ctx.const(2) is None:
-        a = scalar_operand(ctx, 1, torch.broadcast_tensors(cond, b)[1])
+        a = scalar_operand(ctx, 1, b, rank=max(cond.dim(), b.dim()))
     elif ctx.const(2) is not None and ctx.const(1) is None:
-        b = scalar_operand(ctx, 2, torch.broadcast_tensors(cond, a)[1])
+        b = scalar_operand(ctx, 2, a, rank=max(cond.dim(), a.dim()))
     return torch.where(cond, a, b)
 
 
