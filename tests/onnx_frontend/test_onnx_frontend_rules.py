@@ -294,3 +294,17 @@ def test_where_with_a_constant_branch_is_one_torch_where(tmp_path):
     result = converts_like_ort(tmp_path, model, [RNG.standard_normal((1, 3, 4, 5), dtype=np.float32)])
     assert op_types(result.paths["pnnxparam"]) == ["pnnx.Input", "torch.gt", "torch.where", "pnnx.Output"]
     assert not result.unsupported
+
+
+def test_batch_norm_in_training_mode_normalizes_by_the_batch(tmp_path):
+    """torch.onnx writes a BatchNorm with track_running_stats=False as training_mode=1 with its
+    running-statistics outputs named but unread: the batch's own statistics, as torch computes."""
+    c = 4
+    nodes = [helper.make_node("BatchNormalization", ["x", "scale", "bias", "mean", "var"], ["y", "rm", "rv"],
+                              training_mode=1, epsilon=1e-5)]
+    inits = {"scale": RNG.standard_normal(c).astype(np.float32), "bias": RNG.standard_normal(c).astype(np.float32),
+             "mean": np.zeros(c, np.float32), "var": np.ones(c, np.float32)}
+    model = graph_model(nodes, [("x", FLOAT, [3, c, 5])], [("y", FLOAT, None)], inits)
+    result = converts_like_ort(tmp_path, model, [RNG.standard_normal((3, c, 5), dtype=np.float32)], atol=1e-4)
+    assert "nn.BatchNorm1d" in op_types(result.paths["pnnxparam"])
+    assert "track_running_stats=False" in open(result.paths["pnnxparam"]).read()

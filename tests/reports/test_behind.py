@@ -42,6 +42,8 @@ def test_known_gaps_explain_and_go_stale(tmp_path):
     found = behind(RESULTS, "reference-pt", "upstream", load_known(known))
     assert not found.unexplained
     assert [g.case for g in found.stale] == ["nn.A/*"]
+    # a kind of failure (an error pattern) is not stale on results that do not show it
+    assert not behind(RESULTS[:2], "reference-pt", "upstream", load_known(known)[:1]).stale
 
 
 def test_a_known_gap_without_a_reason_is_refused(tmp_path):

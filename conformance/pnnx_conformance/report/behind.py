@@ -14,7 +14,8 @@ Known gaps are data, each with its reason, in `conformance/behind.toml`:
     error = "unsupported: torch.onnx.export*"   # optional: fnmatch on the route record's error
     reason = "..."
 
-A gap nobody listed, and a listed gap the results no longer show, both fail the command (it is
+A gap nobody listed, and a listed gap the results no longer show (on a case they hold; an entry
+with an error pattern names a kind of failure and is never stale), both fail the command (it is
 strict, as a waiver that passes is an xpass). A route's `not-applicable` record is not a gap: the
 harness states its reason by design (the ONNX route is not bit-identical, it does not re-export)."""
 from __future__ import annotations
@@ -115,5 +116,6 @@ def behind(results: list[Result], route: str, base: str, known: list[KnownGap] =
             used.add(match)
         gaps.append((b, r, match))
     cases = {r.case for r in results}
-    stale = [g for g in listed if g not in used and any(fnmatch.fnmatchcase(c, g.case) for c in cases)]
+    # an entry for a kind of failure (an error pattern) is not stale where no record shows it
+    stale = [g for g in listed if g not in used and g.error == "*" and any(fnmatch.fnmatchcase(c, g.case) for c in cases)]
     return Behind(route, base, gaps, stale, unplanned)

@@ -97,6 +97,12 @@ class OnnxModule(nn.Module):
     def is_constant(self, name: str) -> bool:
         return name in self._constant_names
 
+    def is_read(self, name: str) -> bool:
+        """Whether a node or the graph's outputs read value `name` (while folding, before the
+        live nodes are known: assumed read)."""
+        nodes = self.__dict__.get("_nodes")
+        return nodes is None or name in self._output_names or any(name in node.reads for node in nodes)
+
     def submodule(self, key: str, factory, temporary: bool = False) -> nn.Module:
         if temporary:
             return factory()

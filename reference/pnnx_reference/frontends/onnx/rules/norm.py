@@ -32,9 +32,11 @@ def _consts(ctx, indices):
 
 
 def _no_extra_outputs(ctx, what: str) -> None:
-    if any(name for name in ctx.node.outputs[1:]):
-        ctx.fail(f"{what}: the training-time outputs ({', '.join(n for n in ctx.node.outputs[1:] if n)}) "
-                 f"are not supported")
+    """The running statistics a training-mode node also gives: fine when nothing reads them
+    (torch.onnx names them for a BatchNorm with track_running_stats=False)."""
+    read = [n for n in ctx.node.outputs[1:] if n and ctx.owner.is_read(n)]
+    if read:
+        ctx.fail(f"{what}: the training-time outputs ({', '.join(read)}) are not supported")
 
 
 _BATCHNORM = {2: nn.BatchNorm1d, 3: nn.BatchNorm1d, 4: nn.BatchNorm2d, 5: nn.BatchNorm3d}
@@ -44,7 +46,7 @@ _BATCHNORM = {2: nn.BatchNorm1d, 3: nn.BatchNorm1d, 4: nn.BatchNorm2d, 5: nn.Bat
 def batch_norm(ctx):
     x = ctx.tensor(0)
     if int(ctx.attr("training_mode", 0)):
-        ctx.fail("training_mode=1 (batch statistics) is not supported")
+        return _batch_statistics(ctx, x)
     if not int(ctx.attr("spatial", 1)):  # before opset 9: statistics per element, not per channel
         ctx.fail("BatchNormalization with spatial=0 (per-element statistics) is not supported")
     _no_extra_outputs(ctx, "BatchNormalization")
@@ -62,6 +64,24 @@ def batch_norm(ctx):
             return m.eval()
         return ctx.module(make)(x)
     return F.batch_norm(x, ctx.tensor(3), ctx.tensor(4), ctx.tensor(1), ctx.tensor(2), False, 0.0, eps)
+
+
+def _batch_statistics(ctx, x):
+    """training_mode=1 normalizes by the batch's own statistics (torch.onnx writes a BatchNorm
+    with track_running_stats=False so): that module, when only Y is read."""
+    _no_extra_outputs(ctx, "BatchNormalization with training_mode=1")
+    eps = float(ctx.attr("epsilon", 1e-5))
+    consts = _consts(ctx, (1, 2))
+    if consts is not None and x.dim() in _BATCHNORM and x.is_floating_point():
+        scale, bias = consts
+        module_cls = _BATCHNORM[x.dim()]
+
+        def make():
+            m = module_cls(scale.numel(), eps=eps, track_running_stats=False, dtype=scale.dtype)
+            m.weight, m.bias = _param(scale), _param(bias)
+            return m.eval()
+        return ctx.module(make)(x)
+    return F.batch_norm(x, None, None, ctx.tensor(1), ctx.tensor(2), True, 0.0, eps)
 
 
 _INSTANCENORM = {3: nn.InstanceNorm1d, 4: nn.InstanceNorm2d, 5: nn.InstanceNorm3d}
