@@ -193,3 +193,20 @@ def test_layout_bound_ops_carry_the_batch_in_the_mat(model, shape, tmp_path):
     assert "batch_index=0" in open(f"{base}_ncnn.py").read()
     expected = torch_outputs(model, [x])
     assert_close(run_ncnn(base, [x]), expected, FP32, "batch 2")
+
+
+class RowCosine(nn.Module):
+    """Cosine similarity written out, as torch.onnx's decomposition reads back: (3, 8) rows
+    against one (1, 8) row; the per-row sums become a batch of 0-d samples."""
+
+    def forward(self, x, y):
+        return (x * y).sum(1) / torch.maximum(torch.sqrt((x * x).sum(1) * (y * y).sum(1)), torch.tensor([1e-8]))
+
+
+def test_a_vector_moved_into_the_batch_keeps_a_one_element_sample(tmp_path):
+    torch.manual_seed(0)
+    x, y = torch.rand(3, 8) - 0.5, torch.rand(1, 8) - 0.5
+    base = tmp_path / "m"
+    write_ncnn(capture(RowCosine(), (x, y)), f"{base}.ncnn.param", f"{base}.ncnn.bin", f"{base}_ncnn.py", fp16=False)
+    got = run_ncnn(base, [x, y])
+    assert_close([got[0].reshape(3)], torch_outputs(RowCosine(), [x, y]), FP32, "row cosine")

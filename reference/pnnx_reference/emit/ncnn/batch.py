@@ -403,6 +403,8 @@ def batch_reshape_params(shape: list[int], src: int | None, dst: int | None) -> 
     `shape`: 12/13 = the batch axis of the input / output (233: none)."""
     if not _static(shape):
         raise Unsupported(f"moving the batch axis of a dynamic shape {tuple(shape)} is not lowered")
+    if dst is not None and len(shape) == 1:  # ncnn has no 0-d sample: each one holds (1,)
+        shape = [shape[0], 1]
     physical_rank = len(shape) - (dst is not None)
     if physical_rank > MAX_BLOB_RANK or len(shape) - (src is not None) > MAX_BLOB_RANK:
         raise Unsupported(f"a {tuple(shape)} tensor without a batch axis is a rank-{len(shape)} blob "
