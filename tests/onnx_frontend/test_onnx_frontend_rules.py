@@ -308,3 +308,17 @@ def test_batch_norm_in_training_mode_normalizes_by_the_batch(tmp_path):
     result = converts_like_ort(tmp_path, model, [RNG.standard_normal((3, c, 5), dtype=np.float32)], atol=1e-4)
     assert "nn.BatchNorm1d" in op_types(result.paths["pnnxparam"])
     assert "track_running_stats=False" in open(result.paths["pnnxparam"]).read()
+
+
+def test_ones_expanded_to_a_size_stay_sizes(tmp_path):
+    """torch.onnx's torch.tile pads the repeats with Expand(ones, rank difference): known sizes."""
+    nodes = [helper.make_node("Shape", ["x"], ["s"]), helper.make_node("Size", ["s"], ["rank"]),
+             helper.make_node("Sub", ["rank", "two"], ["diff"]),
+             helper.make_node("Reshape", ["diff", "flat"], ["count"]),
+             helper.make_node("Expand", ["one", "count"], ["ones"]),
+             helper.make_node("Concat", ["ones", "s"], ["target"], axis=0),
+             helper.make_node("Reshape", ["x", "target"], ["y"])]
+    model = graph_model(nodes, [("x", FLOAT, [2, 3, 4])], [("y", FLOAT, None)],
+                        {"two": np.array(2), "flat": np.array([1]), "one": np.array([1])})
+    result = converts_like_ort(tmp_path, model, [RNG.standard_normal((2, 3, 4), dtype=np.float32)])
+    assert "Tensor.reshape" in op_types(result.paths["pnnxparam"])

@@ -159,8 +159,11 @@ def split(ctx):
 
 @rule("Expand")
 def expand(ctx):
-    x = ctx.tensor(0)
     dims = ctx.ints(1, "shape")
+    sized = _expanded_sizes(ctx, dims)
+    if sized is not None:
+        return sized
+    x = ctx.tensor(0)
     current = sizes(x)
     r = max(len(dims), len(current))
     current = [1] * (r - len(current)) + current
@@ -171,6 +174,21 @@ def expand(ctx):
     if all(int(t) == int(c) for t, c in zip(target, current)):
         return x
     return x.expand(target)
+
+
+def _expanded_sizes(ctx, dims: list):
+    """Sizes (or a small integer constant) expanded to a known count stay sizes: torch.onnx's
+    torch.tile pads its repeats with Expand(ones, rank difference) before a Concat."""
+    value = ctx.known(0)
+    if value is None or not all(type(d) is int for d in dims) or int(np.prod(dims)) > 64:
+        return None
+    if not isinstance(value, ShapeValue):
+        if value.is_floating_point() or value.is_complex() or value.dtype == torch.bool or value.numel() > 64:
+            return None
+        value = from_tensor(value)
+    if not isinstance(ctx.x(1), ShapeValue) and not isinstance(ctx.x(0), ShapeValue):
+        return None  # constants only: the folding made it already
+    return ShapeValue(np.broadcast_to(value.array, np.broadcast_shapes(value.shape, tuple(dims))).copy(), value.dtype)
 
 
 @rule("Tile")
