@@ -7,11 +7,12 @@ from ....errors import Unsupported
 from ..context import Context, as_list, param
 from ..layers import Weight
 from ..registry import FIRST, LOWERINGS
+from .pad import padding_params
 
 # ncnn param ids per spatial axis, innermost (w) first
 KERNEL, DILATION, STRIDE, PAD = (1, 11, 21), (2, 12, 22), (3, 13, 23), (4, 14, 24)
 
-PADDING_TYPE = {"reflect": 2, "replicate": 1}
+PADDING_MODES = ("reflect", "replicate")
 
 SUFFIX = {1: "1D", 2: "", 3: "3D"}
 
@@ -54,6 +55,9 @@ def _geometry(op, n: int, transposed: bool) -> dict[int, object]:
 
 
 def _lower(ctx: Context, op, n: int, transposed: bool) -> None:
+    if not op.type.startswith("nn.") and _computed(ctx, op.input("weight", 1)):
+        _dynamic_weight(ctx, op, n, transposed)
+        return
     weight = _weights(ctx, op, "weight", 1)
     bias = _weights(ctx, op, "bias", 2)
     if ctx.rank(op.inputs[0]) != n + 1:
@@ -88,17 +92,46 @@ def _lower(ctx: Context, op, n: int, transposed: bool) -> None:
     ctx.emit(layer_type, prefix, [src], [op.outputs[0].name], p, weights)
 
 
+def _computed(ctx: Context, operand) -> bool:
+    return operand is not None and ctx.constant(operand) is None
+
+
+def _dynamic_weight(ctx: Context, op, n: int, transposed: bool) -> None:
+    """A weight computed at run time (a graph input, an expression): Convolution / Convolution1D
+    with 19=dynamic_weight reads it as a second blob holding the torch (out, in, k...) layout as
+    is, the bias (if any) as a third."""
+    if transposed or n == 3:
+        raise Unsupported(f"a run-time weight: only ncnn Convolution and Convolution1D take one "
+                          f"(19=dynamic_weight), not {'a transposed' if transposed else 'a 3-d'} convolution")
+    if int(param(op, "groups", 1)) != 1:
+        raise Unsupported("a run-time weight of a grouped convolution is not lowered")
+    if ctx.rank(op.inputs[0]) != n + 1:
+        raise Unsupported(f"input rank {len(ctx.torch_shape(op.inputs[0]))} is not batch + {n + 1} "
+                          "(unbatched convolution input)")
+    weight, bias = op.input("weight", 1), op.input("bias", 2)
+    if ctx.has_batch(weight) or bias is not None and ctx.has_batch(bias):
+        raise Unsupported("a run-time weight carried with a batch axis")
+    shape = ctx.torch_shape(weight)
+    p = {0: int(shape[0]), **_geometry(op, n, False)}
+    for i, k in enumerate(reversed(shape[-n:])):
+        p[KERNEL[i]] = int(k)
+    p.update({5: int(bias is not None), 6: int(np.prod(shape)), 19: 1})
+    blobs = [ctx.blob(op.inputs[0]), ctx.blob(weight)] + ([ctx.blob(bias)] if bias is not None else [])
+    ctx.emit("Convolution" + SUFFIX[n], "conv" + SUFFIX[n].lower(), blobs, [op.outputs[0].name], p)
+
+
 def _explicit_padding(ctx: Context, op, p: dict, n: int, mode: str, src: str) -> str:
     """reflect/replicate padding: a Padding layer in front, the convolution pads nothing."""
-    if mode not in PADDING_TYPE or n == 3:
-        raise Unsupported(f"padding_mode={mode} has no ncnn Padding equivalent here")
+    if mode not in PADDING_MODES:
+        raise Unsupported(f"padding_mode={mode} has no ncnn Padding equivalent")
     if p.get(PAD[0]) == -233:
         raise Unsupported("padding='same' with a non-zero padding_mode")
     pads = [p.get(PAD[i], 0) for i in range(n)]
     p.update({PAD[i]: 0 for i in range(n)})
-    pw, ph = pads[0], pads[1] if n > 1 else 0
+    if n == 1:
+        pads.append(0)  # the (c, w) blob's h pair pads nothing
     out = ctx.temp(op.outputs[0].name)
-    ctx.emit("Padding", "pad", [src], [out], {0: ph, 1: ph, 2: pw, 3: pw, 4: PADDING_TYPE[mode]})
+    ctx.emit("Padding", "pad", [src], [out], padding_params([(v, v) for v in pads], mode))
     return out
 
 

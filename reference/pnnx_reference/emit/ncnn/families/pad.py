@@ -1,8 +1,10 @@
-"""Constant / reflect / replicate padding -> Padding (pairs innermost first: w, h, then c or d)."""
+"""Constant / reflect / replicate padding -> Padding (pairs innermost first: w, h, then c or d);
+negative constant padding cuts: a Crop (then a Padding for the positive pads)."""
 from __future__ import annotations
 
 from ....errors import Unsupported
 from ..context import Context, param
+from ..crops import crop
 from ..registry import FIRST, LOWERINGS
 
 PAD_TYPE = {"constant": 0, "replicate": 1, "reflect": 2}
@@ -39,14 +41,39 @@ def pad(ctx: Context, op) -> None:
     rank = ctx.rank(op.inputs[0])
     if len(pads) > 2 * min(rank, 3) or len(pads) % 2:
         raise Unsupported(f"{len(pads) // 2} padded dims on a rank-{rank} blob")
-    if any(p < 0 for p in pads):
-        raise Unsupported("negative padding (cropping) is not lowered")
     if len(pads) == 6 and mode != "constant" and rank == 3:
         raise Unsupported("reflect/replicate padding of the channel axis")
+    src, out = ctx.blob(op.inputs[0]), op.outputs[0].name
+    if any(p < 0 for p in pads):
+        if mode != "constant":
+            raise Unsupported(f"negative {mode} padding (cropping) is not lowered")
+        if all(p <= 0 for p in pads):
+            _crop(ctx, op, pads, out)
+            return
+        src = ctx.temp(out)
+        _crop(ctx, op, pads, src)
+    pairs = list(zip(pads[0::2], pads[1::2]))
+    ctx.emit("Padding", "pad", [src], [out], padding_params(pairs, mode, param(op, "value", 0.0)))
+
+
+def _crop(ctx: Context, op, pads: list[int], out: str) -> None:
+    """The negative pads as a Crop (ncnn's CPU Padding cuts nothing); the positive ones are
+    padded after, which gives the same result as torch's pad-then-cut (the dims are independent)."""
+    shape = ctx.torch_shape(op.inputs[0])
+    specs = []
+    for i, (before, after) in enumerate(zip(pads[0::2], pads[1::2])):
+        dim = len(shape) - 1 - i
+        if before < 0 or after < 0:
+            specs.append((dim, max(-before, 0), shape[dim] + min(after, 0), 1))
+    crop(ctx, op, specs, out)
+
+
+def padding_params(pairs, mode: str, value=0.0) -> dict:
+    """Padding params for (before, after) pairs innermost first (w, h, then c or d); negative
+    values count as 0 (cut by a Crop in front)."""
     p = {4: PAD_TYPE[mode]}
-    for pair, keys in zip(zip(pads[0::2], pads[1::2]), PAIR_KEYS):
-        p[keys[0]], p[keys[1]] = pair
-    value = param(op, "value", 0.0)
+    for (before, after), keys in zip(pairs, PAIR_KEYS):
+        p[keys[0]], p[keys[1]] = max(before, 0), max(after, 0)
     if mode == "constant":
         p[5] = float(value or 0.0)
-    ctx.emit("Padding", "pad", [ctx.blob(op.inputs[0])], [op.outputs[0].name], p)
+    return p

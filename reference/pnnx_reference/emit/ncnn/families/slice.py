@@ -71,8 +71,9 @@ def slice_(ctx: Context, op) -> None:
 def _crop_then_reshape(ctx: Context, op, specs) -> None:
     out = op.outputs[0]
     shape = ctx.shape(out)
-    if not shape:
-        raise Unsupported("select to a 0-d tensor")
+    if not shape:  # a 0-d result is carried as a 1-element blob (context.shape), the crop itself
+        crop(ctx, op, specs, out.name)
+        return
     t = ctx.temp(out.name)
     crop(ctx, op, specs, t)
     ctx.emit("Reshape", "reshape", [t], [out.name], dims_params(shape))
