@@ -60,9 +60,7 @@ def _lower(ctx: Context, op, n: int, transposed: bool) -> None:
         return
     weight = _weights(ctx, op, "weight", 1)
     bias = _weights(ctx, op, "bias", 2)
-    if ctx.rank(op.inputs[0]) != n + 1:
-        raise Unsupported(f"input rank {len(ctx.torch_shape(op.inputs[0]))} is not batch + {n + 1} "
-                          "(unbatched convolution input)")
+    _check_rank(ctx, op, n)
     groups = int(param(op, "groups", 1))
     if transposed:  # torch (in, out/g, k...) -> ncnn (g, out/g, in/g, k...)
         cin, cout_g = weight.shape[:2]
@@ -76,8 +74,7 @@ def _lower(ctx: Context, op, n: int, transposed: bool) -> None:
         p[KERNEL[i]] = int(k)
     p[5] = int(bias is not None)
     p[6] = int(weight.size)
-    base = "Deconvolution" if transposed else "Convolution"
-    layer_type = base + ("DepthWise" if groups > 1 else "") + SUFFIX[n]
+    layer_type, prefix = _layer(transposed, groups, n)
     if groups > 1:
         p[7] = groups
     src = ctx.blob(op.inputs[0])
@@ -88,8 +85,21 @@ def _lower(ctx: Context, op, n: int, transposed: bool) -> None:
     weights = [Weight(np.ascontiguousarray(weight).reshape(-1), tagged=True)]
     if bias is not None:
         weights.append(Weight(bias.reshape(-1), tagged=False))
-    prefix = ("deconv" if transposed else "conv") + ("dw" if groups > 1 else "") + SUFFIX[n].lower()
     ctx.emit(layer_type, prefix, [src], [op.outputs[0].name], p, weights)
+
+
+def _check_rank(ctx: Context, op, n: int) -> None:
+    if ctx.rank(op.inputs[0]) != n + 1:
+        raise Unsupported(f"input rank {len(ctx.torch_shape(op.inputs[0]))} is not batch + {n + 1} "
+                          "(unbatched convolution input)")
+
+
+def _layer(transposed: bool, groups: int, n: int) -> tuple[str, str]:
+    """The ncnn layer type and name prefix."""
+    depthwise = groups > 1
+    layer_type = ("Deconvolution" if transposed else "Convolution") + ("DepthWise" if depthwise else "") + SUFFIX[n]
+    prefix = ("deconv" if transposed else "conv") + ("dw" if depthwise else "") + SUFFIX[n].lower()
+    return layer_type, prefix
 
 
 def _computed(ctx: Context, operand) -> bool:
@@ -97,27 +107,26 @@ def _computed(ctx: Context, operand) -> bool:
 
 
 def _dynamic_weight(ctx: Context, op, n: int, transposed: bool) -> None:
-    """A weight computed at run time (a graph input, an expression): Convolution / Convolution1D
-    with 19=dynamic_weight reads it as a second blob holding the torch (out, in, k...) layout as
-    is, the bias (if any) as a third."""
-    if transposed or n == 3:
-        raise Unsupported(f"a run-time weight: only ncnn Convolution and Convolution1D take one "
-                          f"(19=dynamic_weight), not {'a transposed' if transposed else 'a 3-d'} convolution")
-    if int(param(op, "groups", 1)) != 1:
-        raise Unsupported("a run-time weight of a grouped convolution is not lowered")
-    if ctx.rank(op.inputs[0]) != n + 1:
-        raise Unsupported(f"input rank {len(ctx.torch_shape(op.inputs[0]))} is not batch + {n + 1} "
-                          "(unbatched convolution input)")
+    """A weight computed at run time (a graph input, an expression): the 1-d and 2-d
+    (De)Convolution(DepthWise) layers with dynamic_weight (19; 28 for Deconvolution) read it as a
+    second blob holding the torch layout as is ((out, in/g, k...), transposed (in, out/g, k...)),
+    the bias (if any) as a third."""
+    if n == 3:
+        raise Unsupported("a run-time weight of a 3-d convolution: ncnn's 3-d convolution layers "
+                          "take no dynamic weight")
+    _check_rank(ctx, op, n)
     weight, bias = op.input("weight", 1), op.input("bias", 2)
-    if ctx.has_batch(weight) or bias is not None and ctx.has_batch(bias):
-        raise Unsupported("a run-time weight carried with a batch axis")
     shape = ctx.torch_shape(weight)
-    p = {0: int(shape[0]), **_geometry(op, n, False)}
+    groups = int(param(op, "groups", 1))
+    p = {0: int(shape[1] * groups if transposed else shape[0]), **_geometry(op, n, transposed)}
     for i, k in enumerate(reversed(shape[-n:])):
         p[KERNEL[i]] = int(k)
-    p.update({5: int(bias is not None), 6: int(np.prod(shape)), 19: 1})
+    p.update({5: int(bias is not None), 6: int(np.prod(shape)), 28 if transposed else 19: 1})
+    if groups > 1:
+        p[7] = groups
+    layer_type, prefix = _layer(transposed, groups, n)
     blobs = [ctx.blob(op.inputs[0]), ctx.blob(weight)] + ([ctx.blob(bias)] if bias is not None else [])
-    ctx.emit("Convolution" + SUFFIX[n], "conv" + SUFFIX[n].lower(), blobs, [op.outputs[0].name], p)
+    ctx.emit(layer_type, prefix, blobs, [op.outputs[0].name], p)
 
 
 def _explicit_padding(ctx: Context, op, p: dict, n: int, mode: str, src: str) -> str:
