@@ -27,7 +27,9 @@ def interp(ctx: Context, op) -> None:
             raise Unsupported(f"area interpolation of {n}-d spatial data")
         adaptive_pool(ctx, op, n, AVG, ctx.shape(op.outputs[0])[1:])
         return
-    if mode == "nearest-exact" and n in (1, 2):
+    if mode == "nearest-exact":
+        if n not in (1, 2):
+            raise Unsupported(f"ncnn Interp resizes 1-d or 2-d spatial data; got {n}-d with mode {mode}")
         _check_nearest_exact(ctx, op, n)
         mode = "nearest"
     if mode not in RESIZE_TYPE:
