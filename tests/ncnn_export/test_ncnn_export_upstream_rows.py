@@ -1,5 +1,5 @@
 """Rows whose upstream pnnx ncnn files pass and ours used to refuse (issue 21): even LRN sizes,
-area interpolation, nearest-exact at whole scales, negative constant padding (cropping), Conv3d
+area interpolation, nearest-exact at whole scales, negative padding (cropping), Conv3d
 with reflect/replicate padding, ChannelShuffle on (N, C, L), select to a 0-d tensor and
 convolutions with a run-time weight. Each op case runs through the harness (reference converter,
 ncnn-cpu fp32 and default options, ncnn-vulkan fp16 and fp32); the layer each lowering writes is
@@ -156,6 +156,17 @@ def test_negative_constant_padding(tmp_path, pads, value, shape):
     _check(tmp_path, Fn(lambda t: F.pad(t, pads, value=value)), [_x(*shape)])
 
 
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+@pytest.mark.parametrize("pads, shape", [
+    ((-1, 6), (1, 3, 8)),                   # the furthest reflection that reads no cut element
+    ((2, -3), (2, 3, 8)),
+    ((1, -2, -1, 3), (2, 3, 6, 7)),
+    ((1, -2, 0, 0, -1, 2), (1, 2, 4, 5, 6)),
+])
+def test_negative_reflect_and_replicate_padding(tmp_path, mode, pads, shape):
+    _check(tmp_path, Fn(lambda t: F.pad(t, pads, mode=mode)), [_x(*shape)])
+
+
 @pytest.mark.parametrize("model, shapes", [
     (Fn(lambda x, w, b: F.conv2d(x, w, b, stride=2, padding=1)), [(2, 3, 9, 8), (5, 3, 3, 3), (5,)]),
     (Fn(lambda x, w: F.conv2d(x, w * 2 + 1, groups=4)), [(1, 4, 7, 7), (8, 1, 3, 3)]),
@@ -184,7 +195,8 @@ def test_run_time_weight_on_vulkan(tmp_path):
      "nearest-exact with scale 3/6 along spatial dim 0"),
     (lambda t: F.interpolate(t, scale_factor=2.0, mode="nearest-exact"), [(1, 2, 3, 4, 5)],
      "1-d or 2-d spatial data; got 3-d with mode nearest-exact"),
-    (lambda t: F.pad(t, (-1, 2), mode="reflect"), [(1, 3, 8)], "negative reflect padding"),
+    (lambda t: F.pad(t, (-1, 7), mode="reflect"), [(1, 3, 8)],
+     "reflect padding by 7 beside a cut of 1 on a dim of 8: it reflects elements the cut removes"),
     (lambda x, w: F.conv3d(x, w), [(1, 2, 4, 4, 4), (3, 2, 2, 2, 2)],  # ncnn has no such layer either
      r"F.conv3d .*operand 1 \(3, 2, 2, 2, 2\) is a rank-5 blob"),
 ])

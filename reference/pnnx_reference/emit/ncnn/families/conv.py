@@ -6,8 +6,8 @@ import numpy as np
 from ....errors import Unsupported
 from ..context import Context, as_list, param
 from ..layers import Weight
+from ..padding import padding_params
 from ..registry import FIRST, LOWERINGS
-from .pad import padding_params
 
 # ncnn param ids per spatial axis, innermost (w) first
 KERNEL, DILATION, STRIDE, PAD = (1, 11, 21), (2, 12, 22), (3, 13, 23), (4, 14, 24)

@@ -1,15 +1,12 @@
 """Constant / reflect / replicate padding -> Padding (pairs innermost first: w, h, then c or d);
-negative constant padding cuts: a Crop (then a Padding for the positive pads)."""
+negative padding cuts: a Crop (then a Padding for the positive pads)."""
 from __future__ import annotations
 
 from ....errors import Unsupported
 from ..context import Context, param
 from ..crops import crop
+from ..padding import PAD_TYPE, padding_params
 from ..registry import FIRST, LOWERINGS
-
-PAD_TYPE = {"constant": 0, "replicate": 1, "reflect": 2}
-
-PAIR_KEYS = ((2, 3), (0, 1), (7, 8))  # (left,right), (top,bottom), (front,behind)
 
 MODULE_MODE = {"ZeroPad": "constant", "ConstantPad": "constant", "ReflectionPad": "reflect",
                "ReplicationPad": "replicate"}
@@ -45,8 +42,7 @@ def pad(ctx: Context, op) -> None:
         raise Unsupported("reflect/replicate padding of the channel axis")
     src, out = ctx.blob(op.inputs[0]), op.outputs[0].name
     if any(p < 0 for p in pads):
-        if mode != "constant":
-            raise Unsupported(f"negative {mode} padding (cropping) is not lowered")
+        _check_reflect_after_cut(ctx, op, pads, mode)
         if all(p <= 0 for p in pads):
             _crop(ctx, op, pads, out)
             return
@@ -56,9 +52,23 @@ def pad(ctx: Context, op) -> None:
     ctx.emit("Padding", "pad", [src], [out], padding_params(pairs, mode, param(op, "value", 0.0)))
 
 
+def _check_reflect_after_cut(ctx: Context, op, pads: list[int], mode: str) -> None:
+    """Cutting first changes what a reflection reads only where a dim is cut on one side and
+    reflected so far on the other that torch (reflecting the uncut tensor) reads a cut element."""
+    if mode != "reflect":
+        return
+    shape = ctx.torch_shape(op.inputs[0])
+    for i, (before, after) in enumerate(zip(pads[0::2], pads[1::2])):
+        size = shape[len(shape) - 1 - i]
+        if min(before, after) < 0 and max(before, after) > size - 1 + min(before, after):
+            raise Unsupported(f"reflect padding by {max(before, after)} beside a cut of {-min(before, after)} "
+                              f"on a dim of {size}: it reflects elements the cut removes")
+
+
 def _crop(ctx: Context, op, pads: list[int], out: str) -> None:
     """The negative pads as a Crop (ncnn's CPU Padding cuts nothing); the positive ones are
-    padded after, which gives the same result as torch's pad-then-cut (the dims are independent)."""
+    padded after, which gives torch's result: a dim is cut on one side and padded on the other,
+    and the pad reads only the side it extends (see _check_reflect_after_cut)."""
     shape = ctx.torch_shape(op.inputs[0])
     specs = []
     for i, (before, after) in enumerate(zip(pads[0::2], pads[1::2])):
@@ -67,13 +77,3 @@ def _crop(ctx: Context, op, pads: list[int], out: str) -> None:
             specs.append((dim, max(-before, 0), shape[dim] + min(after, 0), 1))
     crop(ctx, op, specs, out)
 
-
-def padding_params(pairs, mode: str, value=0.0) -> dict:
-    """Padding params for (before, after) pairs innermost first (w, h, then c or d); negative
-    values count as 0 (cut by a Crop in front)."""
-    p = {4: PAD_TYPE[mode]}
-    for (before, after), keys in zip(pairs, PAIR_KEYS):
-        p[keys[0]], p[keys[1]] = max(before, 0), max(after, 0)
-    if mode == "constant":
-        p[5] = float(value or 0.0)
-    return p

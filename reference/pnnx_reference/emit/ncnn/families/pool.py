@@ -68,11 +68,6 @@ def _adaptive(ctx: Context, op, n: int, kind: int) -> None:
     size = as_list(param(op, "output_size"), n)
     # None (kept size) is written 0 in the graph, as upstream writes it
     size = [in_shape[i] if s in (None, 0) else int(s) for i, s in enumerate(size)]
-    adaptive_pool(ctx, op, n, kind, size)
-
-
-def adaptive_pool(ctx: Context, op, n: int, kind: int, size: list[int]) -> None:
-    """Adaptive pooling of op's input 0 to the spatial `size` (outermost first)."""
     src = ctx.blob(op.inputs[0])
     out = op.outputs[0]
     if all(s == 1 for s in size):

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from ....errors import Unsupported
+from ....ir import Operator
 from ..context import Context, as_list, dims_params, param
 from ..layers import Weight
 from ..registry import FIRST, LOWERINGS
-from .pool import AVG, adaptive_pool
 
 RESIZE_TYPE = {"nearest": 1, "bilinear": 2, "linear": 2, "bicubic": 3}
 
@@ -22,10 +22,8 @@ def interp(ctx: Context, op) -> None:
     else:
         align = bool(param(op, "align_corners", False))
     n = ctx.rank(op.inputs[0]) - 1
-    if mode == "area":  # torch computes it as adaptive average pooling to the output size
-        if n not in (1, 2, 3):
-            raise Unsupported(f"area interpolation of {n}-d spatial data")
-        adaptive_pool(ctx, op, n, AVG, ctx.shape(op.outputs[0])[1:])
+    if mode == "area":
+        _area(ctx, op, n)
         return
     if mode == "nearest-exact":
         if n not in (1, 2):
@@ -55,6 +53,16 @@ def interp(ctx: Context, op) -> None:
     ctx.emit("Reshape", "reshape", [ctx.blob(op.inputs[0])], [tall], dims_params([c, 1, w]))
     ctx.emit("Interp", "interpolate", [tall], [resized], p)
     ctx.emit("Reshape", "reshape", [resized], [op.outputs[0].name], dims_params(out))
+
+
+def _area(ctx: Context, op, n: int) -> None:
+    """torch computes area interpolation as adaptive average pooling to the output size: lowered
+    as that operator."""
+    if n not in (1, 2, 3):
+        raise Unsupported(f"area interpolation of {n}-d spatial data")
+    size = ctx.torch_shape(op.outputs[0])[-n:]
+    pool = Operator(f"F.adaptive_avg_pool{n}d", op.name, [op.inputs[0]], [op.outputs[0]], {"output_size": size})
+    ctx.lower_operator(pool)
 
 
 def _check_nearest_exact(ctx: Context, op, n: int) -> None:
