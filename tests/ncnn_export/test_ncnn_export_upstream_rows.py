@@ -1,6 +1,6 @@
 """Rows whose upstream pnnx ncnn files pass and ours used to refuse (issue 21): even LRN sizes,
 area interpolation, nearest-exact at whole scales, negative padding (cropping), Conv3d
-with reflect/replicate padding, ChannelShuffle on (N, C, L), select to a 0-d tensor and
+with reflect/replicate padding, ChannelShuffle on (N, C, L), select (and unbind) to 0-d tensors and
 convolutions with a run-time weight. Each op case runs through the harness (reference converter,
 ncnn-cpu fp32 and default options, ncnn-vulkan fp16 and fp32); the layer each lowering writes is
 pinned, and the argument forms that stay refused name their reason."""
@@ -124,6 +124,12 @@ def _check(tmp_path, model, inputs, mode="fp32", tol=FP32):
     expected = torch_outputs(model.eval(), inputs)
     got = [g.reshape(()) if e.ndim == 0 and g.size == 1 else g for g, e in zip(got, expected)]
     assert_close(got, expected, tol)
+
+
+@pytest.mark.parametrize("fn", [lambda t: torch.unbind(t), lambda t: t.unbind(0)[1:], lambda t: t[2] * t[0]])
+def test_parts_of_a_vector_are_0d(tmp_path, fn):
+    """select and unbind of a rank-1 tensor: 0-d results, carried as 1-element blobs."""
+    _check(tmp_path, Fn(fn), [_x(4)])
 
 
 # whole enlargement factors per axis, by scale and by size: nearest-exact == nearest there
