@@ -181,10 +181,11 @@ def test_negative_reflect_and_replicate_padding(tmp_path, mode, pads, shape):
     (Fn(lambda x, w, b: F.conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1, groups=2)),
      [(2, 4, 5, 6), (4, 3, 3, 3), (6,)]),
     (Fn(lambda x, w: F.conv_transpose1d(x, w, stride=3, padding=1)), [(1, 4, 9), (4, 5, 4)]),
+    (Fn(lambda x, b: F.conv2d(x, torch.ones(3, 2, 2, 2) * 0.25, b * 2)), [(1, 2, 5, 5), (3,)]),  # run-time bias
     # the zero Padding folds into the convolution, whose weight blob must stay its second input
     (Fn(lambda x, w: F.conv2d(F.pad(x, (1, 2, 1, 0)), w)), [(1, 3, 6, 6), (4, 3, 3, 3)]),
 ], ids=["conv2d_bias_b2", "conv2d_dw_expr", "conv1d", "conv1d_g2_unbatched", "conv_transpose2d_g2",
-        "conv_transpose1d", "conv2d_after_pad"])
+        "conv_transpose1d", "conv2d_bias_only", "conv2d_after_pad"])
 def test_run_time_weights(tmp_path, model, shapes):
     _check(tmp_path, model, [_x(*s, seed=i) for i, s in enumerate(shapes)])
 

@@ -55,7 +55,8 @@ def _geometry(op, n: int, transposed: bool) -> dict[int, object]:
 
 
 def _lower(ctx: Context, op, n: int, transposed: bool) -> None:
-    if not op.type.startswith("nn.") and _computed(ctx, op.input("weight", 1)):
+    run_time = [_computed(ctx, op.input(name, i)) for name, i in (("weight", 1), ("bias", 2))]
+    if not op.type.startswith("nn.") and any(run_time):
         _dynamic_weight(ctx, op, n, transposed)
         return
     weight = _weights(ctx, op, "weight", 1)
@@ -107,10 +108,10 @@ def _computed(ctx: Context, operand) -> bool:
 
 
 def _dynamic_weight(ctx: Context, op, n: int, transposed: bool) -> None:
-    """A weight computed at run time (a graph input, an expression): the 1-d and 2-d
-    (De)Convolution(DepthWise) layers with dynamic_weight (19; 28 for Deconvolution) read it as a
-    second blob holding the torch layout as is ((out, in/g, k...), transposed (in, out/g, k...)),
-    the bias (if any) as a third."""
+    """A weight or bias computed at run time (a graph input, an expression): the 1-d and 2-d
+    (De)Convolution(DepthWise) layers with dynamic_weight (19; 28 for Deconvolution) read the
+    weight as a second blob holding the torch layout as is ((out, in/g, k...), transposed
+    (in, out/g, k...)), the bias (if any) as a third; a constant one becomes a MemoryData."""
     if n == 3:
         raise Unsupported("a run-time weight of a 3-d convolution: ncnn's 3-d convolution layers "
                           "take no dynamic weight")
