@@ -70,13 +70,14 @@ def fold_padding(layers: list[Layer], outputs: set[str]) -> list[Layer]:
                 or float(pad.params.get(5, 0.0)) != 0.0:
             continue
         conv = _sole_consumer(uses, pad)
-        if conv is None or conv.type not in PAD_FOLDABLE_INTO or conv.params.get(4, 0) != 0:
+        if conv is None or conv.type not in PAD_FOLDABLE_INTO or conv.params.get(4, 0) != 0 \
+                or conv.inputs[0] != pad.outputs[0]:
             continue
         if any(conv.params.get(k, 0) for k in (14, 15, 16)):
             continue
         p = pad.params
         conv.params.update({4: p.get(2, 0), 15: p.get(3, 0), 14: p.get(0, 0), 16: p.get(1, 0)})
-        conv.inputs = list(pad.inputs)
+        conv.inputs = [pad.inputs[0], *conv.inputs[1:]]  # a run-time weight stays its second input
         removed.add(id(pad))
     return [layer for layer in layers if id(layer) not in removed]
 

@@ -6,12 +6,13 @@ import numpy as np
 from ....errors import Unsupported
 from ..context import Context, as_list, param
 from ..layers import Weight
+from ..padding import padding_params
 from ..registry import FIRST, LOWERINGS
 
 # ncnn param ids per spatial axis, innermost (w) first
 KERNEL, DILATION, STRIDE, PAD = (1, 11, 21), (2, 12, 22), (3, 13, 23), (4, 14, 24)
 
-PADDING_TYPE = {"reflect": 2, "replicate": 1}
+PADDING_MODES = ("reflect", "replicate")
 
 SUFFIX = {1: "1D", 2: "", 3: "3D"}
 
@@ -54,11 +55,13 @@ def _geometry(op, n: int, transposed: bool) -> dict[int, object]:
 
 
 def _lower(ctx: Context, op, n: int, transposed: bool) -> None:
+    run_time = [_computed(ctx, op.input(name, i)) for name, i in (("weight", 1), ("bias", 2))]
+    if not op.type.startswith("nn.") and any(run_time):
+        _dynamic_weight(ctx, op, n, transposed)
+        return
     weight = _weights(ctx, op, "weight", 1)
     bias = _weights(ctx, op, "bias", 2)
-    if ctx.rank(op.inputs[0]) != n + 1:
-        raise Unsupported(f"input rank {len(ctx.torch_shape(op.inputs[0]))} is not batch + {n + 1} "
-                          "(unbatched convolution input)")
+    _check_rank(ctx, op, n)
     groups = int(param(op, "groups", 1))
     if transposed:  # torch (in, out/g, k...) -> ncnn (g, out/g, in/g, k...)
         cin, cout_g = weight.shape[:2]
@@ -72,8 +75,7 @@ def _lower(ctx: Context, op, n: int, transposed: bool) -> None:
         p[KERNEL[i]] = int(k)
     p[5] = int(bias is not None)
     p[6] = int(weight.size)
-    base = "Deconvolution" if transposed else "Convolution"
-    layer_type = base + ("DepthWise" if groups > 1 else "") + SUFFIX[n]
+    layer_type, prefix = _layer(transposed, groups, n)
     if groups > 1:
         p[7] = groups
     src = ctx.blob(op.inputs[0])
@@ -84,21 +86,62 @@ def _lower(ctx: Context, op, n: int, transposed: bool) -> None:
     weights = [Weight(np.ascontiguousarray(weight).reshape(-1), tagged=True)]
     if bias is not None:
         weights.append(Weight(bias.reshape(-1), tagged=False))
-    prefix = ("deconv" if transposed else "conv") + ("dw" if groups > 1 else "") + SUFFIX[n].lower()
     ctx.emit(layer_type, prefix, [src], [op.outputs[0].name], p, weights)
+
+
+def _check_rank(ctx: Context, op, n: int) -> None:
+    if ctx.rank(op.inputs[0]) != n + 1:
+        raise Unsupported(f"input rank {len(ctx.torch_shape(op.inputs[0]))} is not batch + {n + 1} "
+                          "(unbatched convolution input)")
+
+
+def _layer(transposed: bool, groups: int, n: int) -> tuple[str, str]:
+    """The ncnn layer type and name prefix."""
+    depthwise = groups > 1
+    layer_type = ("Deconvolution" if transposed else "Convolution") + ("DepthWise" if depthwise else "") + SUFFIX[n]
+    prefix = ("deconv" if transposed else "conv") + ("dw" if depthwise else "") + SUFFIX[n].lower()
+    return layer_type, prefix
+
+
+def _computed(ctx: Context, operand) -> bool:
+    return operand is not None and ctx.constant(operand) is None
+
+
+def _dynamic_weight(ctx: Context, op, n: int, transposed: bool) -> None:
+    """A weight or bias computed at run time (a graph input, an expression): the 1-d and 2-d
+    (De)Convolution(DepthWise) layers with dynamic_weight (19; 28 for Deconvolution) read the
+    weight as a second blob holding the torch layout as is ((out, in/g, k...), transposed
+    (in, out/g, k...)), the bias (if any) as a third; a constant one becomes a MemoryData."""
+    if n == 3:
+        raise Unsupported("a run-time weight of a 3-d convolution: ncnn's 3-d convolution layers "
+                          "take no dynamic weight")
+    _check_rank(ctx, op, n)
+    weight, bias = op.input("weight", 1), op.input("bias", 2)
+    shape = ctx.torch_shape(weight)
+    groups = int(param(op, "groups", 1))
+    p = {0: int(shape[1] * groups if transposed else shape[0]), **_geometry(op, n, transposed)}
+    for i, k in enumerate(reversed(shape[-n:])):
+        p[KERNEL[i]] = int(k)
+    p.update({5: int(bias is not None), 6: int(np.prod(shape)), 28 if transposed else 19: 1})
+    if groups > 1:
+        p[7] = groups
+    layer_type, prefix = _layer(transposed, groups, n)
+    blobs = [ctx.blob(op.inputs[0]), ctx.blob(weight)] + ([ctx.blob(bias)] if bias is not None else [])
+    ctx.emit(layer_type, prefix, blobs, [op.outputs[0].name], p)
 
 
 def _explicit_padding(ctx: Context, op, p: dict, n: int, mode: str, src: str) -> str:
     """reflect/replicate padding: a Padding layer in front, the convolution pads nothing."""
-    if mode not in PADDING_TYPE or n == 3:
-        raise Unsupported(f"padding_mode={mode} has no ncnn Padding equivalent here")
+    if mode not in PADDING_MODES:
+        raise Unsupported(f"padding_mode={mode} has no ncnn Padding equivalent")
     if p.get(PAD[0]) == -233:
         raise Unsupported("padding='same' with a non-zero padding_mode")
     pads = [p.get(PAD[i], 0) for i in range(n)]
     p.update({PAD[i]: 0 for i in range(n)})
-    pw, ph = pads[0], pads[1] if n > 1 else 0
+    if n == 1:
+        pads.append(0)  # the (c, w) blob's h pair pads nothing
     out = ctx.temp(op.outputs[0].name)
-    ctx.emit("Padding", "pad", [src], [out], {0: ph, 1: ph, 2: pw, 3: pw, 4: PADDING_TYPE[mode]})
+    ctx.emit("Padding", "pad", [src], [out], padding_params([(v, v) for v in pads], mode))
     return out
 
 

@@ -218,9 +218,9 @@ def rms_norm(ctx: Context, op) -> None:
 
 @LOWERINGS.register("nn.LocalResponseNorm", "F.local_response_norm", batch=LEADING)
 def local_response_norm(ctx: Context, op) -> None:
+    # ncnn's LRN window spans size // 2 channels before and size - size // 2 - 1 after, as torch's
+    # does, so an even size lowers too
     size = int(param(op, "size"))
-    if size % 2 == 0:
-        raise Unsupported("an even LRN size pads asymmetrically in torch; ncnn pads both sides equally")
     _across_channels(ctx, op, "LRN", "lrn", {0: 0, 1: size, 2: float(param(op, "alpha", 1e-4)),
                                              3: float(param(op, "beta", 0.75)), 4: float(param(op, "k", 1.0))}, [])
 

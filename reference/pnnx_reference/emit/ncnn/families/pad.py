@@ -1,13 +1,12 @@
-"""Constant / reflect / replicate padding -> Padding (pairs innermost first: w, h, then c or d)."""
+"""Constant / reflect / replicate padding -> Padding (pairs innermost first: w, h, then c or d);
+negative padding cuts: a Crop (then a Padding for the positive pads)."""
 from __future__ import annotations
 
 from ....errors import Unsupported
 from ..context import Context, param
+from ..crops import crop
+from ..padding import PAD_TYPE, padding_params
 from ..registry import FIRST, LOWERINGS
-
-PAD_TYPE = {"constant": 0, "replicate": 1, "reflect": 2}
-
-PAIR_KEYS = ((2, 3), (0, 1), (7, 8))  # (left,right), (top,bottom), (front,behind)
 
 MODULE_MODE = {"ZeroPad": "constant", "ConstantPad": "constant", "ReflectionPad": "reflect",
                "ReplicationPad": "replicate"}
@@ -39,14 +38,42 @@ def pad(ctx: Context, op) -> None:
     rank = ctx.rank(op.inputs[0])
     if len(pads) > 2 * min(rank, 3) or len(pads) % 2:
         raise Unsupported(f"{len(pads) // 2} padded dims on a rank-{rank} blob")
-    if any(p < 0 for p in pads):
-        raise Unsupported("negative padding (cropping) is not lowered")
     if len(pads) == 6 and mode != "constant" and rank == 3:
         raise Unsupported("reflect/replicate padding of the channel axis")
-    p = {4: PAD_TYPE[mode]}
-    for pair, keys in zip(zip(pads[0::2], pads[1::2]), PAIR_KEYS):
-        p[keys[0]], p[keys[1]] = pair
-    value = param(op, "value", 0.0)
-    if mode == "constant":
-        p[5] = float(value or 0.0)
-    ctx.emit("Padding", "pad", [ctx.blob(op.inputs[0])], [op.outputs[0].name], p)
+    src, out = ctx.blob(op.inputs[0]), op.outputs[0].name
+    if any(p < 0 for p in pads):
+        _check_reflect_after_cut(ctx, op, pads, mode)
+        if all(p <= 0 for p in pads):
+            _crop(ctx, op, pads, out)
+            return
+        src = ctx.temp(out)
+        _crop(ctx, op, pads, src)
+    pairs = list(zip(pads[0::2], pads[1::2]))
+    ctx.emit("Padding", "pad", [src], [out], padding_params(pairs, mode, param(op, "value", 0.0)))
+
+
+def _check_reflect_after_cut(ctx: Context, op, pads: list[int], mode: str) -> None:
+    """Cutting first changes what a reflection reads only where a dim is cut on one side and
+    reflected so far on the other that torch (reflecting the uncut tensor) reads a cut element."""
+    if mode != "reflect":
+        return
+    shape = ctx.torch_shape(op.inputs[0])
+    for i, (before, after) in enumerate(zip(pads[0::2], pads[1::2])):
+        size = shape[len(shape) - 1 - i]
+        if min(before, after) < 0 and max(before, after) > size - 1 + min(before, after):
+            raise Unsupported(f"reflect padding by {max(before, after)} beside a cut of {-min(before, after)} "
+                              f"on a dim of {size}: it reflects elements the cut removes")
+
+
+def _crop(ctx: Context, op, pads: list[int], out: str) -> None:
+    """The negative pads as a Crop (ncnn's CPU Padding cuts nothing); the positive ones are
+    padded after, which gives torch's result: a dim is cut on one side and padded on the other,
+    and the pad reads only the side it extends (see _check_reflect_after_cut)."""
+    shape = ctx.torch_shape(op.inputs[0])
+    specs = []
+    for i, (before, after) in enumerate(zip(pads[0::2], pads[1::2])):
+        dim = len(shape) - 1 - i
+        if before < 0 or after < 0:
+            specs.append((dim, max(-before, 0), shape[dim] + min(after, 0), 1))
+    crop(ctx, op, specs, out)
+

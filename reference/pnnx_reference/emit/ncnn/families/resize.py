@@ -1,10 +1,11 @@
-"""Resampling: Upsample / interpolate -> Interp; grid_sample -> GridSample; affine_grid -> a
-MatMul of the base coordinates by theta."""
+"""Resampling: Upsample / interpolate -> Interp (area -> adaptive average Pooling); grid_sample ->
+GridSample; affine_grid -> a MatMul of the base coordinates by theta."""
 from __future__ import annotations
 
 import numpy as np
 
 from ....errors import Unsupported
+from ....ir import Operator
 from ..context import Context, as_list, dims_params, param
 from ..layers import Weight
 from ..registry import FIRST, LOWERINGS
@@ -20,11 +21,19 @@ def interp(ctx: Context, op) -> None:
         mode, align = "bilinear", True
     else:
         align = bool(param(op, "align_corners", False))
+    n = ctx.rank(op.inputs[0]) - 1
+    if mode == "area":
+        _area(ctx, op, n)
+        return
+    if mode == "nearest-exact":
+        if n not in (1, 2):
+            raise Unsupported(f"ncnn Interp resizes 1-d or 2-d spatial data; got {n}-d with mode {mode}")
+        _check_nearest_exact(ctx, op, n)
+        mode = "nearest"
     if mode not in RESIZE_TYPE:
         raise Unsupported(f"interpolation mode {mode!r} has no ncnn Interp equivalent")
     if param(op, "antialias", False):
         raise Unsupported("antialiased interpolation has no ncnn Interp equivalent")
-    n = ctx.rank(op.inputs[0]) - 1
     if n not in (1, 2) or (n == 1 and mode not in ("linear", "nearest")) or (n == 2 and mode == "linear"):
         raise Unsupported(f"ncnn Interp resizes 1-d or 2-d spatial data; got {n}-d with mode {mode}")
     p = {0: RESIZE_TYPE[mode], 6: int(align)}
@@ -44,6 +53,31 @@ def interp(ctx: Context, op) -> None:
     ctx.emit("Reshape", "reshape", [ctx.blob(op.inputs[0])], [tall], dims_params([c, 1, w]))
     ctx.emit("Interp", "interpolate", [tall], [resized], p)
     ctx.emit("Reshape", "reshape", [resized], [op.outputs[0].name], dims_params(out))
+
+
+def _area(ctx: Context, op, n: int) -> None:
+    """torch computes area interpolation as adaptive average pooling to the output size: lowered
+    as that operator."""
+    if n not in (1, 2, 3):
+        raise Unsupported(f"area interpolation of {n}-d spatial data")
+    size = ctx.torch_shape(op.outputs[0])[-n:]
+    pool = Operator(f"F.adaptive_avg_pool{n}d", op.name, [op.inputs[0]], [op.outputs[0]], {"output_size": size})
+    ctx.lower_operator(pool)
+
+
+def _check_nearest_exact(ctx: Context, op, n: int) -> None:
+    """nearest-exact picks the pixels nearest (ncnn Interp 0=1) picks where each axis is enlarged
+    by a whole factor s (output i reads floor((i + 0.5) / s) == floor(i / s)); a fractional or
+    shrinking scale shifts its pick by half a pixel, which ncnn cannot express: refused."""
+    scale = param(op, "scale_factor")
+    given = as_list(scale, n) if scale is not None and not param(op, "recompute_scale_factor", False) else None
+    sizes = zip(ctx.shape(op.inputs[0])[1:], ctx.shape(op.outputs[0])[1:])
+    for i, (size_in, size_out) in enumerate(sizes):
+        whole = size_in > 0 and size_out % size_in == 0
+        if not whole or given is not None and float(given[i]) != size_out // size_in:
+            factor = given[i] if given is not None else f"{size_out}/{size_in}"
+            raise Unsupported(f"nearest-exact with scale {factor} along spatial dim {i}: it equals ncnn's "
+                              "nearest only for whole enlargement factors")
 
 
 GRID_SAMPLE_MODE = {"bilinear": 1, "nearest": 2, "bicubic": 3}

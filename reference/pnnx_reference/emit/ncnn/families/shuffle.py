@@ -27,6 +27,10 @@ def pixel_unshuffle(ctx: Context, op) -> None:
 
 @LOWERINGS.register("nn.ChannelShuffle", "F.channel_shuffle", "torch.channel_shuffle", batch=FIRST)
 def channel_shuffle(ctx: Context, op) -> None:
-    _rank3(ctx, op)
-    ctx.emit("ShuffleChannel", "channelshuffle", [ctx.blob(op.inputs[0])], [op.outputs[0].name],
+    """torch shuffles dim 1 of an (N, C, *) input: ShuffleChannel shuffles the outer dim of the
+    per-sample (C, h, w) or (C, L) blob (a rank-3 input is (N, C, L), never unbatched)."""
+    x = op.inputs[0]
+    if not ctx.has_batch(x) or ctx.rank(x) not in (2, 3):
+        raise Unsupported("expects an (N, C, L) or (N, C, H, W) input")
+    ctx.emit("ShuffleChannel", "channelshuffle", [ctx.blob(x)], [op.outputs[0].name],
              {0: int(param(op, "groups")), 1: 0})

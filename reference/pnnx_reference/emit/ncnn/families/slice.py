@@ -22,13 +22,12 @@ def _slice_along(ctx: Context, op, axis: int, squeeze: bool) -> None:
     if not squeeze:
         ctx.emit("Slice", "slice", [ctx.blob(op.inputs[0])], [o.name for o in op.outputs], {0: sizes, 1: axis})
         return
-    temps = [ctx.temp(o.name) for o in op.outputs]
+    # a 0-d part is carried as the 1-element blob the Slice writes (context.shape)
+    temps = [ctx.temp(o.name) if ctx.shape(o) else o.name for o in op.outputs]
     ctx.emit("Slice", "unbind", [ctx.blob(op.inputs[0])], temps, {0: sizes, 1: axis})
     for t, o in zip(temps, op.outputs):
-        shape = ctx.shape(o)
-        if not shape:
-            raise Unsupported("unbind to 0-d tensors")
-        ctx.emit("Reshape", "reshape", [t], [o.name], dims_params(shape))
+        if t != o.name:
+            ctx.emit("Reshape", "reshape", [t], [o.name], dims_params(ctx.shape(o)))
 
 
 @LOWERINGS.register("torch.chunk", "Tensor.chunk", "torch.split", "Tensor.split", "torch.tensor_split",
@@ -71,8 +70,9 @@ def slice_(ctx: Context, op) -> None:
 def _crop_then_reshape(ctx: Context, op, specs) -> None:
     out = op.outputs[0]
     shape = ctx.shape(out)
-    if not shape:
-        raise Unsupported("select to a 0-d tensor")
+    if not shape:  # a 0-d result is carried as a 1-element blob (context.shape), the crop itself
+        crop(ctx, op, specs, out.name)
+        return
     t = ctx.temp(out.name)
     crop(ctx, op, specs, t)
     ctx.emit("Reshape", "reshape", [t], [out.name], dims_params(shape))
