@@ -65,3 +65,17 @@ def test_the_command_is_strict(tmp_path):
     assert loose.returncode == 0 and strict.returncode == 1
     assert "NEW   nn.B/x [parity ncnn-cpu fp32]: not-supported: unsupported: no rule" in strict.stdout
     assert "falls behind upstream on 1 records (1 cases)" in strict.stdout
+
+
+@pytest.mark.parametrize("route, base", [("reference-pt", "upstream"), ("reference", "upstream")])
+def test_the_published_results_show_no_unexplained_gap(route, base):
+    """The committed results (reports/results.jsonl.gz): our routes pass every record upstream's
+    converter passes, or the gap is listed in conformance/behind.toml with its reason."""
+    from pathlib import Path
+
+    from pnnx_conformance.report.behind import DEFAULT_FILE
+    from pnnx_conformance.report.committed import load_any
+
+    root = Path(__file__).resolve().parents[2]
+    found = behind(load_any(root / "reports" / "results.jsonl.gz"), route, base, load_known(DEFAULT_FILE))
+    assert not found.unexplained and not found.stale, "\n".join(found.lines()[-20:])
