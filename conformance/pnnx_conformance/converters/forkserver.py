@@ -149,6 +149,7 @@ def _threads() -> int:
 
 
 def serve(entry: str, preload: list[str], warm_up: str | None = None) -> None:
+    import gc
     import importlib
 
     for module in preload:
@@ -175,6 +176,9 @@ def serve(entry: str, preload: list[str], warm_up: str | None = None) -> None:
             os.dup2(replies.fileno(), 1)  # the reply channel back where the new server looks for it
             module = __spec__.name if __spec__ else __name__  # run as `python -m`: __name__ is __main__
             os.execv(sys.executable, [sys.executable, "-m", module, entry, *preload])
+    # everything imported and warmed so far goes to the collector's permanent generation: a
+    # collection in a child then never walks (and so copies on write) the server's whole heap
+    gc.freeze()
     for line in sys.stdin:
         request = json.loads(line)
         with tempfile.TemporaryFile() as output:
