@@ -7,6 +7,7 @@ of them (type, name, why) and nothing is written."""
 from __future__ import annotations
 
 from ...ir import Graph
+from . import ncnn_py
 from .lower import lower_graph
 from .writer import write_files
 
@@ -14,11 +15,11 @@ from .writer import write_files
 def write_ncnn(graph: Graph, param_path, bin_path, py_path, fp16: bool = True, input_shapes=None) -> None:
     work = graph.copy()
     lowered = lower_graph(work)
-    inputs = [(list(op.outputs[0].shape or []), op.outputs[0].dtype) for op in work.inputs()]
-    if input_shapes is not None:
-        inputs = [(list(shape), dtype) for shape, (_, dtype) in zip(input_shapes, inputs)]
+    operands = [op.outputs[0] for op in work.inputs()]
+    shapes = input_shapes if input_shapes is not None else [x.shape or [] for x in operands]
+    inputs = [ncnn_py.Feed(list(shape), x.dtype, lowered.fed_as_bits(x)) for shape, x in zip(shapes, operands)]
     write_files(lowered.layers, param_path, bin_path, py_path, fp16, inputs, lowered.input_axes,
-                lowered.output_axes)
+                lowered.output_axes, [x.dtype for x in lowered.outputs])
 
 
 __all__ = ["write_ncnn"]
