@@ -6,7 +6,7 @@ with the torch dim the converter's generated `_ncnn.py` declares as the batch
 the blob), as upstream's generator writes it. Where a converter declares nothing, dim 0 of an
 input of rank >= 2 is its batch (upstream's convention before the 2026-07 batch work) and the
 outputs are read whole (a batch of 1 put back in front). Integer inputs are fed as int32 (Embed
-reads its indices so) unless the `_ncnn.py` feeds them as float values (`ncnn.Mat(in0.float()...`,
+reads its indices so) unless the `_ncnn.py` feeds them as float values (`in0_values = in0.float()`,
 the reference converter's form for integers that ncnn layers compute on), bool inputs as float32
 0/1 (the converters' comparison and logic lowerings read them so). Outputs are read as floats
 and compared by value (an integer or bool oracle exactly).
@@ -23,7 +23,7 @@ from .base import Backend
 NO_BATCH = 233  # upstream's "this blob has no batch axis" batch index
 _INPUT_BATCH = re.compile(r'ex\.input\("(in\d+)",.*batch_index=(\d+)')
 _OUTPUT_BATCH = re.compile(r'\b(out\d+)\.numpy\([^)]*batch_index=(\d+)')
-_VALUE_FEED = re.compile(r'ex\.input\("(in\d+)",\s*ncnn\.Mat\(in\d+\.float\(\)')
+_VALUE_FEED = re.compile(r'\b(in\d+)_values = in\d+\.float\(\)')
 
 
 def declared_batch_indices(ncnn_py) -> dict[str, int]:
@@ -38,7 +38,7 @@ def declared_batch_indices(ncnn_py) -> dict[str, int]:
 
 
 def declared_value_feeds(ncnn_py) -> set[str]:
-    """in<i> that the converter's `_ncnn.py` feeds as float values (`in<i>.float()`)."""
+    """in<i> that the converter's `_ncnn.py` feeds as float values (`in<i>_values = in<i>.float()`)."""
     try:
         return set(_VALUE_FEED.findall(open(ncnn_py).read()))
     except (OSError, TypeError):

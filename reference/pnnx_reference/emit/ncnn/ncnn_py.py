@@ -1,8 +1,8 @@
 """`<base>_ncnn.py`: runs the exported model with the ncnn Python package, like upstream's.
 
 ncnn blobs hold floats: a bool or integer input is made in its torch dtype and fed as its
-float values (`in0.float().numpy()`, the form the conformance harness reads as "fed as
-values"), except the integer inputs Embed reads, fed as int32 bits as upstream feeds every
+float values (`in0_values = in0.float()...`, the form the conformance harness reads as "fed as
+values"; named, since ncnn.Mat only points at the array until clone() copies it), except the integer inputs Embed reads, fed as int32 bits as upstream feeds every
 integer input; a bool or integer output is read back as its float values and returned in the
 dtype torch gives it."""
 from __future__ import annotations
@@ -38,9 +38,13 @@ def _make_input(name: str, feed: Feed) -> str:
     return f"    {name} = torch.rand({dims or '()'}, dtype=torch.float)"
 
 
-def _feed_data(name: str, feed: Feed) -> str:
-    data = f"{name}.float()" if _integer(feed.dtype) and not feed.bits else name
-    return f"{data}.numpy()" if feed.shape else f"{data}.reshape(1).numpy()"  # 0-d: a 1-element blob
+def _feed_lines(name: str, feed: Feed, batch_index: int) -> list[str]:
+    data = f"{name}.numpy()" if feed.shape else f"{name}.reshape(1).numpy()"  # 0-d: a 1-element blob
+    lines = []
+    if _integer(feed.dtype) and not feed.bits:
+        lines.append(f"            {name}_values = {data.replace(name, f'{name}.float()', 1)}")
+        data = f"{name}_values"
+    return lines + [f'            ex.input("{name}", ncnn.Mat({data}, batch_index={batch_index}).clone())']
 
 
 def _read_back(dtype: str | None) -> str:
@@ -71,9 +75,7 @@ def render(param_path, bin_path, py_path, inputs: list[Feed], input_axes: list[i
               f"        net.load_model(os.path.join(_HERE, {str(rel_bin)!r}))", "",
               "        with net.create_extractor() as ex:"]
     for i, (feed, axis) in enumerate(zip(inputs, input_axes)):
-        b = NO_BATCH if axis is None else axis
-        lines.append(f'            ex.input("in{i}", ncnn.Mat({_feed_data(f"in{i}", Feed(*feed))}, '
-                     f'batch_index={b}).clone())')
+        lines += _feed_lines(f"in{i}", Feed(*feed), NO_BATCH if axis is None else axis)
     lines.append("")
     for i, (axis, dtype) in enumerate(zip(output_axes, output_dtypes)):
         b = NO_BATCH if axis is None else axis

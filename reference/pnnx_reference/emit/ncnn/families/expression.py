@@ -3,10 +3,11 @@
 ncnn computes in floats, on bools carried as 0/1 and integers carried as their float values.
 Each sub-expression is typed as torch types it (bool < integer < float): a float one is what
 torch computes too (it converts its integer operands to float first), a bool one is lowered
-only where 0/1 arithmetic is the logic (mul, min: AND; add, max: OR), an integer one only with
+only where 0/1 arithmetic is the logic (mul, min, &: AND; add, max, |: OR; ^: |a - b|), an integer one only with
 functions that are exact on integers (add, sub, mul, floor_divide, remainder, abs, ...), so
 exact while every intermediate magnitude stays below 2^24 (2048 with fp16 storage): values the
-converter cannot see. `div` on integers is true division, a float result. ncnn's CPU divides
+converter cannot see. `div` on integers is true division and exp, sqrt, sin, ... are float
+functions: their result is float, computed from the exactly converted arguments as torch does. ncnn's CPU divides
 by multiplying with the reciprocal (-2996 / 7 gives -428.00003), so an integer floor_divide
 (and remainder) takes the nearest quotient and corrects it by the sign of the exact remainder."""
 from __future__ import annotations
@@ -18,10 +19,14 @@ from ..context import Context, param
 from ..registry import ANY, LOWERINGS
 
 BOOL, INT, FLOAT = 0, 1, 2  # torch's promotion order
-# a function of bools only -> the function computing it on 0/1 values
-_ON_BOOLS = {"mul": "mul", "min": "min", "minimum": "min", "add": "max", "max": "max", "maximum": "max"}
-_EXACT_ON_INTEGERS = frozenset("""add sub mul neg abs floor_divide remainder max maximum min minimum
+# a function of bools only -> the function computing it on 0/1 values (xor: |a - b|)
+_ON_BOOLS = {"mul": "mul", "and": "mul", "min": "min", "minimum": "min",
+             "add": "max", "or": "max", "max": "max", "maximum": "max", "xor": "xor"}
+_EXACT_ON_INTEGERS = frozenset("""add sub mul neg abs square floor_divide remainder max maximum min minimum
                                   sign floor ceil round trunc""".split())
+# functions whose result torch keeps integer (or bool) for integer (or bool) arguments; the
+# others (exp, sqrt, sin, atan2, ... and div) give a float result from the converted arguments
+_KEEP_INTEGER = _EXACT_ON_INTEGERS | {"pow", "fmod", "and", "or", "xor", "lshift", "rshift"}
 
 
 def _kind(dtype: str | None) -> int:
@@ -50,11 +55,13 @@ def _typed(node, kinds: list[int]):
     typed = [_typed(a, kinds) for a in node.args]
     args = tuple(a for a, _ in typed)
     kind = max((k for _, k in typed), default=FLOAT)
-    if node.func == "div" or node.func in ex.CASTS:
+    if node.func not in _KEEP_INTEGER:
         return ex.Call(node.func, args), FLOAT
     if kind == BOOL:
         if node.func not in _ON_BOOLS or len(args) != 2:
             raise Unsupported(f"{node.func} on bools has no exact ncnn form (0/1 floats)")
+        if node.func == "xor":
+            return _call("abs", _call("sub", *args)), BOOL
         return ex.Call(_ON_BOOLS[node.func], args), BOOL
     if kind == INT and not _exact_on_integers(node.func, args):
         raise Unsupported(f"{node.func} on integers has no exact ncnn form (ncnn computes in floats)")

@@ -35,7 +35,7 @@ def _reduce(ctx: Context, op, operation: int) -> None:
     dims = param(op, "dim")
     src, out = op.inputs[0], op.outputs[0]
     keep = bool(param(op, "keepdim", False))
-    if is_bool(src):
+    if is_bool(src) and operation == REDUCE_SUM:
         check_count(_terms(src.shape, dims))
     if dims is None or dims == []:
         if ctx.has_batch(src) and (keep or src.shape[ctx.batch_axis(src)] != 1):
@@ -59,9 +59,12 @@ def _terms(shape: list[int], dims) -> int:
     return int(np.prod([shape[int(d)] for d in dims], dtype=np.int64))
 
 
+# exact on the bool and integer values blobs carry (sums and products within the limits above)
+EXACT_ON_INTEGERS = (REDUCE_SUM, REDUCE_PROD, REDUCE_MAX, REDUCE_MIN)
+
+
 def _register(op_type: str, operation: int) -> None:
-    # a sum of bools or integers is exact in floats (within the limits above); the others are not lowered on them
-    exact = {"bool_operands": True, "int_operands": True} if operation == REDUCE_SUM else {}
+    exact = {"bool_operands": True, "int_operands": True} if operation in EXACT_ON_INTEGERS else {}
     LOWERINGS.register(op_type, batch=LEADING, **exact)(lambda ctx, op: _reduce(ctx, op, operation))
 
 
@@ -92,8 +95,8 @@ def _reduce_truth(operation: int):
     return lower
 
 
-LOWERINGS.register("torch.all", "Tensor.all", bool_operands=True, batch=LEADING)(_reduce_truth(REDUCE_MIN))
-LOWERINGS.register("torch.any", "Tensor.any", bool_operands=True, batch=LEADING)(_reduce_truth(REDUCE_MAX))
+LOWERINGS.register("torch.all", "Tensor.all", bool_operands=True, int_operands=True, batch=LEADING)(_reduce_truth(REDUCE_MIN))
+LOWERINGS.register("torch.any", "Tensor.any", bool_operands=True, int_operands=True, batch=LEADING)(_reduce_truth(REDUCE_MAX))
 
 
 def _correction(op) -> float:
@@ -183,11 +186,11 @@ def _reduce_params(operation: int, shape: list[int], axis: int, keep: bool) -> d
     return {0: operation, 1: 0, 3: [axis], 4: int(keep), 5: 1}
 
 
-@LOWERINGS.register("torch.argmax", "Tensor.argmax", batch=LEADING)
+@LOWERINGS.register("torch.argmax", "Tensor.argmax", batch=LEADING, int_operands=True)
 def argmax(ctx: Context, op) -> None:
     _arg_extreme(ctx, op, REDUCE_MAX)
 
 
-@LOWERINGS.register("torch.argmin", "Tensor.argmin", batch=LEADING)
+@LOWERINGS.register("torch.argmin", "Tensor.argmin", batch=LEADING, int_operands=True)
 def argmin(ctx: Context, op) -> None:
     _arg_extreme(ctx, op, REDUCE_MIN)
