@@ -67,7 +67,8 @@ MOVES_VALUES = {
         "triu", "clone", "detach", "positive", "relu", "clamp", "clip")),
     "Tensor.expand", "Tensor.expand_as", "Tensor.repeat", "torch.cat", "torch.concat", "torch.concatenate",
     "torch.stack", "Tensor.fill", "Tensor.fill_", "Tensor.copy", "Tensor.contiguous", "nn.Identity", "nn.ReLU",
-    "F.relu", "F.relu_", *(f"{kind}{suffix}" for kind in ("nn.Dropout", "F.dropout") for suffix in ("", "1d", "2d", "3d")),
+    "F.relu", "F.relu_",
+    *(f"{kind}{suffix}" for kind in ("nn.Dropout", "F.dropout") for suffix in ("", "1d", "2d", "3d")),
     "nn.AlphaDropout", "nn.FeatureAlphaDropout", "F.alpha_dropout", "F.feature_alpha_dropout",
 }
 # arithmetic exact on 0/1 and on integer values below 2^24 (expressions check each function)

@@ -3,7 +3,17 @@
     write_ncnn(graph, param_path, bin_path, py_path, fp16=True, input_shapes=None)
 
 The graph is not modified. If any operator cannot be lowered, `UnsupportedOperator` names all
-of them (type, name, why) and nothing is written."""
+of them (type, name, why) and nothing is written.
+
+dtypes: ncnn blobs hold floats. A bool is carried as 0/1 and an integer as its float value (graph
+inputs are fed so by `_ncnn.py`, except the indices Embed reads, fed as int32 bits); only the
+lowerings registered as exact on them (`bool_operands`, `int_operands`) take them, the others
+refuse. Where exactness depends on shapes the converter checks it (a sum or cumsum of bools is a
+count: refused past 2^24); where it depends on values it cannot see, the limit is this: integer
+results are exact while every intermediate magnitude stays below 2^24 in fp32 storage, and below
+2048 with fp16 storage (ncnn's default where the CPU has it, Vulkan fp16), as for any count of
+bools past 2048 there. Larger integers are rounded to the nearest float, not wrapped as torch's
+integer overflow is."""
 from __future__ import annotations
 
 from ...ir import Graph

@@ -1,10 +1,10 @@
 """`<base>_ncnn.py`: runs the exported model with the ncnn Python package, like upstream's.
 
 ncnn blobs hold floats: a bool or integer input is made in its torch dtype and fed as its
-float values (`in0_values = in0.float()...`, the form the conformance harness reads as "fed as
-values"; named, since ncnn.Mat only points at the array until clone() copies it), except the integer inputs Embed reads, fed as int32 bits as upstream feeds every
-integer input; a bool or integer output is read back as its float values and returned in the
-dtype torch gives it."""
+float values (`in0_values = in0.float()...`, the form the conformance harness reads as "fed
+as values"; named, since ncnn.Mat only points at the array until clone() copies it), except
+the integer inputs Embed reads, fed as int32 bits as upstream feeds every integer input; a
+bool or integer output is read back as its float values and returned in torch's dtype."""
 from __future__ import annotations
 
 from pathlib import Path

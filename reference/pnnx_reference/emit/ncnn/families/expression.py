@@ -1,15 +1,16 @@
 """pnnx.Expression -> chains of BinaryOp, UnaryOp and Erf (see arithmetic.py).
 
 ncnn computes in floats, on bools carried as 0/1 and integers carried as their float values.
-Each sub-expression is typed as torch types it (bool < integer < float): a float one is what
-torch computes too (it converts its integer operands to float first), a bool one is lowered
-only where 0/1 arithmetic is the logic (mul, min, &: AND; add, max, |: OR; ^: |a - b|), an integer one only with
-functions that are exact on integers (add, sub, mul, floor_divide, remainder, abs, ...), so
-exact while every intermediate magnitude stays below 2^24 (2048 with fp16 storage): values the
-converter cannot see. `div` on integers is true division and exp, sqrt, sin, ... are float
-functions: their result is float, computed from the exactly converted arguments as torch does. ncnn's CPU divides
-by multiplying with the reciprocal (-2996 / 7 gives -428.00003), so an integer floor_divide
-(and remainder) takes the nearest quotient and corrects it by the sign of the exact remainder."""
+Each sub-expression is typed as torch types it (bool < integer < float):
+- a float one is what torch computes too (it converts integer operands to float first): `div`
+  of integers is true division, exp, sqrt, sin, ... are float functions;
+- a bool one is lowered only where 0/1 arithmetic is the logic (mul, min, &: AND; add, max,
+  |: OR; ^: |a - b|);
+- an integer one only with functions exact on integers (add, sub, mul, floor_divide,
+  remainder, abs, ...), so exact while every intermediate magnitude stays below 2^24 (2048
+  with fp16 storage): values the converter cannot see. ncnn's CPU divides by multiplying with
+  the reciprocal (-2996 / 7 gives -428.00003), so an integer floor_divide (and remainder) takes
+  the nearest quotient and corrects it by the sign of the exact remainder."""
 from __future__ import annotations
 
 from .... import expression as ex
@@ -65,9 +66,10 @@ def _typed(node, kinds: list[int]):
         return ex.Call(_ON_BOOLS[node.func], args), BOOL
     if kind == INT and not _exact_on_integers(node.func, args):
         raise Unsupported(f"{node.func} on integers has no exact ncnn form (ncnn computes in floats)")
-    if kind == INT and node.func in ("floor_divide", "remainder"):
-        quotient = _floor_divide(*args)
-        return (quotient if node.func == "floor_divide" else _call("sub", args[0], _call("mul", quotient, args[1]))), INT
+    if kind == INT and node.func == "floor_divide":
+        return _floor_divide(*args), INT
+    if kind == INT and node.func == "remainder":  # a - floor_divide(a, b) * b
+        return _call("sub", args[0], _call("mul", _floor_divide(*args), args[1])), INT
     return ex.Call(node.func, args), kind
 
 

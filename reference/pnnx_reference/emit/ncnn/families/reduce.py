@@ -95,8 +95,10 @@ def _reduce_truth(operation: int):
     return lower
 
 
-LOWERINGS.register("torch.all", "Tensor.all", bool_operands=True, int_operands=True, batch=LEADING)(_reduce_truth(REDUCE_MIN))
-LOWERINGS.register("torch.any", "Tensor.any", bool_operands=True, int_operands=True, batch=LEADING)(_reduce_truth(REDUCE_MAX))
+LOWERINGS.register("torch.all", "Tensor.all", bool_operands=True, int_operands=True,
+                   batch=LEADING)(_reduce_truth(REDUCE_MIN))
+LOWERINGS.register("torch.any", "Tensor.any", bool_operands=True, int_operands=True,
+                   batch=LEADING)(_reduce_truth(REDUCE_MAX))
 
 
 def _correction(op) -> float:
