@@ -205,3 +205,14 @@ def test_an_input_read_by_embed_and_as_a_value_is_refused(tmp_path):
     model = _EmbedPlus(lambda a, i: (i, i))
     with pytest.raises(UnsupportedOperator, match="fed as int32 bits for Embed"):
         _export(tmp_path, model, [_ints(3), torch.tensor([0, 2, 1])])
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_f16_rounding_between_gpu_layers(tmp_path, mode):
+    """The CPU-only Cast pair in the middle of a graph: ncnn moves the blob off the GPU and back."""
+    model = Fn(lambda x: torch.relu((x * 3).half().float() - x))
+    inputs = [torch.linspace(-4, 4, 16).reshape(2, 8) + 1 / 3]
+    expected = torch_outputs(model, inputs)
+    got = run_ncnn(_export(tmp_path, model, inputs), inputs, mode)
+    tol = EXACT if mode in ("fp32", "vulkan-fp32") else tolerance(1e-2, 1e-2, "fp16 storage, as the table's fp16 modes")
+    assert_close(got, expected, tol, mode)
