@@ -63,13 +63,15 @@ def _run_ncnn(base: str, inputs, n_out: int, mode: str):
     net.opt.num_threads = 1
     if net.load_param(f"{base}.ncnn.param") or net.load_model(f"{base}.ncnn.bin"):
         raise RuntimeError("ncnn cannot load the exported files")
-    from pnnx_conformance.backends.ncnn_backend import declared_batch_indices
+    from pnnx_conformance.backends.ncnn_backend import declared_batch_indices, declared_value_feeds
 
     declared = declared_batch_indices(f"{base}_ncnn.py")  # the batch index of each in<i> / out<i>
+    as_values = declared_value_feeds(f"{base}_ncnn.py")  # integer inputs fed as float values
     ex = net.create_extractor()
     for i, t in enumerate(inputs):
-        # bools are float 0/1 blobs; other integers int32 words (read by Embed)
-        t = t.float() if t.dtype == torch.bool else t if t.is_floating_point() else t.to(torch.int32)
+        # bools are float 0/1 blobs; other integers float values, or int32 words where Embed reads them
+        as_float = t.dtype == torch.bool or f"in{i}" in as_values
+        t = t.float() if as_float else t if t.is_floating_point() else t.to(torch.int32)
         t = t.reshape(1) if t.dim() == 0 else t  # a 0-d input is a 1-element blob
         ex.input(f"in{i}", ncnn.Mat(t.float().numpy() if t.is_floating_point() else t.numpy(),
                                     batch_index=declared.get(f"in{i}", NO_BATCH)).clone())

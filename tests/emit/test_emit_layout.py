@@ -48,15 +48,35 @@ ALWAYS_BATCHED = {"F.interpolate", "F.upsample", "F.upsample_bilinear", "F.upsam
 SEQUENCE_LAYERS = {"nn.RNN", "nn.LSTM", "nn.GRU", "nn.MultiheadAttention", "nn.TransformerEncoderLayer",
                    "nn.TransformerDecoderLayer", "nn.TransformerEncoder", "nn.TransformerDecoder", "nn.Transformer"}
 # the ncnn lowerings that read bool operands as float 0/1 blobs (bool_operands=True)
-BOOL_OPERANDS = {
+BOOL_LOGIC = {
     *(f"{table}.{name}" for table in ("torch", "Tensor") for name in (
         "eq", "ne", "not_equal", "gt", "greater", "ge", "greater_equal", "lt", "less", "le", "less_equal",
         "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_not", "all", "any", "where")),
     "Tensor.masked_fill", "Tensor.masked_fill_", "Tensor.float", "Tensor.double", "Tensor.half",
     "Tensor.bool", "Tensor.long", "Tensor.int", "Tensor.to", "Tensor.type_as",
-    # bool attention masks (True: masked) read as 0/1 blobs
-    "nn.MultiheadAttention", "nn.TransformerEncoderLayer", "nn.TransformerDecoderLayer", "nn.Transformer",
 }
+# bool attention masks (True: masked) read as 0/1 blobs
+BOOL_MASKS = {"nn.MultiheadAttention", "nn.TransformerEncoderLayer", "nn.TransformerDecoderLayer", "nn.Transformer"}
+# lowerings that only move, select or clamp values (exact on bools and integers alike)
+MOVES_VALUES = {
+    "torch.reshape", "Tensor.reshape", "Tensor.view", "Tensor.view_as", "Tensor.reshape_as", "torch.flatten",
+    "Tensor.flatten", "nn.Flatten", "nn.Unflatten", "torch.unflatten", "Tensor.unflatten", "torch.squeeze",
+    "Tensor.squeeze", "torch.unsqueeze", "Tensor.unsqueeze", "torch.ravel",
+    *(f"{table}.{name}" for table in ("torch", "Tensor") for name in (
+        "permute", "transpose", "swapaxes", "t", "movedim", "moveaxis", "tile", "flip", "roll", "diag", "tril",
+        "triu", "clone", "detach", "positive", "relu", "clamp", "clip")),
+    "Tensor.expand", "Tensor.expand_as", "Tensor.repeat", "torch.cat", "torch.concat", "torch.concatenate",
+    "torch.stack", "Tensor.fill", "Tensor.fill_", "Tensor.copy", "Tensor.contiguous", "nn.Identity", "nn.ReLU",
+    "F.relu", "F.relu_",
+    *(f"{kind}{suffix}" for kind in ("nn.Dropout", "F.dropout") for suffix in ("", "1d", "2d", "3d")),
+    "nn.AlphaDropout", "nn.FeatureAlphaDropout", "F.alpha_dropout", "F.feature_alpha_dropout",
+}
+# arithmetic exact on 0/1 and on integer values below 2^24 (expressions check each function)
+EXACT_ARITHMETIC = {"pnnx.Expression", "torch.cumsum", "Tensor.cumsum", "torch.amax", "torch.amin",
+                    *(f"{table}.{name}" for table in ("torch", "Tensor") for name in ("sum", "prod", "max", "min"))}
+BOOL_OPERANDS = BOOL_LOGIC | BOOL_MASKS | MOVES_VALUES | EXACT_ARITHMETIC
+# the ncnn lowerings that compute on integers carried as float values (int_operands=True)
+INT_OPERANDS = (BOOL_OPERANDS - BOOL_MASKS) | {f"{t}.{n}" for t in ("torch", "Tensor") for n in ("argmax", "argmin")}
 
 
 def _traited(registry, trait: str) -> set[str]:
@@ -85,6 +105,10 @@ def test_sequence_lowerings_say_where_their_batch_is():
 
 def test_bool_operand_lowerings_are_the_declared_ones():
     assert _traited(NCNN, "bool_operands") == BOOL_OPERANDS
+
+
+def test_integer_operand_lowerings_are_the_declared_ones():
+    assert _traited(NCNN, "int_operands") == INT_OPERANDS
 
 
 def test_every_emitter_table_is_a_registry_of_the_kit():

@@ -264,11 +264,12 @@ def test_batchless_and_folded_batch_graphs_match_torch(name, tmp_path):
 
 
 def test_integer_activation_is_refused(tmp_path):
-    g = _graph([1, 3, 8], ("nn.ReLU", {}))
+    """A lowering not registered as exact on integers (int_operands) refuses them."""
+    g = _graph([1, 3, 8], ("nn.Sigmoid", {}))
     for operand in g.operands:
         operand.dtype = "i64"
     message = _expect_unsupported(g, tmp_path)
-    assert "nn.ReLU (op_0)" in message and "i64: ncnn blobs hold floats only" in message
+    assert "nn.Sigmoid (op_0)" in message and "i64: ncnn blobs hold floats only" in message
 
 
 class _RnnWithStates(torch.nn.Module):

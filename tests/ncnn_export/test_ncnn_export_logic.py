@@ -136,12 +136,14 @@ def test_infinite_fills_use_scalars_finite_in_fp16(tmp_path, name):
 
 
 @pytest.mark.parametrize("fn, inputs, reason", [
-    (lambda i, x: i.type_as(x), [torch.arange(12).reshape(3, 4), _x(3, 4)], "is i64: ncnn blobs hold floats"),
-    (lambda x: torch.logical_not(x), [torch.arange(12).reshape(3, 4)], "is i64"),
-    (lambda x: x.half(), [_x(3, 4)], "from f32 to f16 has no exact ncnn form"),
+    (lambda a, b: a & b, [torch.arange(12).reshape(3, 4), torch.arange(12).reshape(3, 4) + 3],
+     "and on integers has no exact ncnn form"),
+    (lambda x: torch.sigmoid(x), [torch.arange(12).reshape(3, 4).float(), torch.arange(12).reshape(3, 4)][1:],
+     "is i64: ncnn blobs hold floats"),
+    (lambda x: x.to(torch.bfloat16), [_x(3, 4)], "from f32 to bf16 has no exact ncnn form"),
     (lambda x: x.to(torch.uint8), [_x(3, 4)], "from f32 to u8"),
     (lambda x, m: x.masked_fill(m, float("nan")), [_x(3, 4), _bools(3, 4)], "NaN number"),
-    (lambda m: m.sum(), [_bools(3, 4)], "is bool: ncnn blobs hold floats"),
+    (lambda m: torch.nn.functional.pad(m, (1, 1)), [_bools(3, 4)], "is bool: ncnn blobs hold floats"),
     (lambda x: torch.where(x > 0), [_x(3, 4)], "argument input is neither a tensor nor a number"),
 ])
 def test_refusals_name_the_reason(tmp_path, fn, inputs, reason):
@@ -177,7 +179,7 @@ def test_generated_ncnn_py_feeds_bool_inputs_as_float_0_1(tmp_path):
     spec.loader.exec_module(module)
     got = module.test_inference()
     torch.manual_seed(0)  # the inputs the script draws
-    a = torch.randint(2, (2, 5), dtype=torch.float)
+    a = torch.randint(2, (2, 5)).bool()
     x = torch.rand(2, 5, dtype=torch.float)
     assert 0 < a.sum() < a.numel()
-    torch.testing.assert_close(got, torch.where(a.bool(), x, -x), rtol=0, atol=0)
+    torch.testing.assert_close(got, torch.where(a, x, -x), rtol=0, atol=0)

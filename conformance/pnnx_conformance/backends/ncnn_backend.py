@@ -6,8 +6,10 @@ with the torch dim the converter's generated `_ncnn.py` declares as the batch
 the blob), as upstream's generator writes it. Where a converter declares nothing, dim 0 of an
 input of rank >= 2 is its batch (upstream's convention before the 2026-07 batch work) and the
 outputs are read whole (a batch of 1 put back in front). Integer inputs are fed as int32 (Embed
-reads its indices so), bool inputs as float32 0/1 (the converters' comparison and logic
-lowerings read them so).
+reads its indices so) unless the `_ncnn.py` feeds them as float values (`in0_values = in0.float()`,
+the reference converter's form for integers that ncnn layers compute on), bool inputs as float32
+0/1 (the converters' comparison and logic lowerings read them so). Outputs are read as floats
+and compared by value (an integer or bool oracle exactly).
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from .base import Backend
 NO_BATCH = 233  # upstream's "this blob has no batch axis" batch index
 _INPUT_BATCH = re.compile(r'ex\.input\("(in\d+)",.*batch_index=(\d+)')
 _OUTPUT_BATCH = re.compile(r'\b(out\d+)\.numpy\([^)]*batch_index=(\d+)')
+_VALUE_FEED = re.compile(r'\b(in\d+)_values = in\d+\.float\(\)')
 
 
 def declared_batch_indices(ncnn_py) -> dict[str, int]:
@@ -32,6 +35,14 @@ def declared_batch_indices(ncnn_py) -> dict[str, int]:
     found = {m.group(1): int(m.group(2)) for m in _INPUT_BATCH.finditer(text)}
     found.update({m.group(1): int(m.group(2)) for m in _OUTPUT_BATCH.finditer(text)})
     return found
+
+
+def declared_value_feeds(ncnn_py) -> set[str]:
+    """in<i> that the converter's `_ncnn.py` feeds as float values (`in<i>_values = in<i>.float()`)."""
+    try:
+        return set(_VALUE_FEED.findall(open(ncnn_py).read()))
+    except (OSError, TypeError):
+        return set()
 
 
 _COMPLEX_ANNOTATION = re.compile(r"#([^=\s]+)=\([^)]*\)c\d+")
@@ -63,11 +74,12 @@ FP16_FLAGS = ("use_fp16_packed", "use_fp16_storage", "use_fp16_arithmetic",
               "use_bf16_packed", "use_bf16_storage")
 
 
-def _blob_dtype(x: np.ndarray):
+def _blob_dtype(x: np.ndarray, as_values: bool = False):
     """ncnn layers that take indices (Embed) read the blob's 4-byte words as int32, as the
-    converters' `_ncnn.py` feeds them: integer inputs keep their values as int32 bits. ncnn
-    blobs carry a bool as a float 0/1, so bool inputs are fed as float32."""
-    if x.dtype == np.bool_:
+    converters' `_ncnn.py` feeds them: integer inputs keep their values as int32 bits, unless
+    the `_ncnn.py` feeds them as float values (`as_values`). ncnn blobs carry a bool as a float
+    0/1, so bool inputs are fed as float32."""
+    if x.dtype == np.bool_ or as_values:
         return np.float32
     return np.int32 if np.issubdtype(x.dtype, np.integer) else np.float32
 
@@ -116,6 +128,7 @@ class _NcnnBackend(Backend):
         outs = list(self.net.output_names())
         self.out_names = _blob_order([n for n in outs if re.fullmatch(r"out\d+", n)] or outs, "out")
         self.batch_index = declared_batch_indices(artefacts.paths.get("ncnn.py"))
+        self.value_feeds = declared_value_feeds(artefacts.paths.get("ncnn.py"))
         self.complex_outputs = complex_outputs(artefacts.paths.get("pnnx.param"))
 
     def run(self, inputs):
@@ -133,7 +146,7 @@ class _NcnnBackend(Backend):
                     raise RuntimeFailed(f"{name}: batch_index={b} for a {x.ndim}-d input")
                 batched |= name not in self.batch_index and b == 0 and x.shape[0] == 1
                 # a named array: ncnn.Mat only points at it until clone() copies it
-                data = np.ascontiguousarray(x, dtype=_blob_dtype(x))
+                data = np.ascontiguousarray(x, dtype=_blob_dtype(x, name in self.value_feeds))
                 ex.input(name, ncnn.Mat(data, batch_index=b).clone())
             outs = []
             for name in self.out_names:

@@ -46,14 +46,21 @@ class _Value:
 
 
 def lower_tree(ctx: Context, op, node, inputs, out_name: str) -> None:
-    result = _lower(ctx, op, node, inputs, out_name, top=True)
+    result = _lower(ctx, op, node, inputs, out_name, {}, top=True)
     if result.number is not None:
         raise Unsupported("the expression is a constant")
     if result.blob != out_name:  # the expression is one of its inputs
         ctx.aliases[out_name] = result.blob
 
 
-def _lower(ctx, op, node, inputs, out_name, top=False) -> _Value:
+def _lower(ctx, op, node, inputs, out_name, memo: dict, top=False) -> _Value:
+    """`memo`: the sub-expressions lowered so far, each lowered once however often it appears."""
+    if node not in memo:
+        memo[node] = _lower_node(ctx, op, node, inputs, out_name, memo, top)
+    return memo[node]
+
+
+def _lower_node(ctx, op, node, inputs, out_name, memo: dict, top: bool) -> _Value:
     if isinstance(node, ex.Input):
         operand = inputs[node.index]
         return _Value(ctx.blob(operand), ctx.shape(operand))
@@ -65,7 +72,7 @@ def _lower(ctx, op, node, inputs, out_name, top=False) -> _Value:
         raise Unsupported("list expressions are not lowered")
     if node.func == "remainder" and len(node.args) == 2:
         node = _python_remainder(*node.args)
-    args = [_lower(ctx, op, a, inputs, out_name) for a in node.args]
+    args = [_lower(ctx, op, a, inputs, out_name, memo) for a in node.args]
     target = out_name if top else ctx.temp(out_name)
     if node.func in BINARY and len(args) == 2:
         return _binary(ctx, node.func, args, target)

@@ -49,6 +49,7 @@ class Context:
         self.axes: dict[str, int | None] = {}  # operand name -> batch axis of the blob carrying it
         self.views: dict[str, tuple[str | None, int | None]] = {}  # the current operator's inputs as it reads them
         self.converted: dict[tuple[str, int | None], str] = {}     # (operand, batch axis) -> converted blob
+        self.int_bits: set[str] = set()        # integer graph inputs fed as int32 bits (Embed's indices)
         self._counters: Counter = Counter()
         self._temps = 0
         # set by the driver: lowers a stand-alone operator (a composite's part) as it lowers the

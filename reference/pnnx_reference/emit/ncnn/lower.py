@@ -51,6 +51,11 @@ class Lowered:
         self.layers, self.ctx, self.outputs = layers, ctx, outputs
         self.input_axes, self.output_axes = input_axes, output_axes
 
+    def fed_as_bits(self, operand: Operand) -> bool:
+        """Whether graph input `operand` is an integer fed as int32 bits (Embed's indices);
+        every other integer or bool input is fed as float values."""
+        return operand.name in self.ctx.int_bits
+
 
 def lower_graph(graph: Graph) -> Lowered:
     for prepass in PREPASSES:
@@ -66,6 +71,8 @@ def lower_graph(graph: Graph) -> Lowered:
         axis = axes.get(operand.name) if len(operand.shape or []) > 1 else None
         ctx.blob_names[operand.name] = f"in{i}"
         ctx.axes[operand.name] = axis
+        if _read_as_indices(operand):
+            ctx.int_bits.add(operand.name)
         input_axes.append(axis)
         ctx.layers.append(Layer("Input", f"in{i}", [], [f"in{i}"]))
         try:  # an input no operator reads (an identity model) is still fed
@@ -122,7 +129,7 @@ def _lower(ctx: Context, op: Operator, rule, preferred) -> None:
 
 
 def _lower_with(ctx: Context, op: Operator, rule, plan: batch.Plan) -> None:
-    _check_dtypes(ctx, op, rule.traits.get("bool_operands", False))
+    _check_dtypes(ctx, op, rule.traits)
     ctx.views = {}
     for x, axis in zip(op.inputs, plan.inputs):
         ctx.views[x.name] = _view(ctx, x, axis)
@@ -182,21 +189,44 @@ def _check_blob(ctx: Context, operand: Operand) -> None:
 INTEGER_INPUTS = {"nn.Embedding", "F.embedding", "nn.EmbeddingBag", "F.embedding_bag"}
 
 
-def _check_dtypes(ctx: Context, op, bool_operands: bool) -> None:
-    """ncnn blobs hold floats: an integer or bool activation cannot be computed on (an input fed
-    as int32 would be read as float bits), except as the indices of Embed. A bool is fed and
-    produced as float 0/1, which the lowerings registered with bool_operands=True read as such;
-    a complex tensor is a (..., 2) blob that only the stft/complex lowerings read (reads_complex)."""
+def _read_as_indices(operand: Operand) -> bool:
+    """An integer graph input that Embed reads: it is fed as int32 bits, not as float values."""
+    dtype = operand.dtype
+    return (dtype is not None and dtype != "bool" and _is_integer(dtype)
+            and any(c.type in INTEGER_INPUTS for c in operand.consumers))
+
+
+def _check_dtypes(ctx: Context, op, traits) -> None:
+    """ncnn blobs hold floats. A bool is fed and produced as float 0/1, which the lowerings
+    registered with bool_operands=True read as such; an integer activation is fed and produced
+    as its float value (exact below 2^24, 2048 in fp16 storage), which the lowerings registered
+    with int_operands=True compute on. Embed alone reads int32 bits: the integer graph inputs it
+    reads are fed so, and nothing else may read them. A complex tensor is a (..., 2) blob that
+    only the stft/complex lowerings read (reads_complex)."""
     if op.type in INTEGER_INPUTS:
+        _check_indices(ctx, op)
         return
     for operand in op.inputs:
         if operand.dtype in COMPLEX and not reads_complex(op):
             raise Unsupported(f"operand {operand.name} is {operand.dtype}: ncnn has no complex arithmetic "
                               "(a complex blob is its (..., 2) real view)")
-        if operand.dtype == "bool" and bool_operands:
+        if ctx.constant(operand) is not None or operand.dtype is None or not _is_integer(operand.dtype):
             continue
-        if ctx.constant(operand) is None and operand.dtype is not None and _is_integer(operand.dtype):
+        if operand.name in ctx.int_bits:
+            raise Unsupported(f"operand {operand.name} is fed as int32 bits for Embed, which this "
+                              "operator would read as a float value")
+        if not traits.get("bool_operands" if operand.dtype == "bool" else "int_operands", False):
             raise Unsupported(f"operand {operand.name} is {operand.dtype}: ncnn blobs hold floats only")
+
+
+def _check_indices(ctx: Context, op) -> None:
+    """Embed reads int32 bits: its indices must be a graph input fed so (or a constant), not
+    an integer computed by ncnn layers, which carry it as a float value."""
+    for operand in op.inputs:
+        if (operand.dtype is not None and _is_integer(operand.dtype) and ctx.constant(operand) is None
+                and operand.name not in ctx.int_bits):
+            raise Unsupported(f"operand {operand.name} is an integer computed by ncnn layers, which carry it "
+                              "as a float value; Embed reads int32 indices (feed them as a graph input)")
 
 
 def _is_integer(dtype: str) -> bool:

@@ -9,7 +9,9 @@ Traits a lowering declares on `LOWERINGS.register(...)`:
                       None: the input always has a batch axis);
   batched_inputs=k    FIRST: how many leading inputs carry the batch (default 1);
   sequence_axes=fn    SEQUENCE: fn(ctx, op) -> (axis per input, axis per output);
-  bool_operands=True  it reads bool operands as the float 0/1 blobs ncnn carries them as.
+  bool_operands=True  it reads bool operands as the float 0/1 blobs ncnn carries them as;
+  int_operands=True   it computes exactly on integer operands carried as their float values
+                      (lower.py: exact below 2^24; Embed's int32-bit indices are refused).
 
 The family modules under `families/` register themselves when that package is imported."""
 from __future__ import annotations
@@ -17,6 +19,10 @@ from __future__ import annotations
 from ...registry import Registry
 
 LOWERINGS = Registry("ncnn", "pnnx operator type -> fn(ctx, op) emitting ncnn layers")
+
+# the traits of a lowering that only moves values (reshapes, permutes, tiles, concatenations):
+# exact on whatever a blob carries
+MOVES_DATA = {"bool_operands": True, "int_operands": True}
 
 # batch policies (batch.py)
 FIRST, LEADING, ANY, RESHAPE, PERMUTE, SEQUENCE = "first", "leading", "any", "reshape", "permute", "sequence"

@@ -40,9 +40,10 @@ def _atomic(path, write) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def write_files(layers, param_path, bin_path, py_path, fp16, inputs, input_axes, output_axes) -> None:
+def write_files(layers, param_path, bin_path, py_path, fp16, inputs, input_axes, output_axes,
+                output_dtypes) -> None:
     param = param_text(layers).encode()
-    code = ncnn_py.render(param_path, bin_path, py_path, inputs, input_axes, output_axes).encode()
+    code = ncnn_py.render(param_path, bin_path, py_path, inputs, input_axes, output_axes, output_dtypes).encode()
     _atomic(param_path, lambda f: f.write(param))
     _atomic(bin_path, lambda f: f.writelines(bin_chunks(layers, fp16)))
     _atomic(py_path, lambda f: f.write(code))

@@ -11,7 +11,7 @@ from ..arithmetic import UNARY, binary, lower_expression, scalar, unary
 from ..context import FLT_MAX, Context, param
 from ..layers import Weight
 from ..reduction import REDUCE_MAX, REDUCE_SUM, reduction
-from ..registry import ANY, FIRST, LEADING, LOWERINGS
+from ..registry import ANY, FIRST, LEADING, LOWERINGS, MOVES_DATA
 
 
 def _single(ctx: Context, op, layer_type: str, prefix: str, params=None) -> None:
@@ -65,8 +65,12 @@ def _softplus(op) -> dict:
     return {}
 
 
+# max/min against constants: exact on the integer or bool values a blob carries
+SELECTS = {"ReLU": "relu", "Clip": "clamp"}
+
 for _types, (_layer, _prefix, _params) in PLAIN.items():
-    LOWERINGS.register(*_types, batch=ANY)(_plain(_layer, _prefix, _params))
+    _exact = MOVES_DATA if SELECTS.get(_layer) == _prefix else {}
+    LOWERINGS.register(*_types, batch=ANY, **_exact)(_plain(_layer, _prefix, _params))
 
 
 @LOWERINGS.register("nn.PReLU", "F.prelu", batch=FIRST, unbatched_rank=1)

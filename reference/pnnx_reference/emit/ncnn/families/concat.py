@@ -3,17 +3,17 @@ from __future__ import annotations
 
 from ....errors import Unsupported
 from ..context import Context, dims_params, single_dim
-from ..registry import LEADING, LOWERINGS
+from ..registry import LEADING, LOWERINGS, MOVES_DATA
 
 
-@LOWERINGS.register("torch.cat", "torch.concat", "torch.concatenate", batch=LEADING)
+@LOWERINGS.register("torch.cat", "torch.concat", "torch.concatenate", batch=LEADING, **MOVES_DATA)
 def cat(ctx: Context, op) -> None:
     ref = op.outputs[0]
     axis = ctx.axis(ref, single_dim(op))
     ctx.emit("Concat", "cat", [ctx.blob(x) for x in op.inputs], [ref.name], {0: axis})
 
 
-@LOWERINGS.register("torch.stack", batch=LEADING)
+@LOWERINGS.register("torch.stack", batch=LEADING, **MOVES_DATA)
 def stack(ctx: Context, op) -> None:
     out = op.outputs[0]
     axis = ctx.axis(out, single_dim(op))

@@ -8,7 +8,7 @@ from ....errors import Unsupported
 from ..arithmetic import BINARY
 from ..context import Context, dims_params, param, required_inputs
 from ..layers import Weight
-from ..registry import LEADING, LOWERINGS
+from ..registry import LEADING, LOWERINGS, MOVES_DATA
 
 
 def _constant(ctx: Context, shape: list[int], value: float, out: str) -> str:
@@ -20,7 +20,7 @@ def _constant(ctx: Context, shape: list[int], value: float, out: str) -> str:
     return out
 
 
-@LOWERINGS.register("Tensor.fill", "Tensor.fill_", batch=LEADING)
+@LOWERINGS.register("Tensor.fill", "Tensor.fill_", batch=LEADING, **MOVES_DATA)
 def fill(ctx: Context, op) -> None:
     """A MemoryData of the output's shape holding the value; a 0-d tensor value is added to one
     of zeros (reshaped to all-1 dims of the same rank, so ncnn broadcasts it everywhere)."""
@@ -39,7 +39,7 @@ def fill(ctx: Context, op) -> None:
     ctx.emit("BinaryOp", "fill", [zeros, scalar], [out], {0: BINARY["add"][0]})
 
 
-@LOWERINGS.register("Tensor.copy", batch=LEADING)
+@LOWERINGS.register("Tensor.copy", batch=LEADING, **MOVES_DATA)
 def copy_(ctx: Context, op) -> None:
     """y.copy_(src) is src broadcast to y's shape (y's values are all overwritten)."""
     dst, src = required_inputs(op, "input", "src")

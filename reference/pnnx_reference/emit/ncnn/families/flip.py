@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from ....errors import Unsupported
 from ..context import Context, param
-from ..registry import LEADING, LOWERINGS
+from ..registry import LEADING, LOWERINGS, MOVES_DATA
 
 
-@LOWERINGS.register("torch.flip", "Tensor.flip", batch=LEADING)
+@LOWERINGS.register("torch.flip", "Tensor.flip", batch=LEADING, **MOVES_DATA)
 def flip(ctx: Context, op) -> None:
     dims = param(op, "dims")
     dims = [dims] if isinstance(dims, int) else list(dims)
@@ -14,7 +14,7 @@ def flip(ctx: Context, op) -> None:
     ctx.emit("Flip", "flip", [ctx.blob(op.inputs[0])], [op.outputs[0].name], {0: axes})
 
 
-@LOWERINGS.register("torch.roll", "Tensor.roll", batch=LEADING)
+@LOWERINGS.register("torch.roll", "Tensor.roll", batch=LEADING, **MOVES_DATA)
 def roll(ctx: Context, op) -> None:
     shifts, dims = param(op, "shifts"), param(op, "dims")
     shifts = [shifts] if isinstance(shifts, int) else list(shifts)

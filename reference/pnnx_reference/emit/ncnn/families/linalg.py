@@ -11,10 +11,10 @@ from ....errors import Unsupported
 from ..arithmetic import MUL
 from ..context import AlongBatch, Context, dims_params, param
 from ..layers import Weight
-from ..registry import LEADING, LOWERINGS
+from ..registry import LEADING, LOWERINGS, MOVES_DATA
 
 
-@LOWERINGS.register("torch.diag", "Tensor.diag", batch=LEADING)
+@LOWERINGS.register("torch.diag", "Tensor.diag", batch=LEADING, **MOVES_DATA)
 def diag(ctx: Context, op) -> None:
     src = op.inputs[0]
     if ctx.has_batch(src):
@@ -45,11 +45,11 @@ def _triangle(ctx: Context, op, lower: bool) -> None:
     ctx.emit("BinaryOp", "mask", [ctx.blob(src), mask_blob], [out.name], {0: MUL})
 
 
-@LOWERINGS.register("torch.tril", "Tensor.tril", batch=LEADING)
+@LOWERINGS.register("torch.tril", "Tensor.tril", batch=LEADING, **MOVES_DATA)
 def tril(ctx: Context, op) -> None:
     _triangle(ctx, op, lower=True)
 
 
-@LOWERINGS.register("torch.triu", "Tensor.triu", batch=LEADING)
+@LOWERINGS.register("torch.triu", "Tensor.triu", batch=LEADING, **MOVES_DATA)
 def triu(ctx: Context, op) -> None:
     _triangle(ctx, op, lower=False)

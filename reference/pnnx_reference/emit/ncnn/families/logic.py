@@ -11,6 +11,9 @@ infinities give inf - inf = NaN and Threshold(NaN) = 0, which is still right; a 
 not: it reads as "not greater, not less, not different", so ge/le/eq give 1 and ne 0 (torch:
 0, 0, 0, 1).
 
+An integer operand is carried as its float value (exact below 2^24), so comparisons, logic and
+selection are exact on it as on floats; ~x of an integer is -1 - x (255 - x for uint8).
+
 A non-bool operand is true where it is nonzero: Threshold(|x|) (a NaN reads as false).
 where/masked_fill select by cond * x + (1 - cond) * y, exact while the tensors x and y are
 finite (an infinite number is built so that it never meets a 0)."""
@@ -66,7 +69,7 @@ ALIASES = {"gt": "greater", "ge": "greater_equal", "lt": "less", "le": "less_equ
 for _name, (_text, _negate) in COMPARISONS.items():
     _names = [_name] + ([ALIASES[_name]] if _name in ALIASES else [])
     LOWERINGS.register(*(f"{table}.{n}" for n in _names for table in ("torch", "Tensor")), bool_operands=True,
-                       batch=ANY)(_comparison(_text, _negate))
+                       int_operands=True, batch=ANY)(_comparison(_text, _negate))
 
 
 # --- boolean logic -----------------------------------------------------------------------------
@@ -90,17 +93,17 @@ def _and_or(func: str, op, ctx: Context, out: str) -> str:
     return above_zero(ctx, _tree(ctx, op, node, ctx.temp(out)), out)
 
 
-@LOWERINGS.register("torch.logical_and", "Tensor.logical_and", bool_operands=True, batch=ANY)
+@LOWERINGS.register("torch.logical_and", "Tensor.logical_and", bool_operands=True, int_operands=True, batch=ANY)
 def logical_and(ctx: Context, op) -> None:
     _and_or("min", op, ctx, op.outputs[0].name)
 
 
-@LOWERINGS.register("torch.logical_or", "Tensor.logical_or", bool_operands=True, batch=ANY)
+@LOWERINGS.register("torch.logical_or", "Tensor.logical_or", bool_operands=True, int_operands=True, batch=ANY)
 def logical_or(ctx: Context, op) -> None:
     _and_or("max", op, ctx, op.outputs[0].name)
 
 
-@LOWERINGS.register("torch.logical_xor", "Tensor.logical_xor", bool_operands=True, batch=ANY)
+@LOWERINGS.register("torch.logical_xor", "Tensor.logical_xor", bool_operands=True, int_operands=True, batch=ANY)
 def logical_xor(ctx: Context, op) -> None:
     """|a - b| of 0/1 operands; otherwise or - and (both 0/1 of the broadcast shape)."""
     out = op.outputs[0].name
@@ -112,7 +115,7 @@ def logical_xor(ctx: Context, op) -> None:
     ctx.emit("BinaryOp", "xor", [either, both], [out], {0: BINARY["sub"][0]})
 
 
-@LOWERINGS.register("torch.logical_not", "Tensor.logical_not", bool_operands=True, batch=ANY)
+@LOWERINGS.register("torch.logical_not", "Tensor.logical_not", bool_operands=True, int_operands=True, batch=ANY)
 def logical_not(ctx: Context, op) -> None:
     out = op.outputs[0].name
     if is_bool(op.inputs[0]):
@@ -121,12 +124,18 @@ def logical_not(ctx: Context, op) -> None:
         _mask_of(ctx, op, _call("abs", ex.input_ref(0)), negate=True)
 
 
-@LOWERINGS.register("torch.bitwise_not", "Tensor.bitwise_not", bool_operands=True, batch=ANY)
+@LOWERINGS.register("torch.bitwise_not", "Tensor.bitwise_not", bool_operands=True, int_operands=True, batch=ANY)
 def bitwise_not(ctx: Context, op) -> None:
-    """~ of a bool (pnnx writes &, | and ^ as expressions); integer operands are refused earlier."""
-    if not is_bool(op.inputs[0]):
-        raise Unsupported(f"{op.type} of a non-bool operand is not lowered")
-    complement(ctx, ctx.blob(op.inputs[0]), op.outputs[0].name)
+    """~ of a bool, or of an integer: -1 - x in two's complement, 255 - x for uint8 (pnnx
+    writes &, | and ^ as expressions)."""
+    src = op.inputs[0]
+    if is_bool(src):
+        complement(ctx, ctx.blob(src), op.outputs[0].name)
+        return
+    if src.dtype is None or src.dtype[0] not in "iu":
+        raise Unsupported(f"{op.type} of a {src.dtype} operand is not lowered")
+    all_ones = 255.0 if src.dtype == "u8" else -1.0
+    ctx.emit("BinaryOp", "not", [ctx.blob(src)], [op.outputs[0].name], {0: BINARY["sub"][1], 1: 1, 2: all_ones})
 
 
 # --- selection ---------------------------------------------------------------------------------
@@ -155,12 +164,12 @@ def _select(ctx: Context, op, cond, x, y) -> None:
     _tree(ctx, op, _call("add", _term(cond, x), _term(not_cond, y)), op.outputs[0].name)
 
 
-@LOWERINGS.register("torch.where", "Tensor.where", bool_operands=True, batch=ANY)
+@LOWERINGS.register("torch.where", "Tensor.where", bool_operands=True, int_operands=True, batch=ANY)
 def where(ctx: Context, op) -> None:
     _select(ctx, op, *argument_nodes(op, ("condition", "input", "other")).values())
 
 
-@LOWERINGS.register("Tensor.masked_fill", "Tensor.masked_fill_", bool_operands=True, batch=ANY)
+@LOWERINGS.register("Tensor.masked_fill", "Tensor.masked_fill_", bool_operands=True, int_operands=True, batch=ANY)
 def masked_fill(ctx: Context, op) -> None:
     x, mask, value = argument_nodes(op, ("input", "mask", "value")).values()
     _select(ctx, op, mask, value, x)

@@ -1,6 +1,7 @@
 """Reductions -> Reduction (axes in batch-dropped torch order, 5=1 as upstream writes): sum,
 mean, prod, amax/amin, max/min (their elementwise two-tensor form too), logsumexp, norms;
-any/all of 0/1 blobs; var/std (two-pass: mean, then the sum of squared deviations);
+any/all of 0/1 blobs; sums of bools (counts, exact up to 2^24: truth.check_count) and of
+integers (float values, exact below 2^24); var/std (two-pass: mean, then the sum of squared deviations);
 argmax/argmin from exact steps (ncnn's ArgMax is not built by default)."""
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from ..layers import Weight
 from ..reduction import (REDUCE_L1, REDUCE_L2, REDUCE_LOGSUMEXP, REDUCE_MAX, REDUCE_MEAN, REDUCE_MIN, REDUCE_PROD,
                          REDUCE_SUM, REDUCE_SUMSQ, reduced_axes, reduction)
 from ..registry import LEADING, LOWERINGS
-from ..truth import above_zero, is_bool
+from ..truth import above_zero, check_count, is_bool
 
 OPS = {"torch.sum": REDUCE_SUM, "Tensor.sum": REDUCE_SUM, "torch.mean": REDUCE_MEAN, "Tensor.mean": REDUCE_MEAN,
        "torch.amax": REDUCE_MAX, "torch.amin": REDUCE_MIN, "torch.max": REDUCE_MAX, "Tensor.max": REDUCE_MAX,
@@ -34,6 +35,8 @@ def _reduce(ctx: Context, op, operation: int) -> None:
     dims = param(op, "dim")
     src, out = op.inputs[0], op.outputs[0]
     keep = bool(param(op, "keepdim", False))
+    if is_bool(src) and operation == REDUCE_SUM:
+        check_count(_terms(src.shape, dims))
     if dims is None or dims == []:
         if ctx.has_batch(src) and (keep or src.shape[ctx.batch_axis(src)] != 1):
             raise AlongBatch("reduces every dim (the batch axis too)")
@@ -48,8 +51,21 @@ def _reduce(ctx: Context, op, operation: int) -> None:
     ctx.emit("Reduction", "reduce", [ctx.blob(src)], [out.name], params)
 
 
+def _terms(shape: list[int], dims) -> int:
+    """How many elements each output element of a reduction over `dims` (None: all) sums."""
+    if dims is None or dims == []:
+        return int(np.prod(shape, dtype=np.int64))
+    dims = [dims] if isinstance(dims, int) else dims
+    return int(np.prod([shape[int(d)] for d in dims], dtype=np.int64))
+
+
+# exact on the bool and integer values blobs carry (sums and products within the limits above)
+EXACT_ON_INTEGERS = (REDUCE_SUM, REDUCE_PROD, REDUCE_MAX, REDUCE_MIN)
+
+
 def _register(op_type: str, operation: int) -> None:
-    LOWERINGS.register(op_type, batch=LEADING)(lambda ctx, op: _reduce(ctx, op, operation))
+    exact = {"bool_operands": True, "int_operands": True} if operation in EXACT_ON_INTEGERS else {}
+    LOWERINGS.register(op_type, batch=LEADING, **exact)(lambda ctx, op: _reduce(ctx, op, operation))
 
 
 for _type, _operation in OPS.items():
@@ -79,8 +95,10 @@ def _reduce_truth(operation: int):
     return lower
 
 
-LOWERINGS.register("torch.all", "Tensor.all", bool_operands=True, batch=LEADING)(_reduce_truth(REDUCE_MIN))
-LOWERINGS.register("torch.any", "Tensor.any", bool_operands=True, batch=LEADING)(_reduce_truth(REDUCE_MAX))
+LOWERINGS.register("torch.all", "Tensor.all", bool_operands=True, int_operands=True,
+                   batch=LEADING)(_reduce_truth(REDUCE_MIN))
+LOWERINGS.register("torch.any", "Tensor.any", bool_operands=True, int_operands=True,
+                   batch=LEADING)(_reduce_truth(REDUCE_MAX))
 
 
 def _correction(op) -> float:
@@ -170,11 +188,11 @@ def _reduce_params(operation: int, shape: list[int], axis: int, keep: bool) -> d
     return {0: operation, 1: 0, 3: [axis], 4: int(keep), 5: 1}
 
 
-@LOWERINGS.register("torch.argmax", "Tensor.argmax", batch=LEADING)
+@LOWERINGS.register("torch.argmax", "Tensor.argmax", batch=LEADING, int_operands=True)
 def argmax(ctx: Context, op) -> None:
     _arg_extreme(ctx, op, REDUCE_MAX)
 
 
-@LOWERINGS.register("torch.argmin", "Tensor.argmin", batch=LEADING)
+@LOWERINGS.register("torch.argmin", "Tensor.argmin", batch=LEADING, int_operands=True)
 def argmin(ctx: Context, op) -> None:
     _arg_extreme(ctx, op, REDUCE_MIN)

@@ -7,10 +7,10 @@ import numpy as np
 from ....errors import Unsupported
 from ..context import Context, dims_params, param
 from ..crops import select_indices
-from ..registry import LEADING, LOWERINGS
+from ..registry import LEADING, LOWERINGS, MOVES_DATA
 
 
-@LOWERINGS.register("Tensor.repeat", "torch.tile", "Tensor.tile", batch=LEADING)
+@LOWERINGS.register("Tensor.repeat", "torch.tile", "Tensor.tile", batch=LEADING, **MOVES_DATA)
 def repeat(ctx: Context, op) -> None:
     """Tile; the repeat counts come from the shapes: torch lines the input up with the output's
     trailing dims (leading 1s for new dims), in ncnn shapes as well as in torch's."""
@@ -38,7 +38,7 @@ def tile_to(ctx: Context, kind: str, src, out, in_shape: list, out_shape: list, 
     ctx.emit("Tile", kind, [blob], [out.name], {2: [repeat(i, o) for i, o in zip(in_shape, out_shape)]})
 
 
-@LOWERINGS.register("Tensor.expand", "Tensor.expand_as", batch=LEADING)
+@LOWERINGS.register("Tensor.expand", "Tensor.expand_as", batch=LEADING, **MOVES_DATA)
 def expand(ctx: Context, op) -> None:
     """Tile of the size-1 dims; new leading dims are added as 1s first (a Reshape)."""
     src, out = op.inputs[0], op.outputs[0]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ....errors import Unsupported
 from ..batch import batch_reshape_params, keeps_samples, permutation_of
 from ..context import RESHAPES, Context, dims_params, permutation_order_type
-from ..registry import LOWERINGS, PERMUTE, RESHAPE
+from ..registry import LOWERINGS, MOVES_DATA, PERMUTE, RESHAPE
 
 
 def _per_sample(ctx: Context, src, out) -> bool:
@@ -20,7 +20,7 @@ def _per_sample(ctx: Context, src, out) -> bool:
     return bi is not None and bo is not None and keeps_samples(list(src.shape), bi, list(out.shape)) == bo
 
 
-@LOWERINGS.register(*RESHAPES, batch=RESHAPE)
+@LOWERINGS.register(*RESHAPES, batch=RESHAPE, **MOVES_DATA)
 def reshape(ctx: Context, op) -> None:
     if "dtype" in op.params:  # Tensor.view(dtype): the same bytes read as another type
         raise Unsupported(f"view({op.params['dtype']}) reinterprets bytes; ncnn blobs hold floats")
@@ -51,7 +51,7 @@ def reshape(ctx: Context, op) -> None:
 
 @LOWERINGS.register("Tensor.permute", "torch.permute", "torch.transpose", "Tensor.transpose", "torch.swapaxes",
                     "Tensor.swapaxes", "torch.t", "Tensor.t", "torch.movedim", "Tensor.movedim", "torch.moveaxis",
-                    "Tensor.moveaxis", batch=PERMUTE)
+                    "Tensor.moveaxis", batch=PERMUTE, **MOVES_DATA)
 def permute(ctx: Context, op) -> None:
     """The permutation of each sample: the batch axis moves with its dim (batch.py), so the
     other dims keep their order around it."""
