@@ -48,6 +48,21 @@ def test_without_inputshape_the_traced_shapes_and_dtypes_are_used(tmp_path, caps
     assert "model inputshape = [2,5,3]f32,[2,5]i64" in err  # upstream's stat lines, on its stream
 
 
+class UnevenChunks(nn.Module):
+    def forward(self, x):
+        return torch.chunk(x, 3, dim=-1)
+
+
+def test_the_recorded_inputs_are_read_not_rerun(tmp_path):
+    """torch.jit.load(_restore_shapes=True) re-runs the module on the recorded inputs, whose data
+    the file does not hold: a traced uneven torch.chunk aborted the process (munmap_chunk())."""
+    pt = trace(UnevenChunks(), (torch.rand(2, 4, 13),), tmp_path / "chunk.pt")
+    done = subprocess.run([sys.executable, "-m", "pnnx_reference.cli", str(pt)], capture_output=True, text=True,
+                          cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert input_annotations(tmp_path / "chunk.pnnx.param") == ["[2, 4, 13]f32"]
+
+
 def test_inputshape_still_wins_over_the_traced_shapes(tmp_path, capsys):
     pt = trace(TwoInputs(), (torch.rand(2, 5, 3), torch.ones(2, 5, dtype=torch.int64)), tmp_path / "two.pt")
     assert main([str(pt), "inputshape=[1,4,3],[1,4]i64"]) == 0, capsys.readouterr().err

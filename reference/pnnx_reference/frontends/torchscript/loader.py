@@ -11,8 +11,8 @@ import torch
 import torch.nn as nn
 
 from ...errors import ConversionError, UsageError
-from ...ir import dtype_suffix_of
 from .rebuilt import build_module
+from .traced_inputs import stored_inputs
 
 _CODE_LIMIT = 64 << 20  # bytes of TorchScript code read when looking for torchvision's ops
 
@@ -42,11 +42,12 @@ def read(path) -> TracedFile:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)  # torch.jit.load's deprecation notice
-            script = torch.jit.load(str(path), map_location="cpu", _restore_shapes=True)
+            # never _restore_shapes=True: it re-runs the module on inputs stored without data
+            script = torch.jit.load(str(path), map_location="cpu")
     except Exception as err:  # not a TorchScript archive, or a corrupt one
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise ConversionError(f"{path}: not a loadable TorchScript file: {first}") from None
-    count, shapes, types = _traced_inputs(script)
+    count, shapes, types = _traced_inputs(script, path)
     return TracedFile(rebuild(script), count, shapes, types)
 
 
@@ -58,21 +59,19 @@ def rebuild(script: torch.jit.ScriptModule) -> nn.Module:
         return build_module(script).eval()
 
 
-def _traced_inputs(script) -> tuple[int | None, list | None, list | None]:
-    """Newer torch.jit.trace saves its example inputs' shapes (traced_inputs.pkl), which
-    `_restore_shapes=True` puts on the forward graph's inputs."""
+def _traced_inputs(script, path: Path) -> tuple[int | None, list | None, list | None]:
+    """How many tensors forward takes, and the shapes and dtypes of the example inputs newer
+    torch.jit.trace saves (traced_inputs.pkl)."""
     try:
         arguments = list(script.forward.graph.inputs())[1:]
     except RuntimeError:  # no forward method
         return None, None, None
-    types = [a.type() for a in arguments]
-    if not all(isinstance(t, torch._C.TensorType) for t in types):
+    if not arguments or not all(isinstance(a.type(), torch._C.TensorType) for a in arguments):
         return None, None, None
-    shapes = [t.sizes() for t in types]
-    dtypes = [t.dtype() for t in types]
-    if not types or any(s is None for s in shapes) or any(d is None for d in dtypes):
-        return len(types), None, None
-    return len(types), [list(s) for s in shapes], [dtype_suffix_of(d) for d in dtypes]
+    stored = stored_inputs(path)
+    if stored is None or len(stored) != len(arguments):
+        return len(arguments), None, None
+    return len(arguments), [shape for shape, _ in stored], [dtype for _, dtype in stored]
 
 
 def _names_torchvision(path: Path) -> bool:
