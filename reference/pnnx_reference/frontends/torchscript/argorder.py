@@ -5,6 +5,7 @@ reproduces the original's result. None means no order does (constructor argument
 misread): the caller then replays the original graph instead."""
 from __future__ import annotations
 
+import inspect
 import itertools
 
 import torch
@@ -83,15 +84,92 @@ def python_args(module, args: tuple) -> tuple[tuple, dict, list[int] | None] | N
     with torch._C.DisableTorchFunction(), torch.no_grad():  # unseen by the tracer
         expected = flat(script(*_as_script_args(_copies(args))))
         for keywords in _CALL_KEYWORDS.get(type(module), ({},)):
-            for packed in orders(module, args):
+            for packed, masks in _calls(module, script, args):
                 try:  # no hooks: unrecorded
-                    got = flat(type(module).forward(module, *_copies(packed), **keywords))
+                    got = flat(type(module).forward(module, *_copies(packed), **keywords,
+                                                    **materialize(masks)))
                 except Exception:  # a wrong order usually fails on shapes
                     continue
                 where = _positions(got, expected)
                 if where is not None:
-                    return packed, keywords, None if where == list(range(len(where))) else where
+                    return packed, {**keywords, **masks}, None if where == list(range(len(where))) else where
     return None
+
+
+def _calls(module, script, args: tuple):
+    """(positional arguments, mask keywords) the module may have been called with: the orders
+    below; for attention modules also the traced tensors spread over the query (source,
+    target) parameters and the masks, and, where the recorded attention is causal and tracing
+    dropped the mask, a causal mask of our own."""
+    plain = ((packed, {}) for packed in orders(module, args))
+    if not _mask_slots(module):
+        yield from plain
+        return
+    calls = [*_masked(module, args), *plain]  # masks by name first, as the emitters want them
+    yield from calls
+    slot = _CAUSAL_SLOT.get(type(module))
+    if slot is not None and _causal(script):
+        for packed, masks in calls:
+            if slot not in masks:
+                yield packed, {**masks, slot: _causal_mask(module, packed)}
+
+
+def _mask_slots(module) -> list[str]:
+    return [name for name in inspect.signature(type(module).forward).parameters if name.endswith("mask")]
+
+
+def _masked(module, args: tuple):
+    """Each traced tensor in a required parameter (several may take the same one: `mha(x, x,
+    x)` is traced as forward(x)) or in one mask parameter; every tensor used."""
+    parameters = list(inspect.signature(type(module).forward).parameters.values())[1:]
+    required = [p.name for p in parameters if p.default is inspect.Parameter.empty
+                and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    slots = _mask_slots(module)
+    for picks in itertools.product(range(len(args)), repeat=len(required)):
+        rest = [i for i in range(len(args)) if i not in picks]
+        if not rest:
+            continue  # without masks: one of orders()
+        for names in itertools.permutations(slots, len(rest)):
+            yield tuple(args[i] for i in picks), {n: args[i] for n, i in zip(names, rest)}
+
+
+# Where a causal attention's mask goes, and which positional argument's sequence it covers.
+_CAUSAL_SLOT = {torch.nn.MultiheadAttention: "attn_mask", torch.nn.TransformerEncoderLayer: "src_mask",
+                torch.nn.TransformerEncoder: "mask", torch.nn.TransformerDecoderLayer: "tgt_mask",
+                torch.nn.TransformerDecoder: "tgt_mask", torch.nn.Transformer: "tgt_mask"}
+_CAUSAL_SEQUENCE = {torch.nn.Transformer: 1}  # the target; the others' first argument
+
+
+def _causal(script) -> bool:
+    """Whether an attention of the traced forward is causal with no mask (`is_causal=True`:
+    tracing keeps the flag and drops the mask the Python call was given)."""
+    graph = script.inlined_graph  # held: its nodes die with it
+    for node in graph.findAllNodes("aten::scaled_dot_product_attention"):
+        flag = node.inputsAt(5).node()
+        if flag.kind() == "prim::Constant" and flag.output().toIValue() is True:
+            return True
+    return False
+
+
+def _causal_mask(module, packed: tuple):
+    x = packed[_CAUSAL_SEQUENCE.get(type(module), 0)]
+    attention = next(m for m in module.modules() if isinstance(m, torch.nn.MultiheadAttention))
+    return CausalMask(x.shape[1 if attention.batch_first and x.dim() == 3 else 0], x.dtype)
+
+
+class CausalMask:
+    """A causal attention mask of `size` x `size`, made when the call is made (so the tracer
+    records how: torch.full and torch.triu, as models write it)."""
+
+    def __init__(self, size: int, dtype: torch.dtype):
+        self.size, self.dtype = size, dtype
+
+    def make(self) -> torch.Tensor:
+        return torch.triu(torch.full((self.size, self.size), float("-inf"), dtype=self.dtype), diagonal=1)
+
+
+def materialize(keywords: dict) -> dict:
+    return {k: v.make() if isinstance(v, CausalMask) else v for k, v in keywords.items()}
 
 
 def orders(module, args: tuple):

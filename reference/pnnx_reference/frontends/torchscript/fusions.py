@@ -6,6 +6,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
+from .. import aten
 from ..aten import written
 from . import schema
 from .schema import constant_value
@@ -88,6 +89,33 @@ def _softmin(node, env):
     if values is None:
         return None
     return nodes, F.softmin(env[node.inputsAt(0)], dim=values[0], dtype=values[1])
+
+
+@fusion("aten::contiguous")
+@fusion("aten::embedding_renorm_")
+def _embedding_max_norm(node, env):
+    """F.embedding(x, w, max_norm=m, norm_type=p) is traced as x.contiguous(), the rows of w it
+    reads renormalised in place (aten::embedding_renorm_ on w.detach()), then aten::embedding.
+    Replayed as the one F.embedding with max_norm: the converted model starts from the weights
+    before the renorm and renormalises them as this one did (as on the Python route)."""
+    contiguous = node if node.kind() == "aten::contiguous" else None
+    indices = node.output() if contiguous else node.inputsAt(1)
+    users = [u.user for u in indices.uses()]
+    renorm = node if contiguous is None else next((u for u in users if u.kind() == "aten::embedding_renorm_"), None)
+    if renorm is None:
+        return None
+    weight = renorm.inputsAt(0)
+    if weight.node().kind() == "aten::detach":
+        weight = weight.node().inputsAt(0)
+    lookup = next((u for u in users if u.kind() == "aten::embedding" and u.inputsAt(0) == weight), None)
+    values = constants(renorm, 2, 3)
+    if lookup is None or values is None or any(v not in env for v in lookup.inputs() if v != indices) \
+            or (contiguous is not None and any(u not in (renorm, lookup) for u in users)):
+        return None
+    kwargs = schema.named_args(lookup, [env.get(v) for v in lookup.inputs()])
+    kwargs["indices"] = env[contiguous.inputsAt(0)] if contiguous is not None else env[indices]
+    nodes = [n for n in (contiguous, renorm, lookup) if n is not None]
+    return nodes, aten.call("embedding", {**kwargs, "max_norm": values[0], "norm_type": values[1]})
 
 
 def _shape_chain(node, kinds: list[str]) -> list | None:

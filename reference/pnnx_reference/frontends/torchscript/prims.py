@@ -50,10 +50,9 @@ def _call_method(node, args, env):
         # tracing names the second call of a shared module forward1, forward2, ...
         call = argorder.python_args(owner, tuple(args[1:]))
         if call is None:  # the recovered module does not reproduce the original: replay it
-            graph = argorder.script_of(owner)._c._get_method("forward").graph
-            return _results(node, _run_graph(graph, (owner, *args[1:])))
+            return _results(node, _replay_of(owner)(*args[1:]))
         args_in_order, keywords, where = call
-        result = owner(*args_in_order, **keywords)
+        result = owner(*args_in_order, **argorder.materialize(keywords))
         if isinstance(result, tuple):  # tracing flattens (out, (h, c)), drops what nobody reads
             values = argorder.flat(result)
             values = tuple(values[i] for i in where) if where is not None else tuple(values)
@@ -63,6 +62,22 @@ def _call_method(node, args, env):
                 result = values[0] if node.outputsSize() == 1 else values[:node.outputsSize()]
         return _results(node, result)
     return _results(node, getattr(owner, name)(*args[1:]))
+
+
+def _replay_of(module):
+    """The script behind a recovered module, rebuilt as a Replay: its graph calls the script's
+    children, each recovered (or replayed) in turn; the recovered module's own children were
+    built by its constructor and know nothing of the calls tracing recorded."""
+    replay = getattr(module, _REPLAY, None)
+    if replay is None:
+        from .rebuilt import Replay  # rebuilt -> interpreter -> prims
+
+        replay = Replay(argorder.script_of(module))
+        object.__setattr__(module, _REPLAY, replay)  # not a child: the tracer inlines its calls
+    return replay
+
+
+_REPLAY = "_pnnx_replay"
 
 
 def _results(node, value) -> list:

@@ -185,7 +185,7 @@ def attention_sizes(state: dict) -> dict:
 
 def _attention_dims(script) -> dict:
     """nn.MultiheadAttention: sizes from the projections, num_heads from the 1/sqrt(head_dim)
-    scaling the forward applies, batch_first from a leading transpose of the query. A misread
+    scaling the forward applies, batch_first from a leading transpose of an input. A misread
     is caught when the module is checked against the original (argorder)."""
     out = attention_sizes(dict(script.named_parameters(recurse=False)))
     if not out:
@@ -209,9 +209,9 @@ def _attention_dims(script) -> dict:
         heads = _heads(graph, embed_dim)
         if heads:
             out["num_heads"] = heads
-    query = list(graph.inputs())[1]
-    first = query.uses()[0].user if query.uses() else None
-    out["batch_first"] = first is not None and first.kind() == "aten::transpose"
+    # tracing orders the inputs by first use: the query need not come first (a mask may)
+    out["batch_first"] = any(value.uses() and value.uses()[0].user.kind() == "aten::transpose"
+                             for value in list(graph.inputs())[1:])
     return out
 
 
