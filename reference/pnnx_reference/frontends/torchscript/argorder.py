@@ -168,8 +168,17 @@ class CausalMask:
         return torch.triu(torch.full((self.size, self.size), float("-inf"), dtype=self.dtype), diagonal=1)
 
 
-def materialize(keywords: dict) -> dict:
-    return {k: v.make() if isinstance(v, CausalMask) else v for k, v in keywords.items()}
+def materialize(keywords: dict, made: dict | None = None) -> dict:
+    """The keywords with each CausalMask made; `made` keeps those of one graph's calls, so that
+    the layers of one nn.TransformerEncoder share one mask, as the model's did."""
+    made = {} if made is None else made
+    out = dict(keywords)
+    for k, v in keywords.items():
+        if isinstance(v, CausalMask):
+            if (v.size, v.dtype) not in made:
+                made[v.size, v.dtype] = v.make()
+            out[k] = made[v.size, v.dtype]
+    return out
 
 
 def orders(module, args: tuple):

@@ -52,7 +52,7 @@ def _call_method(node, args, env):
         if call is None:  # the recovered module does not reproduce the original: replay it
             return _results(node, _replay_of(owner)(*args[1:]))
         args_in_order, keywords, where = call
-        result = owner(*args_in_order, **argorder.materialize(keywords))
+        result = owner(*args_in_order, **argorder.materialize(keywords, env.setdefault(_MASKS, {})))
         if isinstance(result, tuple):  # tracing flattens (out, (h, c)), drops what nobody reads
             values = argorder.flat(result)
             values = tuple(values[i] for i in where) if where is not None else tuple(values)
@@ -78,6 +78,7 @@ def _replay_of(module):
 
 
 _REPLAY = "_pnnx_replay"
+_MASKS = "causal masks"  # env entry: the masks made for this graph's calls (argorder.materialize)
 
 
 def _results(node, value) -> list:
