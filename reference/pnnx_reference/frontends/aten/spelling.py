@@ -104,6 +104,8 @@ def call(spelling: Spelling, aten_name: str, kwargs: dict):
     this, rest = kwargs[first], {k: v for k, v in kwargs.items() if k != first}
     if spelling.name == "__getitem__":
         return _select(this, rest) if aten_name == "select" else NOT_SPELLED
+    if (spelling.name, aten_name) in _RENAMED:
+        return _RENAMED[spelling.name, aten_name](this, rest)
     if spelling.kind == "method":
         return _method(spelling.name, aten_name, this, rest)
     fn = _function(spelling)
@@ -112,7 +114,23 @@ def call(spelling: Spelling, aten_name: str, kwargs: dict):
     return _bound(fn, (this,), rest)
 
 
+def _norm(this, rest: dict):
+    """torch.norm(x, p, dim, keepdim, dtype) is aten linalg_vector_norm(x, ord, ...); its
+    default p='fro' is the 2-norm (an explicit p=2 reads the same: it is written 'fro')."""
+    dim = rest.get("dim")
+    dim = dim[0] if isinstance(dim, (list, tuple)) and len(dim) == 1 else dim
+    ord_ = rest.get("ord", 2)
+    return torch.norm(this, p="fro" if ord_ == 2 else ord_, dim=dim, keepdim=rest.get("keepdim", False),
+                      dtype=rest.get("dtype"))
+
+
+# Python functions of torch that are one aten call of another name: (function, aten) -> call.
+_RENAMED = {("norm", "linalg_vector_norm"): _norm}
+
+
 def _names_this_call(spelling: Spelling, aten_name: str) -> bool:
+    if (spelling.name, aten_name) in _RENAMED:
+        return spelling.kind == "torch"
     if spelling.name == "__getitem__":
         return aten_name == "select"
     if spelling.name in ARITHMETIC:  # `x + y`, `x.add(y)`: one pnnx.Expression, as the rule writes it

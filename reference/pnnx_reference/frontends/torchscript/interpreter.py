@@ -26,7 +26,7 @@ def run_block(block, env: dict) -> list:
             nodes, result = fused
             replayed.update(_key(n) for n in nodes)
             replayed.update(_key(n) for n in _dead_feeders(block, replayed))
-            env[nodes[-1].output()] = result
+            env[nodes[-1].outputsAt(0)] = result  # a fusion gives its last node's one result read
             continue
         run_node(node, env)
     return [env[v] for v in block.outputs()]

@@ -57,11 +57,12 @@ def _fractional_max_pool(name, kw, used):
                     return_indices=_indices_read(used), _random_samples=kw["random_samples"]), used)
 
 
-@rule("max_unpool2d", "max_unpool3d")
+@rule("max_unpool1d", "max_unpool2d", "max_unpool3d")
 def _max_unpool(name, kw):
     """aten's max_unpool2d keeps only the output size (the indices are flat positions in it);
     F.max_unpool2d also wants a kernel and stride, which only check that size: any pair whose
-    default size is near it will do."""
+    default size is near it will do. (aten has no max_unpool1d: F.max_unpool1d is traced as
+    max_unpool2d between unsqueezes, which the TorchScript frontend joins back: fusions.py.)"""
     x, size = kw["self"], list(kw["output_size"])
     spatial = x.shape[2:] if x.dim() == len(size) + 2 else x.shape[1:]
     stride = kw.get("stride") or [max(1, math.ceil(int(o) / int(i))) for o, i in zip(size, spatial)]
