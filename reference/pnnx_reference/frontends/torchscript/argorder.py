@@ -73,12 +73,24 @@ def script_of(module):
 _CALL_KEYWORDS = {torch.nn.MultiheadAttention: ({}, {"need_weights": False})}
 
 
+# nn.InstanceNorm without weights or statistics keeps no trace of num_features: built with
+# this count, it takes the channel count of its first input (which its forward only warns about).
+UNKNOWN_FEATURES = 0
+
+
+def fill_features(module, args: tuple) -> None:
+    if isinstance(module, torch.nn.modules.instancenorm._InstanceNorm) and module.num_features == UNKNOWN_FEATURES \
+            and args and isinstance(args[0], torch.Tensor):
+        module.num_features = args[0].shape[args[0].dim() - module._get_no_batch_dim()]
+
+
 def python_args(module, args: tuple) -> tuple[tuple, dict, list[int] | None] | None:
     """The arguments in the order (and nesting) the module's Python forward takes them, the
     keyword arguments the traced call passed, and where each of the traced results is among
     the Python call's flattened results (None: in order; tracing may drop results nobody
     reads and reorder a tuple's, as an LSTM with proj_size returns (h, c, out))."""
     script = script_of(module)
+    fill_features(module, args)
     if script is None:
         return _pack(module, args), {}, None
     with torch._C.DisableTorchFunction(), torch.no_grad():  # unseen by the tracer

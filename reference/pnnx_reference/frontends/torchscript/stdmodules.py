@@ -56,6 +56,10 @@ def _weight_dims(cls, state: dict) -> dict:
     out = {"bias": has_bias}
     if weight is None:
         out.update(affine=False, elementwise_affine=False)
+        stats = state.get("running_mean")
+        out["track_running_stats"] = stats is not None
+        if stats is not None:
+            out["num_features"] = stats.shape[0]
         return out
     out.update(affine=True, elementwise_affine=True)
     if issubclass(cls, nn.modules.conv._ConvNd):
@@ -317,7 +321,15 @@ def _embedding_bag_dims(script) -> dict:
     return {}
 
 
-_EXTRACTORS = {nn.LocalResponseNorm: _local_response_norm_dims, nn.EmbeddingBag: _embedding_bag_dims}
+def _instance_norm_dims(script) -> dict:
+    """Without weights or statistics nothing holds the feature count: the input's channel
+    count gives it at the first call (argorder.fill_features)."""
+    return {} if dict(script.state_dict()) else {"num_features": argorder.UNKNOWN_FEATURES}
+
+
+_EXTRACTORS = {nn.LocalResponseNorm: _local_response_norm_dims, nn.EmbeddingBag: _embedding_bag_dims,
+               nn.InstanceNorm1d: _instance_norm_dims, nn.InstanceNorm2d: _instance_norm_dims,
+               nn.InstanceNorm3d: _instance_norm_dims}
 
 
 def _rnn_dims(state: dict) -> dict:
