@@ -20,8 +20,6 @@ CATEGORY_REASONS = {
                  "Python frame in the trace to tell them apart; the .pt route writes upstream's name",
     "params": "the trace holds a value as the call converted it (scale_factor=2 as 2.0, LPPool's "
               "float(norm_type)); how the model spelled it is not recorded",
-    "module": "nn.MaxUnpool1d/2d/3d: its traced graph keeps only the output size, not the kernel_size the "
-              "module was built with, so it is written as its function",
     "unbatched": "a trace of an unbatched input does not show the module's batch layout (batch_first changes "
                  "nothing without a batch axis); the .pt route writes the default",
 }

@@ -73,15 +73,43 @@ def script_of(module):
 _CALL_KEYWORDS = {torch.nn.MultiheadAttention: ({}, {"need_weights": False})}
 
 
-# nn.InstanceNorm without weights or statistics keeps no trace of num_features: built with
-# this count, it takes the channel count of its first input (which its forward only warns about).
-UNKNOWN_FEATURES = 0
+# Constructor arguments a traced module keeps no trace of, built with this placeholder and
+# filled at its first call from its input (fill_unknown); the check against the original
+# below rejects a wrong guess.
+UNKNOWN = 0
 
 
-def fill_features(module, args: tuple) -> None:
-    if isinstance(module, torch.nn.modules.instancenorm._InstanceNorm) and module.num_features == UNKNOWN_FEATURES \
-            and args and isinstance(args[0], torch.Tensor):
-        module.num_features = args[0].shape[args[0].dim() - module._get_no_batch_dim()]
+def fill_unknown(module, args: tuple) -> None:
+    """nn.InstanceNorm without weights or statistics: num_features is the input's channel count
+    (its forward only warns about a wrong one). nn.MaxUnpool: the graph keeps the output size
+    only; kernel_size = stride = output / input, no padding (nn.MaxUnpool2d(2))."""
+    x = args[0] if args and isinstance(args[0], torch.Tensor) else None
+    if x is None:
+        return
+    if isinstance(module, torch.nn.modules.instancenorm._InstanceNorm) and module.num_features == UNKNOWN:
+        module.num_features = x.shape[x.dim() - module._get_no_batch_dim()]
+    elif isinstance(module, torch.nn.modules.pooling._MaxUnpoolNd) and set(module.kernel_size) == {UNKNOWN}:
+        size = _unpool_size(module)
+        if size is not None and len(size) <= x.dim():
+            spatial = x.shape[x.dim() - len(size):]
+            module.kernel_size = module.stride = tuple(max(1, -(-int(o) // int(i))) for o, i in zip(size, spatial))
+            module.padding = (0,) * len(size)
+
+
+def _unpool_size(module) -> list | None:
+    """The output size the traced forward passed to aten::max_unpoolNd (a 1-d unpool is traced
+    as a 2-d one of size (n, 1))."""
+    script = script_of(module)
+    if script is None:
+        return None
+    graph = script.inlined_graph  # held: its nodes die with it
+    for kind in ("aten::max_unpool2d", "aten::max_unpool3d"):
+        for node in graph.findAllNodes(kind):
+            size = node.inputsAt(2).node()
+            if size.kind() == "prim::ListConstruct" and all(v.node().kind() == "prim::Constant" for v in size.inputs()):
+                values = [v.toIValue() for v in size.inputs()]
+                return values[:1] if isinstance(module, torch.nn.MaxUnpool1d) else values
+    return None
 
 
 def python_args(module, args: tuple) -> tuple[tuple, dict, list[int] | None] | None:
@@ -90,7 +118,7 @@ def python_args(module, args: tuple) -> tuple[tuple, dict, list[int] | None] | N
     the Python call's flattened results (None: in order; tracing may drop results nobody
     reads and reorder a tuple's, as an LSTM with proj_size returns (h, c, out))."""
     script = script_of(module)
-    fill_features(module, args)
+    fill_unknown(module, args)
     if script is None:
         return _pack(module, args), {}, None
     with torch._C.DisableTorchFunction(), torch.no_grad():  # unseen by the tracer
@@ -113,6 +141,9 @@ def _calls(module, script, args: tuple):
     below; for attention modules also the traced tensors spread over the query (source,
     target) parameters and the masks, and, where the recorded attention is causal and tracing
     dropped the mask, a causal mask of our own."""
+    if isinstance(module, torch.nn.modules.pooling._MaxUnpoolNd) and _unpool_size(module) is not None:
+        # the output size tracing made a constant: given by name, as models give it
+        yield from ((packed, {"output_size": _unpool_size(module)}) for packed in orders(module, args))
     plain = ((packed, {}) for packed in orders(module, args))
     if not _mask_slots(module):
         yield from plain

@@ -323,13 +323,19 @@ def _embedding_bag_dims(script) -> dict:
 
 def _instance_norm_dims(script) -> dict:
     """Without weights or statistics nothing holds the feature count: the input's channel
-    count gives it at the first call (argorder.fill_features)."""
-    return {} if dict(script.state_dict()) else {"num_features": argorder.UNKNOWN_FEATURES}
+    count gives it at the first call (argorder.fill_unknown)."""
+    return {} if dict(script.state_dict()) else {"num_features": argorder.UNKNOWN}
+
+
+def _max_unpool_dims(script) -> dict:
+    """The kernel is not in the graph: guessed at the first call (argorder.fill_unknown)."""
+    return {"kernel_size": argorder.UNKNOWN}
 
 
 _EXTRACTORS = {nn.LocalResponseNorm: _local_response_norm_dims, nn.EmbeddingBag: _embedding_bag_dims,
                nn.InstanceNorm1d: _instance_norm_dims, nn.InstanceNorm2d: _instance_norm_dims,
-               nn.InstanceNorm3d: _instance_norm_dims}
+               nn.InstanceNorm3d: _instance_norm_dims, nn.MaxUnpool1d: _max_unpool_dims,
+               nn.MaxUnpool2d: _max_unpool_dims, nn.MaxUnpool3d: _max_unpool_dims}
 
 
 def _rnn_dims(state: dict) -> dict:
