@@ -16,10 +16,11 @@ from ts_agreement import both_routes
 CASES = select(tier="smoke")
 
 CATEGORY_REASONS = {
-    "namespace": "torch.X, Tensor.X (and x[i] beside x.select) are one builtin aten:: call that leaves no "
-                 "Python frame in the trace to tell them apart; the .pt route writes upstream's name",
+    "namespace": "torch.X and Tensor.X (and x[i] beside x.select, x.float() beside x.to(torch.float)) are one "
+                 "builtin aten:: call that leaves no Python frame in the trace to tell them apart; the .pt route "
+                 "writes upstream's name for the same operator with the same arguments",
     "params": "the trace holds a value as the call converted it (scale_factor=2 as 2.0, LPPool's "
-              "float(norm_type)); how the model spelled it is not recorded",
+              "float(norm_type)); how the model spelled it is not recorded, the value is the same",
     "unbatched": "a trace of an unbatched input does not show the module's batch layout (batch_first changes "
                  "nothing without a batch axis); the .pt route writes the default",
 }

@@ -202,3 +202,36 @@ def test_generated_batch_norm_statistics_stay_named_through_a_trace(tmp_path):
     assert {"rm", "rv"} <= dict(model.named_buffers()).keys()
     graph = capture(rebuild(traced(model, [x])), (x,))
     assert {op.name for op in graph.ops if op.type == "pnnx.Attribute"} == {"rm", "rv"}
+
+
+class Gumbel(nn.Module):
+    def forward(self, x):
+        return F.gumbel_softmax(x, tau=0.5, dim=-1)
+
+
+def test_gumbel_noise_is_drawn_on_every_run_not_frozen():
+    """F.gumbel_softmax is traced as noise drawn like x (empty_like, exponential_, log, neg)
+    then softmax((x + noise) / tau): one random call again, never the trace's noise as a
+    constant (which the constant folding made of it)."""
+    x = torch.rand(2, 10)
+    graph = capture(rebuild(traced(Gumbel(), [x])), (x,))
+    assert [op.type for op in graph.ops] == ["pnnx.Input", "F.gumbel_softmax", "pnnx.Output"]
+    assert graph.ops[1].params["tau"] == 0.5 and graph.ops[1].params["dim"] == -1
+
+
+class UnbatchedConv(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.rand(6, 3, 3))
+
+    def forward(self, x):
+        return F.conv1d(x, self.w, padding=1)
+
+
+def test_an_unbatched_convolution_is_one_call():
+    """An unbatched F.conv1d is traced as unsqueeze(0), the batched call, squeeze(0)."""
+    torch.manual_seed(0)
+    x = torch.rand(3, 10)
+    python_lines, pt_lines, pt_graph = both_routes(UnbatchedConv().eval(), [x])
+    assert not {"torch.unsqueeze", "torch.squeeze"} & {op.type for op in pt_graph.ops}
+    assert pt_lines == python_lines
