@@ -10,6 +10,8 @@ import itertools
 
 import torch
 
+from ..aten.families.pool import unpool_stride
+
 _SCRIPT = "_pnnx_script"
 
 
@@ -70,7 +72,16 @@ def script_of(module):
 
 
 # Keyword arguments a traced call may have passed (the graph only keeps their effect).
-_CALL_KEYWORDS = {torch.nn.MultiheadAttention: ({}, {"need_weights": False})}
+def _call_keywords(module, script) -> tuple[dict, ...]:
+    """nn.MultiheadAttention computes its weights (bmm, softmax, bmm) only when asked for them,
+    and calls scaled_dot_product_attention otherwise: the traced kernel tells which call was
+    made, and the same call gives bit for bit the same result."""
+    if not isinstance(module, torch.nn.MultiheadAttention):
+        return ({},)
+    graph = script.inlined_graph  # held: its nodes die with it
+    fused = graph.findAllNodes("aten::scaled_dot_product_attention") or \
+        graph.findAllNodes("aten::_native_multi_head_attention")
+    return ({"need_weights": False}, {}) if fused else ({}, {"need_weights": False})
 
 
 # Constructor arguments a traced module keeps no trace of, built with this placeholder and
@@ -92,7 +103,7 @@ def fill_unknown(module, args: tuple) -> None:
         size = _unpool_size(module)
         if size is not None and len(size) <= x.dim():
             spatial = x.shape[x.dim() - len(size):]
-            module.kernel_size = module.stride = tuple(max(1, -(-int(o) // int(i))) for o, i in zip(size, spatial))
+            module.kernel_size = module.stride = tuple(unpool_stride(int(o), int(i)) for o, i in zip(size, spatial))
             module.padding = (0,) * len(size)
 
 
@@ -123,7 +134,7 @@ def python_args(module, args: tuple) -> tuple[tuple, dict, list[int] | None] | N
         return _pack(module, args), {}, None
     with torch._C.DisableTorchFunction(), torch.no_grad():  # unseen by the tracer
         expected = flat(script(*_as_script_args(_copies(args))))
-        for keywords in _CALL_KEYWORDS.get(type(module), ({},)):
+        for keywords in _call_keywords(module, script):
             for packed, masks in _calls(module, script, args):
                 try:  # no hooks: unrecorded
                     got = flat(type(module).forward(module, *_copies(packed), **keywords,
@@ -158,7 +169,13 @@ def _calls(module, script, args: tuple):
 
 
 def _mask_slots(module) -> list[str]:
-    return [name for name in inspect.signature(type(module).forward).parameters if name.endswith("mask")]
+    """Optional tensor parameters a call may have given by name (attention masks,
+    nn.EmbeddingBag's per_sample_weights)."""
+    return [name for name in inspect.signature(type(module).forward).parameters
+            if name.endswith("mask") or name in _OPTIONAL_TENSORS]
+
+
+_OPTIONAL_TENSORS = {"per_sample_weights"}  # offsets: positional, as models pass them
 
 
 def _masked(module, args: tuple):

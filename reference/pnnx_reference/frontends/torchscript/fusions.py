@@ -182,6 +182,12 @@ def _embedding_bag_2d(node, env):
     used = tuple(bool(v.uses()) for v in node.outputs())
     if any(used[1:]):
         return None
+    if kwargs.get("per_sample_weights") is not None:  # flattened as the input was
+        weights = node.inputsAt(6).node()
+        if weights.kind() != "aten::reshape" or constants(weights, 1) != [[-1]] \
+                or getattr(env[weights.inputsAt(0)], "shape", None) != x.shape:
+            return None
+        kwargs["per_sample_weights"] = env[weights.inputsAt(0)]
     return [node], aten.call("embedding_bag", {**kwargs, "indices": x, "offsets": None}, used)[0]
 
 
