@@ -105,7 +105,7 @@ def call(spelling: Spelling, aten_name: str, kwargs: dict):
     if spelling.name == "__getitem__":
         return _select(this, rest) if aten_name == "select" else NOT_SPELLED
     if (spelling.name, aten_name) in _RENAMED:
-        return _RENAMED[spelling.name, aten_name](this, rest)
+        return _RENAMED[spelling.name, aten_name][0](spelling)(this, rest)
     if spelling.kind == "method":
         return _method(spelling.name, aten_name, this, rest)
     fn = _function(spelling)
@@ -124,13 +124,23 @@ def _norm(this, rest: dict):
                       dtype=rest.get("dtype"))
 
 
-# Python functions of torch that are one aten call of another name: (function, aten) -> call.
-_RENAMED = {("norm", "linalg_vector_norm"): _norm}
+def _split(spelling: Spelling):
+    """torch.split / Tensor.split with a list of sizes is aten split_with_sizes."""
+    def call(this, rest: dict):
+        fn = torch.split if spelling.kind == "torch" else torch.Tensor.split
+        return fn(this, list(rest["split_sizes"]), rest.get("dim", 0))
+    return call
+
+
+# Python functions of torch that are one aten call of another name: (function, aten) -> call
+# maker, given the spelling, and the namespaces the function is spelled in.
+_RENAMED = {("norm", "linalg_vector_norm"): (lambda spelling: _norm, ("torch",)),
+            ("split", "split_with_sizes"): (_split, ("torch", "Tensor"))}
 
 
 def _names_this_call(spelling: Spelling, aten_name: str) -> bool:
     if (spelling.name, aten_name) in _RENAMED:
-        return spelling.kind == "torch"
+        return spelling.kind in _RENAMED[spelling.name, aten_name][1]
     if spelling.name == "__getitem__":
         return aten_name == "select"
     if spelling.name in ARITHMETIC:  # `x + y`, `x.add(y)`: one pnnx.Expression, as the rule writes it

@@ -123,17 +123,18 @@ def _unpool_size(module) -> list | None:
     return None
 
 
-def python_args(module, args: tuple) -> tuple[tuple, dict, list[int] | None] | None:
+def python_args(module, args: tuple, method: str = "forward") -> tuple[tuple, dict, list[int] | None] | None:
     """The arguments in the order (and nesting) the module's Python forward takes them, the
     keyword arguments the traced call passed, and where each of the traced results is among
     the Python call's flattened results (None: in order; tracing may drop results nobody
-    reads and reorder a tuple's, as an LSTM with proj_size returns (h, c, out))."""
+    reads and reorder a tuple's, as an LSTM with proj_size returns (h, c, out)). `method`:
+    the traced call (`forward1` for the second call of a shared module, traced apart)."""
     script = script_of(module)
     fill_unknown(module, args)
     if script is None:
         return _pack(module, args), {}, None
     with torch._C.DisableTorchFunction(), torch.no_grad():  # unseen by the tracer
-        expected = flat(script(*_as_script_args(_copies(args))))
+        expected = flat(getattr(script, method)(*_as_script_args(_copies(args))))
         for keywords in _call_keywords(module, script):
             for packed, masks in _calls(module, script, args):
                 try:  # no hooks: unrecorded

@@ -138,6 +138,24 @@ def _unbatched_convolution(node, env):
     return [node, squeeze], aten.call("_convolution", {**kwargs, "input": env[x]})
 
 
+_UNBATCHED_DROPOUTS = {"dropout1d", "dropout2d", "dropout3d", "feature_alpha_dropout"}
+
+
+@fusion("aten::feature_dropout")
+@fusion("aten::feature_alpha_dropout")
+def _unbatched_dropout(node, env):
+    """F.dropout1d/2d/3d on an unbatched input: traced as x.unsqueeze(0), the channel
+    dropout, .squeeze(0); the function is the one the trace's Python stack names."""
+    x = _unsqueezed(node.inputsAt(0), 0)
+    squeeze = _only_user(node, "aten::squeeze")
+    spelled = aten.spelling.from_stack(node.sourceRange(), node.kind()[len("aten::"):])
+    values = constants(node, 1, 2)
+    if x is None or squeeze is None or constants(squeeze, 1) != [0] or values is None \
+            or spelled is None or spelled.kind != "F" or spelled.name not in _UNBATCHED_DROPOUTS:
+        return None
+    return [node, squeeze], getattr(F, spelled.name)(env[x], values[0], values[1])
+
+
 @fusion("aten::max_unpool2d")
 def _max_unpool1d(node, env):
     """F.max_unpool1d: max_unpool2d on x.unsqueeze(-1) and indices.unsqueeze(-1), output size

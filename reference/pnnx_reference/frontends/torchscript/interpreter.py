@@ -92,4 +92,4 @@ def _single(node, result) -> list:
     return list(result)
 
 
-prims.bind(run_block, run_graph)  # control flow and replayed submodules recurse
+prims.bind(run_block)  # control flow recurses

@@ -10,12 +10,12 @@ from ...registry import Registry
 from . import argorder
 
 RULES = Registry("torchscript-prim", "`prim::` node kind -> fn(node, args, env) returning its outputs")
-_run_block = _run_graph = None
+_run_block = None
 
 
-def bind(run_block, run_graph) -> None:
-    global _run_block, _run_graph
-    _run_block, _run_graph = run_block, run_graph
+def bind(run_block) -> None:
+    global _run_block
+    _run_block = run_block
 
 
 rule = RULES.register
@@ -48,9 +48,9 @@ def _call_method(node, args, env):
         return _results(node, owner.call_method(name, tuple(args[1:])))
     if re.fullmatch(r"forward\d*", name):
         # tracing names the second call of a shared module forward1, forward2, ...
-        call = argorder.python_args(owner, tuple(args[1:]))
+        call = argorder.python_args(owner, tuple(args[1:]), name)
         if call is None:  # the recovered module does not reproduce the original: replay it
-            return _results(node, _replay_of(owner)(*args[1:]))
+            return _results(node, _replay_of(owner).call_method(name, tuple(args[1:])))
         args_in_order, keywords, where = call
         result = owner(*args_in_order, **argorder.materialize(keywords, env.setdefault(_MASKS, {})))
         if isinstance(result, tuple):  # tracing flattens (out, (h, c)), drops what nobody reads
