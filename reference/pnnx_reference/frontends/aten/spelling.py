@@ -77,6 +77,15 @@ def from_stack(source_range: str, aten_name: str) -> Spelling | None:
     return Spelling(namespace, outer["function"]) if namespace is not None else None
 
 
+def in_torch(source_range: str) -> bool:
+    """Whether the innermost frame of a `.pt` node's Python stack is torch's own code."""
+    frame = _ANY_FRAME.match((source_range or "").split("\n")[0])
+    return frame is not None and _is_torch(frame["path"])
+
+
+_ANY_FRAME = re.compile(r"(?P<path>.*)\(\d+\): ")  # a frame of any function (`<listcomp>` too)
+
+
 @functools.lru_cache(maxsize=None)
 def _is_torch(path: str) -> bool:
     """A file of torch's own (the trace may come from another machine: matched by the part

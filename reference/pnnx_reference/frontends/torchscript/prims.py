@@ -7,6 +7,7 @@ import torch
 
 from ...errors import ConversionError
 from ...registry import Registry
+from ..aten.spelling import in_torch
 from . import argorder
 
 RULES = Registry("torchscript-prim", "`prim::` node kind -> fn(node, args, env) returning its outputs")
@@ -24,9 +25,20 @@ rule = RULES.register
 @rule("prim::Constant")
 def _constant(node, args, env):
     value = node.output().toIValue()
-    if isinstance(value, torch.Tensor) and value.dim() == 0:
+    if isinstance(value, torch.Tensor) and value.dim() == 0 and not _a_tensor_of_the_model(node):
         return [value.item()]  # a traced Python scalar (`x * 2` records the tensor {2})
     return [value]
+
+
+def _a_tensor_of_the_model(node) -> bool:
+    """A 0-d constant the model made itself with `torch.tensor(2.5)` (lowered to lift_fresh,
+    or to + detach in the model's own code), or what the graph returns."""
+    return any(u.user.kind() in _TENSOR_MAKERS
+               or (u.user.kind() == "aten::to" and u.offset == 0 and not in_torch(u.user.sourceRange()))
+               for u in node.output().uses())
+
+
+_TENSOR_MAKERS = {"aten::lift_fresh", "aten::lift_fresh_copy", "prim::Return"}
 
 
 @rule("prim::GetAttr")
