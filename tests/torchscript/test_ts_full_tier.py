@@ -235,3 +235,48 @@ def test_an_unbatched_convolution_is_one_call():
     python_lines, pt_lines, pt_graph = both_routes(UnbatchedConv().eval(), [x])
     assert not {"torch.unsqueeze", "torch.squeeze"} & {op.type for op in pt_graph.ops}
     assert pt_lines == python_lines
+
+
+class ConstantOutput(nn.Module):
+    def forward(self, x):
+        return torch.tensor(3.0)
+
+
+def test_a_models_own_scalar_tensor_stays_a_tensor():
+    """`torch.tensor(3.0)` is traced as a 0-d constant (then to + detach): a tensor of the
+    model, not a traced Python scalar; returned, it is the model's output."""
+    x = torch.rand(2, 3)
+    graph = capture(rebuild(traced(ConstantOutput(), [x])), (x,))
+    assert [op.type for op in graph.ops] == ["pnnx.Input", "pnnx.Attribute", "pnnx.Output"]
+
+
+class InplaceDropout(nn.Module):
+    def forward(self, x):
+        return F.dropout(x * 1.5, 0.3, training=False, inplace=True)
+
+
+class TwoSteps(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.m = nn.LSTMCell(4, 6)
+
+    def forward(self, x0, x1):
+        h, c = self.m(x0)
+        return self.m(x1, (h, c))
+
+
+class SplitSizes(nn.Module):
+    def forward(self, x):
+        return x.split([2, 3, 1], -1)
+
+
+@pytest.mark.parametrize("cls, shapes", [(InplaceDropout, [(2, 5)]), (TwoSteps, [(3, 4), (3, 4)]),
+                                         (SplitSizes, [(1, 4, 6)])],
+                         ids=["dropout_inplace", "lstmcell_twice", "split_sizes"])
+def test_more_calls_as_the_python_route_writes_them(cls, shapes):
+    """aten::dropout_ names its tensor `self`; the second call of a shared module is traced as
+    its `forward1`, checked against that method; x.split([..]) is aten split_with_sizes."""
+    torch.manual_seed(0)
+    inputs = [_seq(*s, seed=i) for i, s in enumerate(shapes)]
+    python_lines, pt_lines, _ = both_routes(cls().eval(), inputs)
+    assert pt_lines == python_lines
