@@ -270,12 +270,18 @@ class SplitSizes(nn.Module):
         return x.split([2, 3, 1], -1)
 
 
+class RealOfReal(nn.Module):
+    def forward(self, x):
+        return torch.real(x)
+
+
 @pytest.mark.parametrize("cls, shapes", [(InplaceDropout, [(2, 5)]), (TwoSteps, [(3, 4), (3, 4)]),
-                                         (SplitSizes, [(1, 4, 6)])],
-                         ids=["dropout_inplace", "lstmcell_twice", "split_sizes"])
+                                         (SplitSizes, [(1, 4, 6)]), (RealOfReal, [(2, 5)])],
+                         ids=["dropout_inplace", "lstmcell_twice", "split_sizes", "real_of_real"])
 def test_more_calls_as_the_python_route_writes_them(cls, shapes):
     """aten::dropout_ names its tensor `self`; the second call of a shared module is traced as
-    its `forward1`, checked against that method; x.split([..]) is aten split_with_sizes."""
+    its `forward1`, checked against that method; x.split([..]) is aten split_with_sizes;
+    torch.real of a real tensor is one call (no property read recorded on the way)."""
     torch.manual_seed(0)
     inputs = [_seq(*s, seed=i) for i, s in enumerate(shapes)]
     python_lines, pt_lines, _ = both_routes(cls().eval(), inputs)
