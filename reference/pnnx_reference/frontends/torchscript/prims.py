@@ -11,12 +11,18 @@ from ..aten.spelling import in_torch
 from . import argorder
 
 RULES = Registry("torchscript-prim", "`prim::` node kind -> fn(node, args, env) returning its outputs")
-_run_block = None
+_run_block = _replay = None
 
 
 def bind(run_block) -> None:
     global _run_block
     _run_block = run_block
+
+
+def bind_replay(replay) -> None:
+    """rebuilt.Replay (rebuilt imports the interpreter, which imports this module)."""
+    global _replay
+    _replay = replay
 
 
 rule = RULES.register
@@ -82,9 +88,7 @@ def _replay_of(module):
     built by its constructor and know nothing of the calls tracing recorded."""
     replay = getattr(module, _REPLAY, None)
     if replay is None:
-        from .rebuilt import Replay  # rebuilt -> interpreter -> prims
-
-        replay = Replay(argorder.script_of(module))
+        replay = _replay(argorder.script_of(module))
         object.__setattr__(module, _REPLAY, replay)  # not a child: the tracer inlines its calls
     return replay
 
