@@ -286,3 +286,26 @@ def test_more_calls_as_the_python_route_writes_them(cls, shapes):
     inputs = [_seq(*s, seed=i) for i, s in enumerate(shapes)]
     python_lines, pt_lines, _ = both_routes(cls().eval(), inputs)
     assert pt_lines == python_lines
+
+
+class ZeroAttn(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.m = nn.MultiheadAttention(8, 2, add_zero_attn=True)
+
+    def forward(self, q, k, v):
+        return self.m(q, k, v)
+
+
+def test_a_module_that_cannot_be_rebuilt_is_replayed_from_its_own_graph():
+    """nn.MultiheadAttention(add_zero_attn=True): nothing in its state tells the flag, so the
+    rebuilt module does not reproduce the traced one; its own graph is replayed instead, its
+    children called as the trace recorded them."""
+    torch.manual_seed(0)
+    model = ZeroAttn().eval()
+    x = _seq(5, 2, 8)
+    rebuilt = rebuild(traced(model, [x, x, x]))
+    with torch.no_grad():
+        torch.testing.assert_close(rebuilt(x, x, x), model(x, x, x))
+    graph = capture(rebuilt, (x, x, x))
+    assert "nn.MultiheadAttention" not in {op.type for op in graph.ops}
