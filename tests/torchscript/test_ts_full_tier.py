@@ -309,3 +309,23 @@ def test_a_module_that_cannot_be_rebuilt_is_replayed_from_its_own_graph():
         torch.testing.assert_close(rebuilt(x, x, x), model(x, x, x))
     graph = capture(rebuilt, (x, x, x))
     assert "nn.MultiheadAttention" not in {op.type for op in graph.ops}
+
+
+class UnevenChunks(nn.Module):
+    def forward(self, x):
+        return torch.chunk(x, 3, dim=-1)
+
+
+def test_a_file_torch_cannot_restore_shapes_of_converts_without_inputshape(tmp_path):
+    """torch.jit.load(_restore_shapes=True) aborts the process on this graph (uneven
+    chunks); the recorded input shapes are read from traced_inputs.pkl instead."""
+    import subprocess
+    import sys
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.jit.trace(UnevenChunks(), (torch.rand(2, 4, 13),)).save(str(tmp_path / "m.pt"))
+    done = subprocess.run([sys.executable, "-m", "pnnx_reference.cli", "m.pt"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "#0=(2,4,13)f32" in (tmp_path / "m.pnnx.param").read_text()

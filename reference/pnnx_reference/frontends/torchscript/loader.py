@@ -2,6 +2,8 @@
 inputs it was traced with."""
 from __future__ import annotations
 
+import io
+import pickle
 import warnings
 import zipfile
 from dataclasses import dataclass
@@ -42,11 +44,13 @@ def read(path) -> TracedFile:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)  # torch.jit.load's deprecation notice
-            script = torch.jit.load(str(path), map_location="cpu", _restore_shapes=True)
+            # not _restore_shapes=True: torch's shape propagation on load aborts the process on
+            # some graphs (torch.chunk into uneven parts); the shapes are read below instead
+            script = torch.jit.load(str(path), map_location="cpu")
     except Exception as err:  # not a TorchScript archive, or a corrupt one
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise ConversionError(f"{path}: not a loadable TorchScript file: {first}") from None
-    count, shapes, types = _traced_inputs(script)
+    count, shapes, types = _traced_inputs(script, _recorded_inputs(path))
     return TracedFile(rebuild(script), count, shapes, types)
 
 
@@ -58,9 +62,9 @@ def rebuild(script: torch.jit.ScriptModule) -> nn.Module:
         return build_module(script).eval()
 
 
-def _traced_inputs(script) -> tuple[int | None, list | None, list | None]:
-    """Newer torch.jit.trace saves its example inputs' shapes (traced_inputs.pkl), which
-    `_restore_shapes=True` puts on the forward graph's inputs."""
+def _traced_inputs(script, recorded: list | None) -> tuple[int | None, list | None, list | None]:
+    """The forward's tensor argument count, and the shapes and dtypes of the example inputs
+    newer torch.jit.trace records (`recorded`, from traced_inputs.pkl)."""
     try:
         arguments = list(script.forward.graph.inputs())[1:]
     except RuntimeError:  # no forward method
@@ -68,11 +72,48 @@ def _traced_inputs(script) -> tuple[int | None, list | None, list | None]:
     types = [a.type() for a in arguments]
     if not all(isinstance(t, torch._C.TensorType) for t in types):
         return None, None, None
-    shapes = [t.sizes() for t in types]
-    dtypes = [t.dtype() for t in types]
-    if not types or any(s is None for s in shapes) or any(d is None for d in dtypes):
+    if not types or recorded is None or len(recorded) != len(types):
         return len(types), None, None
-    return len(types), [list(s) for s in shapes], [dtype_suffix_of(d) for d in dtypes]
+    return len(types), [list(t.shape) for t in recorded], [dtype_suffix_of(t.dtype) for t in recorded]
+
+
+class _ShapesOnly(pickle.Unpickler):
+    """traced_inputs.pkl read for shapes and dtypes only: tensors on the meta device (no data
+    read), and no other class than a tensor's (the file may be hostile)."""
+
+    def persistent_load(self, pid):
+        _, storage_type, _, _, numel = pid
+        dtype = storage_type.dtype if hasattr(storage_type, "dtype") else storage_type
+        size = numel * torch.empty(0, dtype=dtype).element_size()
+        return torch.storage.TypedStorage(wrap_storage=torch.UntypedStorage(size, device="meta"), dtype=dtype,
+                                          _internal=True)
+
+    def find_class(self, module, name):
+        if (module, name) in _TENSOR_CLASSES \
+                or (module == "torch" and name.endswith("Storage")):
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(f"{module}.{name}")
+
+
+_TENSOR_CLASSES = {("torch._utils", "_rebuild_tensor_v2"), ("collections", "OrderedDict"),
+                   ("torch.jit._pickle", "restore_type_tag")}
+
+
+def _recorded_inputs(path: Path) -> list | None:
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = [n for n in archive.namelist() if n.endswith("/traced_inputs.pkl")]
+            if len(names) != 1 or archive.getinfo(names[0]).file_size > _CODE_LIMIT:
+                return None
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # torch's TypedStorage deprecation notice
+                recorded = _ShapesOnly(io.BytesIO(archive.read(names[0]))).load()
+    except Exception:  # an older torch's file, or an unreadable record: no recorded shapes
+        return None
+    inputs = recorded.get("forward") if isinstance(recorded, dict) else None
+    if not isinstance(inputs, (list, tuple)) or not all(isinstance(t, torch.Tensor) for t in inputs):
+        return None
+    return list(inputs)
 
 
 def _names_torchvision(path: Path) -> bool:
