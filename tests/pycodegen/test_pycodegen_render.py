@@ -213,7 +213,7 @@ def test_attribute_feeding_batch_norm_stats_is_a_tensor(tmp_path):
     y = b.op("F.batch_norm", "F.batch_norm_0", [i, m, v], params=dict(eps=1e-3),
              inputnames=["input", "running_mean", "running_var"])
     _check(tmp_path, b.output(y), [x], (F.batch_norm(x, mean, var, eps=1e-3),), snippets=[
-        "self.m = self.load_pnnx_bin_as_tensor(archive, 'm.data', (3,), 'float32')",
+        "self.register_buffer('m', self.load_pnnx_bin_as_tensor(archive, 'm.data', (3,), 'float32'))",
         "v_3 = F.batch_norm(v_0, running_mean=v_1, running_var=v_2, eps=0.001)"])
 
 

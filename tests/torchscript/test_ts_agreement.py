@@ -16,14 +16,11 @@ from ts_agreement import both_routes
 CASES = select(tier="smoke")
 
 CATEGORY_REASONS = {
-    "namespace": "torch.X, Tensor.X (and x[i] beside x.select) are one builtin aten:: call that leaves no "
-                 "Python frame in the trace to tell them apart; the .pt route writes upstream's name",
+    "namespace": "torch.X and Tensor.X (and x[i] beside x.select, x.float() beside x.to(torch.float)) are one "
+                 "builtin aten:: call that leaves no Python frame in the trace to tell them apart; the .pt route "
+                 "writes upstream's name for the same operator with the same arguments",
     "params": "the trace holds a value as the call converted it (scale_factor=2 as 2.0, LPPool's "
-              "float(norm_type)); how the model spelled it is not recorded",
-    "decomposed": "TorchScript lowered the call into several aten:: nodes that the .pt route does not fold "
-                  "back yet (unbatched convolutions, max_unpool1d, embedding_bag, gumbel_softmax, torch.norm)",
-    "module": "a standard module whose constructor arguments its traced graph does not record (InstanceNorm "
-              "without affine: num_features; MaxUnpool: kernel_size) is written as its function",
+              "float(norm_type)); how the model spelled it is not recorded, the value is the same",
     "unbatched": "a trace of an unbatched input does not show the module's batch layout (batch_first changes "
                  "nothing without a batch axis); the .pt route writes the default",
 }

@@ -97,7 +97,11 @@ def attribute_lines(op: Operator, ctx) -> list[str]:
         if attr.dtype == NULL_DTYPE:
             continue
         load = _load_call(op, key, attr, as_tensor, ctx, grad)
-        lines.append(f"self.{ctx.attr_member(op, key)} = {load}")
+        member = ctx.attr_member(op, key)
+        if as_tensor:  # a buffer, as in the model: a TorchScript trace reads it as an attribute, not a constant
+            lines.append(f"self.register_buffer({member!r}, {load})")
+        else:
+            lines.append(f"self.{member} = {load}")
     return lines
 
 

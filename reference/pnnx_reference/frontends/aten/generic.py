@@ -45,7 +45,8 @@ def _generic(name: str, kwargs: dict):
             if callable(fn):
                 candidates.append(("function", fn))
     for method in (name, original):
-        if isinstance(this, torch.Tensor) and hasattr(this, method):
+        # only methods: reading a property (`x.real`) is a call the capture would record
+        if isinstance(this, torch.Tensor) and callable(getattr(torch.Tensor, method, None)):
             candidates.append(("method", getattr(this, method)))
     for style, fn in candidates:
         first = (this,) if style == "function" and this is not None else ()

@@ -77,6 +77,15 @@ def from_stack(source_range: str, aten_name: str) -> Spelling | None:
     return Spelling(namespace, outer["function"]) if namespace is not None else None
 
 
+def in_torch(source_range: str) -> bool:
+    """Whether the innermost frame of a `.pt` node's Python stack is torch's own code."""
+    frame = _ANY_FRAME.match((source_range or "").split("\n")[0])
+    return frame is not None and _is_torch(frame["path"])
+
+
+_ANY_FRAME = re.compile(r"(?P<path>.*)\(\d+\): ")  # a frame of any function (`<listcomp>` too)
+
+
 @functools.lru_cache(maxsize=None)
 def _is_torch(path: str) -> bool:
     """A file of torch's own (the trace may come from another machine: matched by the part
@@ -104,6 +113,8 @@ def call(spelling: Spelling, aten_name: str, kwargs: dict):
     this, rest = kwargs[first], {k: v for k, v in kwargs.items() if k != first}
     if spelling.name == "__getitem__":
         return _select(this, rest) if aten_name == "select" else NOT_SPELLED
+    if (spelling.name, aten_name) in _RENAMED:
+        return _RENAMED[spelling.name, aten_name][0](spelling)(this, rest)
     if spelling.kind == "method":
         return _method(spelling.name, aten_name, this, rest)
     fn = _function(spelling)
@@ -112,7 +123,33 @@ def call(spelling: Spelling, aten_name: str, kwargs: dict):
     return _bound(fn, (this,), rest)
 
 
+def _norm(this, rest: dict):
+    """torch.norm(x, p, dim, keepdim, dtype) is aten linalg_vector_norm(x, ord, ...); its
+    default p='fro' is the 2-norm (an explicit p=2 reads the same: it is written 'fro')."""
+    dim = rest.get("dim")
+    dim = dim[0] if isinstance(dim, (list, tuple)) and len(dim) == 1 else dim
+    ord_ = rest.get("ord", 2)
+    return torch.norm(this, p="fro" if ord_ == 2 else ord_, dim=dim, keepdim=rest.get("keepdim", False),
+                      dtype=rest.get("dtype"))
+
+
+def _split(spelling: Spelling):
+    """torch.split / Tensor.split with a list of sizes is aten split_with_sizes."""
+    def call(this, rest: dict):
+        fn = torch.split if spelling.kind == "torch" else torch.Tensor.split
+        return fn(this, list(rest["split_sizes"]), rest.get("dim", 0))
+    return call
+
+
+# Python functions of torch that are one aten call of another name: (function, aten) -> call
+# maker, given the spelling, and the namespaces the function is spelled in.
+_RENAMED = {("norm", "linalg_vector_norm"): (lambda spelling: _norm, ("torch",)),
+            ("split", "split_with_sizes"): (_split, ("torch", "Tensor"))}
+
+
 def _names_this_call(spelling: Spelling, aten_name: str) -> bool:
+    if (spelling.name, aten_name) in _RENAMED:
+        return spelling.kind in _RENAMED[spelling.name, aten_name][1]
     if spelling.name == "__getitem__":
         return aten_name == "select"
     if spelling.name in ARITHMETIC:  # `x + y`, `x.add(y)`: one pnnx.Expression, as the rule writes it

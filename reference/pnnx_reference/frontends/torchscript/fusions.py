@@ -6,6 +6,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
+from .. import aten
 from ..aten import written
 from . import schema
 from .schema import constant_value
@@ -88,6 +89,124 @@ def _softmin(node, env):
     if values is None:
         return None
     return nodes, F.softmin(env[node.inputsAt(0)], dim=values[0], dtype=values[1])
+
+
+@fusion("aten::contiguous")
+@fusion("aten::embedding_renorm_")
+def _embedding_max_norm(node, env):
+    """F.embedding(x, w, max_norm=m, norm_type=p) is traced as x.contiguous(), the rows of w it
+    reads renormalised in place (aten::embedding_renorm_ on w.detach()), then aten::embedding.
+    Replayed as the one F.embedding with max_norm: the converted model starts from the weights
+    before the renorm and renormalises them as this one did (as on the Python route)."""
+    contiguous = node if node.kind() == "aten::contiguous" else None
+    indices = node.output() if contiguous else node.inputsAt(1)
+    users = [u.user for u in indices.uses()]
+    renorm = node if contiguous is None else next((u for u in users if u.kind() == "aten::embedding_renorm_"), None)
+    if renorm is None:
+        return None
+    weight = renorm.inputsAt(0)
+    if weight.node().kind() == "aten::detach":
+        weight = weight.node().inputsAt(0)
+    lookup = next((u for u in users if u.kind() == "aten::embedding" and u.inputsAt(0) == weight), None)
+    values = constants(renorm, 2, 3)
+    if lookup is None or values is None or any(v not in env for v in lookup.inputs() if v != indices) \
+            or (contiguous is not None and any(u not in (renorm, lookup) for u in users)):
+        return None
+    kwargs = schema.named_args(lookup, [env.get(v) for v in lookup.inputs()])
+    kwargs["indices"] = env[contiguous.inputsAt(0)] if contiguous is not None else env[indices]
+    nodes = [n for n in (contiguous, renorm, lookup) if n is not None]
+    return nodes, aten.call("embedding", {**kwargs, "max_norm": values[0], "norm_type": values[1]})
+
+
+def _unsqueezed(value, dim: int):
+    """The tensor `value` was made from by `.unsqueeze(dim)`, read by nothing else; else None."""
+    node = value.node()
+    if node.kind() != "aten::unsqueeze" or constants(node, 1) != [dim] or len(value.uses()) != 1:
+        return None
+    return node.inputsAt(0)
+
+
+@fusion("aten::_convolution")
+def _unbatched_convolution(node, env):
+    """F.convNd / F.conv_transposeNd on an unbatched input: traced as x.unsqueeze(0), the
+    batched call, .squeeze(0). Replayed as the one call on x, as the model wrote it."""
+    x = _unsqueezed(node.inputsAt(0), 0)
+    squeeze = _only_user(node, "aten::squeeze")
+    if x is None or squeeze is None or constants(squeeze, 1) != [0]:
+        return None
+    kwargs = schema.named_args(node, [env[v] for v in node.inputs()])
+    return [node, squeeze], aten.call("_convolution", {**kwargs, "input": env[x]})
+
+
+_UNBATCHED_DROPOUTS = {"dropout1d", "dropout2d", "dropout3d", "feature_alpha_dropout"}
+
+
+@fusion("aten::feature_dropout")
+@fusion("aten::feature_alpha_dropout")
+def _unbatched_dropout(node, env):
+    """F.dropout1d/2d/3d on an unbatched input: traced as x.unsqueeze(0), the channel
+    dropout, .squeeze(0); the function is the one the trace's Python stack names."""
+    x = _unsqueezed(node.inputsAt(0), 0)
+    squeeze = _only_user(node, "aten::squeeze")
+    spelled = aten.spelling.from_stack(node.sourceRange(), node.kind()[len("aten::"):])
+    values = constants(node, 1, 2)
+    if x is None or squeeze is None or constants(squeeze, 1) != [0] or values is None \
+            or spelled is None or spelled.kind != "F" or spelled.name not in _UNBATCHED_DROPOUTS:
+        return None
+    return [node, squeeze], getattr(F, spelled.name)(env[x], values[0], values[1])
+
+
+@fusion("aten::max_unpool2d")
+def _max_unpool1d(node, env):
+    """F.max_unpool1d: max_unpool2d on x.unsqueeze(-1) and indices.unsqueeze(-1), output size
+    (n, 1), then .squeeze(-1)."""
+    x, indices = _unsqueezed(node.inputsAt(0), -1), _unsqueezed(node.inputsAt(1), -1)
+    squeeze = _only_user(node, "aten::squeeze")
+    size = constants(node, 2)
+    if None in (x, indices, squeeze, size) or constants(squeeze, 1) != [-1] or len(size[0]) != 2 or size[0][1] != 1:
+        return None
+    return [node, squeeze], aten.call("max_unpool1d", {"self": env[x], "indices": env[indices],
+                                                       "output_size": size[0][:1]})
+
+
+@fusion("aten::empty_like")
+def _gumbel_softmax(node, env):
+    """F.gumbel_softmax(x, tau, hard=False, dim): noise -log(Exp(1)) drawn like x, then
+    softmax((x + noise) / tau, dim). Kept as the one random call (the noise is drawn anew on
+    every run, never a constant)."""
+    nodes = chain(node, ["aten::exponential_", "aten::log", "aten::neg", "aten::add", "aten::div", "aten::softmax"])
+    if nodes is None:
+        return None
+    x, add, div, softmax = node.inputsAt(0), nodes[4], nodes[5], nodes[6]
+    lambd, alpha, tau, dim = constants(nodes[1], 1), constants(add, 2), constants(div, 1), constants(softmax, 1, 2)
+    if add.inputsAt(0) != x or lambd != [1.0] or alpha != [1] or tau is None or dim is None or dim[1] is not None:
+        return None
+    return nodes, F.gumbel_softmax(env[x], tau=_number(tau[0]), hard=False, dim=dim[0])
+
+
+@fusion("aten::embedding_bag")
+def _embedding_bag_2d(node, env):
+    """F.embedding_bag on a 2-d input (one bag per row): traced as the input flattened, and
+    offsets arange(0, numel, row length). Replayed on the 2-d input without offsets."""
+    flat, offsets = node.inputsAt(1).node(), node.inputsAt(2).node()
+    if flat.kind() != "aten::reshape" or constants(flat, 1) != [[-1]] or offsets.kind() != "aten::arange" \
+            or len(node.inputsAt(1).uses()) != 1:
+        return None
+    x = env[flat.inputsAt(0)]
+    if not isinstance(x, torch.Tensor) or x.dim() != 2 \
+            or not torch.equal(env[node.inputsAt(2)], torch.arange(0, x.numel(), x.shape[1])):
+        return None
+    kwargs = schema.named_args(node, [env[v] for v in node.inputs()])
+    used = tuple(bool(v.uses()) for v in node.outputs())
+    if any(used[1:]):
+        return None
+    if kwargs.get("per_sample_weights") is not None:  # flattened as the input was
+        weights = node.inputsAt(6).node()
+        if weights.kind() != "aten::reshape" or constants(weights, 1) != [[-1]] \
+                or getattr(env[weights.inputsAt(0)], "shape", None) != x.shape:
+            return None
+        kwargs["per_sample_weights"] = env[weights.inputsAt(0)]
+    return [node], aten.call("embedding_bag", {**kwargs, "indices": x, "offsets": None}, used)[0]
 
 
 def _shape_chain(node, kinds: list[str]) -> list | None:

@@ -26,7 +26,7 @@ def run_block(block, env: dict) -> list:
             nodes, result = fused
             replayed.update(_key(n) for n in nodes)
             replayed.update(_key(n) for n in _dead_feeders(block, replayed))
-            env[nodes[-1].output()] = result
+            env[nodes[-1].outputsAt(0)] = result  # a fusion gives its last node's one result read
             continue
         run_node(node, env)
     return [env[v] for v in block.outputs()]
@@ -92,4 +92,4 @@ def _single(node, result) -> list:
     return list(result)
 
 
-prims.bind(run_block, run_graph)  # control flow and replayed submodules recurse
+prims.bind(run_block)  # control flow recurses

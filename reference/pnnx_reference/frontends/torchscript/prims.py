@@ -7,15 +7,22 @@ import torch
 
 from ...errors import ConversionError
 from ...registry import Registry
+from ..aten.spelling import in_torch
 from . import argorder
 
 RULES = Registry("torchscript-prim", "`prim::` node kind -> fn(node, args, env) returning its outputs")
-_run_block = _run_graph = None
+_run_block = _replay = None
 
 
-def bind(run_block, run_graph) -> None:
-    global _run_block, _run_graph
-    _run_block, _run_graph = run_block, run_graph
+def bind(run_block) -> None:
+    global _run_block
+    _run_block = run_block
+
+
+def bind_replay(replay) -> None:
+    """rebuilt.Replay (rebuilt imports the interpreter, which imports this module)."""
+    global _replay
+    _replay = replay
 
 
 rule = RULES.register
@@ -24,9 +31,20 @@ rule = RULES.register
 @rule("prim::Constant")
 def _constant(node, args, env):
     value = node.output().toIValue()
-    if isinstance(value, torch.Tensor) and value.dim() == 0:
+    if isinstance(value, torch.Tensor) and value.dim() == 0 and not _a_tensor_of_the_model(node):
         return [value.item()]  # a traced Python scalar (`x * 2` records the tensor {2})
     return [value]
+
+
+def _a_tensor_of_the_model(node) -> bool:
+    """A 0-d constant the model made itself with `torch.tensor(2.5)` (lowered to lift_fresh,
+    or to + detach in the model's own code), or what the graph returns."""
+    return any(u.user.kind() in _TENSOR_MAKERS
+               or (u.user.kind() == "aten::to" and u.offset == 0 and not in_torch(u.user.sourceRange()))
+               for u in node.output().uses())
+
+
+_TENSOR_MAKERS = {"aten::lift_fresh", "aten::lift_fresh_copy", "prim::Return"}
 
 
 @rule("prim::GetAttr")
@@ -48,12 +66,11 @@ def _call_method(node, args, env):
         return _results(node, owner.call_method(name, tuple(args[1:])))
     if re.fullmatch(r"forward\d*", name):
         # tracing names the second call of a shared module forward1, forward2, ...
-        call = argorder.python_args(owner, tuple(args[1:]))
+        call = argorder.python_args(owner, tuple(args[1:]), name)
         if call is None:  # the recovered module does not reproduce the original: replay it
-            graph = argorder.script_of(owner)._c._get_method("forward").graph
-            return _results(node, _run_graph(graph, (owner, *args[1:])))
+            return _results(node, _replay_of(owner).call_method(name, tuple(args[1:])))
         args_in_order, keywords, where = call
-        result = owner(*args_in_order, **keywords)
+        result = owner(*args_in_order, **argorder.materialize(keywords, env.setdefault(_MASKS, {})))
         if isinstance(result, tuple):  # tracing flattens (out, (h, c)), drops what nobody reads
             values = argorder.flat(result)
             values = tuple(values[i] for i in where) if where is not None else tuple(values)
@@ -63,6 +80,21 @@ def _call_method(node, args, env):
                 result = values[0] if node.outputsSize() == 1 else values[:node.outputsSize()]
         return _results(node, result)
     return _results(node, getattr(owner, name)(*args[1:]))
+
+
+def _replay_of(module):
+    """The script behind a recovered module, rebuilt as a Replay: its graph calls the script's
+    children, each recovered (or replayed) in turn; the recovered module's own children were
+    built by its constructor and know nothing of the calls tracing recorded."""
+    replay = getattr(module, _REPLAY, None)
+    if replay is None:
+        replay = _replay(argorder.script_of(module))
+        object.__setattr__(module, _REPLAY, replay)  # not a child: the tracer inlines its calls
+    return replay
+
+
+_REPLAY = "_pnnx_replay"
+_MASKS = "causal masks"  # env entry: the masks made for this graph's calls (argorder.materialize)
 
 
 def _results(node, value) -> list:

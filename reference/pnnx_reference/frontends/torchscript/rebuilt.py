@@ -8,7 +8,7 @@ import functools
 import torch
 import torch.nn as nn
 
-from . import stdmodules
+from . import prims, stdmodules
 from .interpreter import run_graph
 
 
@@ -38,6 +38,9 @@ class Replay(nn.Module):
 
     def forward(self, *args):
         return self.call_method("forward", args)
+
+
+prims.bind_replay(Replay)  # an unrecovered standard module is replayed from its own graph
 
 
 def build_module(script: torch.jit.ScriptModule) -> nn.Module:

@@ -56,6 +56,10 @@ def _weight_dims(cls, state: dict) -> dict:
     out = {"bias": has_bias}
     if weight is None:
         out.update(affine=False, elementwise_affine=False)
+        stats = state.get("running_mean")
+        out["track_running_stats"] = stats is not None
+        if stats is not None:
+            out["num_features"] = stats.shape[0]
         return out
     out.update(affine=True, elementwise_affine=True)
     if issubclass(cls, nn.modules.conv._ConvNd):
@@ -185,7 +189,7 @@ def attention_sizes(state: dict) -> dict:
 
 def _attention_dims(script) -> dict:
     """nn.MultiheadAttention: sizes from the projections, num_heads from the 1/sqrt(head_dim)
-    scaling the forward applies, batch_first from a leading transpose of the query. A misread
+    scaling the forward applies, batch_first from a leading transpose of an input. A misread
     is caught when the module is checked against the original (argorder)."""
     out = attention_sizes(dict(script.named_parameters(recurse=False)))
     if not out:
@@ -209,9 +213,9 @@ def _attention_dims(script) -> dict:
         heads = _heads(graph, embed_dim)
         if heads:
             out["num_heads"] = heads
-    query = list(graph.inputs())[1]
-    first = query.uses()[0].user if query.uses() else None
-    out["batch_first"] = first is not None and first.kind() == "aten::transpose"
+    # tracing orders the inputs by first use: the query need not come first (a mask may)
+    out["batch_first"] = any(value.uses() and value.uses()[0].user.kind() == "aten::transpose"
+                             for value in list(graph.inputs())[1:])
     return out
 
 
@@ -317,7 +321,21 @@ def _embedding_bag_dims(script) -> dict:
     return {}
 
 
-_EXTRACTORS = {nn.LocalResponseNorm: _local_response_norm_dims, nn.EmbeddingBag: _embedding_bag_dims}
+def _instance_norm_dims(script) -> dict:
+    """Without weights or statistics nothing holds the feature count: the input's channel
+    count gives it at the first call (argorder.fill_unknown)."""
+    return {} if dict(script.state_dict()) else {"num_features": argorder.UNKNOWN}
+
+
+def _max_unpool_dims(script) -> dict:
+    """The kernel is not in the graph: guessed at the first call (argorder.fill_unknown)."""
+    return {"kernel_size": argorder.UNKNOWN}
+
+
+_EXTRACTORS = {nn.LocalResponseNorm: _local_response_norm_dims, nn.EmbeddingBag: _embedding_bag_dims,
+               nn.InstanceNorm1d: _instance_norm_dims, nn.InstanceNorm2d: _instance_norm_dims,
+               nn.InstanceNorm3d: _instance_norm_dims, nn.MaxUnpool1d: _max_unpool_dims,
+               nn.MaxUnpool2d: _max_unpool_dims, nn.MaxUnpool3d: _max_unpool_dims}
 
 
 def _rnn_dims(state: dict) -> dict:

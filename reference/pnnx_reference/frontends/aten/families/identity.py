@@ -7,11 +7,14 @@ from ..registry import rule
 
 
 @rule("dropout", "feature_dropout", "alpha_dropout", "feature_alpha_dropout",
+      "dropout_", "feature_dropout_", "alpha_dropout_", "feature_alpha_dropout_",
       produces=("F.dropout", "F.dropout2d", "F.alpha_dropout", "F.feature_alpha_dropout"))
 def _dropout(name, kw):
+    """The in-place forms (`F.dropout(x, inplace=True)`) name their tensor `self`."""
     fn = {"dropout": F.dropout, "feature_dropout": F.dropout2d, "alpha_dropout": F.alpha_dropout,
-          "feature_alpha_dropout": F.feature_alpha_dropout}[name]
-    return fn(kw["input"], kw["p"], kw["train"])
+          "feature_alpha_dropout": F.feature_alpha_dropout}[name.rstrip("_")]
+    inplace = {"inplace": True} if name.endswith("_") else {}
+    return fn(kw["input"] if "input" in kw else kw["self"], kw["p"], kw["train"], **inplace)
 
 
 @rule("contiguous", "detach", "clone")

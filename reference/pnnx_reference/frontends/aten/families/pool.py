@@ -57,17 +57,36 @@ def _fractional_max_pool(name, kw, used):
                     return_indices=_indices_read(used), _random_samples=kw["random_samples"]), used)
 
 
-@rule("max_unpool2d", "max_unpool3d")
+@rule("max_unpool1d", "max_unpool2d", "max_unpool3d")
 def _max_unpool(name, kw):
     """aten's max_unpool2d keeps only the output size (the indices are flat positions in it);
     F.max_unpool2d also wants a kernel and stride, which only check that size: any pair whose
-    default size is near it will do."""
+    default size is near it will do. (aten has no max_unpool1d: F.max_unpool1d is traced as
+    max_unpool2d between unsqueezes, which the TorchScript frontend joins back: fusions.py.)"""
     x, size = kw["self"], list(kw["output_size"])
     spatial = x.shape[2:] if x.dim() == len(size) + 2 else x.shape[1:]
-    stride = kw.get("stride") or [max(1, math.ceil(int(o) / int(i))) for o, i in zip(size, spatial)]
-    padding = kw.get("padding") or [0] * len(size)
+    if kw.get("stride"):  # max_unpool3d keeps stride and padding: the smallest kernel from the stride on that fits
+        stride, padding = list(kw["stride"]), list(kw.get("padding") or [0] * len(size))
+        kernel = [_unpool_kernel(int(o), int(i), s, p) for o, i, s, p in zip(size, spatial, stride, padding)]
+        written = None if kernel == stride else short(tuple(stride))
+        return getattr(F, name)(x, kw["indices"], kernel_size=short(tuple(kernel)), stride=written,
+                                padding=short(tuple(padding)), output_size=size)
+    stride = [unpool_stride(int(o), int(i)) for o, i in zip(size, spatial)]
     return getattr(F, name)(x, kw["indices"], kernel_size=short(tuple(stride)), stride=None,
-                            padding=short(tuple(padding)), output_size=size)
+                            padding=0, output_size=size)
+
+
+def _unpool_kernel(size: int, length: int, stride: int, padding: int) -> int:
+    exact = max(1, size - (length - 1) * stride + 2 * padding)  # the default size is `size` itself
+    return next((k for k in range(stride, exact) if abs(size - ((length - 1) * stride + k - 2 * padding)) < stride),
+                exact)
+
+
+def unpool_stride(size: int, length: int) -> int:
+    """A kernel = stride for which an unpool of `length` may be `size` long (F.max_unpool
+    accepts sizes strictly within one stride of length * stride): the nearest fit."""
+    fits = [s for s in range(1, size + 2) if abs(size - length * s) < s]
+    return min(fits, key=lambda s: (abs(size - length * s), s)) if fits else max(1, math.ceil(size / length))
 
 
 @rule("_adaptive_avg_pool1d", "_adaptive_avg_pool2d", "_adaptive_avg_pool3d",
