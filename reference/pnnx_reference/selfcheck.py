@@ -64,7 +64,13 @@ def is_random(op: Operator) -> bool:
         return True
     if op.subgraph is not None and any(is_random(inner) for inner in op.subgraph.ops):
         return True
+    if op.type == "F.scaled_dot_product_attention":  # attention dropout draws whatever the mode
+        return _number(op.params.get("dropout_p")) > 0
     return op.type in _TRAINING_RANDOM and op.params.get("training", op.type != "F.rrelu") is True
+
+
+def _number(value) -> float:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
 
 
 def random_operands(graph: Graph) -> set[Operand]:

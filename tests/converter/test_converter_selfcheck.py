@@ -93,6 +93,17 @@ def test_random_outputs_are_not_compared(tmp_path):
                                  "2 random output(s) not compared")
 
 
+def test_attention_dropout_is_a_random_output(tmp_path):
+    """F.scaled_dot_product_attention(dropout_p > 0) draws its mask whatever the module's mode."""
+    class Attention(nn.Module):
+        def forward(self, q, k, v):
+            return F.scaled_dot_product_attention(q, k, v, dropout_p=0.5), q * 2
+
+    q = torch.rand(1, 2, 4, 8)
+    result = api.export(Attention(), (q, q.clone(), q.clone()), tmp_path, "m")
+    assert result.self_check.endswith("1 random output(s) not compared")
+
+
 def test_the_command_line_checks_by_default_and_selfcheck_0_skips(tmp_path, capsys, broken_add):
     model = tmp_path / "net.py"
     model.write_text("import torch, torch.nn as nn\n\nclass Model(nn.Module):\n"
