@@ -252,3 +252,17 @@ def test_nonzero(tmp_path, as_tuple):
     want = torch.nonzero(t, as_tuple=as_tuple)
     want = list(want) if as_tuple else [want]
     assert [g_.tolist() for g_ in got] == [w.tolist() for w in want]
+
+
+@pytest.mark.parametrize("fn", ["lshift", "rshift"])
+def test_unsigned_shifts_in_an_expression(tmp_path, fn):
+    """The ONNX route reads BitShift back as lshift/rshift in a pnnx.Expression; a shift of 8 or
+    more gives 0 for uint8, as torch does."""
+    g = GraphMaker()
+    a, s = g.input((2, 4), dtype="u8"), g.input((2, 4), dtype="u8")
+    graph = g.output(g.op("pnnx.Expression", [a, s], [(2, 4)], {"expr": f"{fn}(@0,@1)"}, dtype="u8"))
+    x = torch.tensor([[1, 200, 255, 17], [3, 128, 9, 0]], dtype=torch.uint8)
+    y = torch.tensor([[1, 2, 7, 8], [0, 9, 3, 1]], dtype=torch.uint8)
+    got, _ = export_and_run(graph, [x, y], tmp_path)
+    want = torch.bitwise_left_shift(x, y) if fn == "lshift" else torch.bitwise_right_shift(x, y)
+    assert got[0].tolist() == want.tolist()

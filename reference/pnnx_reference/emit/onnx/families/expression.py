@@ -17,6 +17,7 @@ from ..dtypes import COMPLEX_PARTS, FLOATS, TORCH_NAMES, numpy_type, onnx_type
 from ..promote import PROMOTION_ORDER
 from ..registry import COMPLEX_LOWERINGS, LOWERINGS
 
+_UNSIGNED_BITS = {"u8": 8, "u16": 16, "u32": 32, "u64": 64}
 _BINARY = {"add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div", "pow": "Pow",
            "max": "Max", "maximum": "Max", "min": "Min", "minimum": "Min"}
 _BITWISE = {"and": ("And", "BitwiseAnd"), "or": ("Or", "BitwiseOr"), "xor": ("Xor", "BitwiseXor")}
@@ -178,6 +179,8 @@ class _Lowerer:
                 return self.emit("Mod", args, dtype, fmod=0)
             quotient = self.emit("Floor", [self.emit("Div", args, dtype)], dtype)
             return self.emit("Sub", [args[0], self.emit("Mul", [quotient, args[1]], dtype)], dtype)
+        if f in ("lshift", "rshift") and dtype in _UNSIGNED_BITS:  # BitShift; torch gives 0 past the width
+            return self.unsigned_shift(*args, dtype, left=f == "lshift")
         if f == "floor_divide" and dtype in FLOATS:
             return self.emit("Floor", [self.emit("Div", args, dtype)], dtype)
         if f == "floor_divide":  # integer Div truncates: take away the floored remainder first
@@ -186,6 +189,13 @@ class _Lowerer:
         if f == "atan2":
             return self.atan2(*args, dtype if dtype in FLOATS else "f32")
         raise Unsupported(f"expression function {f} on {dtype}")
+
+    def unsigned_shift(self, x, s, dtype, left: bool) -> _Value:
+        b, xn, sn = self.b, self.as_tensor(x, dtype), self.as_tensor(s, dtype)
+        zero = b.const(0, dtype, "zero")
+        valid = b.node("Less", [sn, b.const(_UNSIGNED_BITS[dtype], dtype, "bits")])
+        shifted = b.node("BitShift", [xn, b.node("Where", [valid, sn, zero])], direction="LEFT" if left else "RIGHT")
+        return _Value(b.node("Where", [valid, shifted, zero]), dtype)
 
     def atan2(self, y, x, dtype) -> _Value:
         """atan(y / x), moved by +-pi where x < 0 (by y's sign); sign(y) * pi/2 where x == 0."""
