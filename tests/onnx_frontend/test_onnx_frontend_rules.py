@@ -322,3 +322,13 @@ def test_ones_expanded_to_a_size_stay_sizes(tmp_path):
                         {"two": np.array(2), "flat": np.array([1]), "one": np.array([1])})
     result = converts_like_ort(tmp_path, model, [RNG.standard_normal((2, 3, 4), dtype=np.float32)])
     assert "Tensor.reshape" in op_types(result.paths["pnnxparam"])
+
+
+def test_a_split_into_one_part_is_the_tensor(tmp_path):
+    """torch.onnx writes unbind of a size-1 dim as Split (one output) + Squeeze."""
+    nodes = [helper.make_node("Split", ["x", "one"], ["part"], axis=0),
+             helper.make_node("Squeeze", ["part", "zero"], ["y"])]
+    model = graph_model(nodes, [("x", FLOAT, [1, 13])], [("y", FLOAT, None)],
+                        {"one": np.array([1]), "zero": np.array([0])})
+    result = converts_like_ort(tmp_path, model, [RNG.standard_normal((1, 13), dtype=np.float32)])
+    assert op_types(result.paths["pnnxparam"]) == ["pnnx.Input", "torch.squeeze", "pnnx.Output"]

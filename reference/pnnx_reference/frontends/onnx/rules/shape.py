@@ -154,6 +154,8 @@ def split(ctx):
     if isinstance(value, ShapeValue):
         bounds = np.cumsum(parts)[:-1]
         return [ShapeValue(p, value.dtype) for p in np.split(value.array, bounds, axis=a)]
+    if len(parts) == 1:  # one part is the whole tensor (torch.onnx writes unbind of a size-1 dim so)
+        return [ctx.tensor(0)]
     return list(torch.split(ctx.tensor(0), parts, dim=a))
 
 
