@@ -82,6 +82,19 @@ def test_api_export_writes_the_artefacts_and_matches_torch(tmp_path):
     assert_close(got, [expected], tolerance(1e-5, 1e-4, "fp32 reference"))
 
 
+def test_batch_norm_statistics_of_nested_modules_register_on_their_submodule(tmp_path):
+    """mobilenet_v2 exports its batch norms as F.batch_norm whose statistics live at dotted member
+    paths (`features.0.1`): _pnnx.py registers each buffer on its own submodule (a dotted buffer
+    name broke every torchvision network with batch norm through .pt2)."""
+    import torchvision
+
+    torch.manual_seed(0)
+    model = torchvision.models.mobilenet_v2(weights=None).eval()
+    program = export_program(model, (torch.rand(1, 3, 32, 32),))
+    result = api.export(program, None, tmp_path, "net")  # self-checks the regenerated model
+    assert ".register_buffer('running_mean'" in open(result.paths["pnnxpy"]).read()
+
+
 def test_dynamic_dims_are_written_dynamic_and_run_at_other_sizes(tmp_path):
     program = _program(dynamic=True)
     result = api.export(program, None, tmp_path, "net")

@@ -99,7 +99,8 @@ def attribute_lines(op: Operator, ctx) -> list[str]:
         load = _load_call(op, key, attr, as_tensor, ctx, grad)
         member = ctx.attr_member(op, key)
         if as_tensor:  # a buffer, as in the model: a TorchScript trace reads it as an attribute, not a constant
-            lines.append(f"self.register_buffer({member!r}, {load})")
+            owner, _, leaf = member.rpartition(".")  # a dotted member path: its own submodule registers it
+            lines.append(f"self{'.' + owner if owner else ''}.register_buffer({leaf!r}, {load})")
         else:
             lines.append(f"self.{member} = {load}")
     return lines
