@@ -46,6 +46,13 @@ def test_known_gaps_explain_and_go_stale(tmp_path):
     assert not behind(RESULTS[:2], "reference-pt", "upstream", load_known(known)[:1]).stale
 
 
+def test_a_waived_record_is_a_gap_its_waiver_explains():
+    waived = _r("reference-pt", "nn.B/x", "xfail")
+    waived.waiver = "tracing renormalised the rows"
+    found = behind([RESULTS[2], waived], "reference-pt", "upstream")
+    assert len(found.gaps) == 1 and not found.unexplained
+
+
 def test_a_known_gap_without_a_reason_is_refused(tmp_path):
     known = tmp_path / "behind.toml"
     known.write_text('[[gap]]\nroute = "reference-pt"\nbase = "upstream"\ncase = "nn.B/*"\n')

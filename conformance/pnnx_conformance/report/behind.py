@@ -16,8 +16,9 @@ Known gaps are data, each with its reason, in `conformance/behind.toml`:
 
 A gap nobody listed, and a listed gap the results no longer show (on a case they hold; an entry
 with an error pattern names a kind of failure and is never stale), both fail the command (it is
-strict, as a waiver that passes is an xpass). A route's `not-applicable` record is not a gap: the
-harness states its reason by design (the ONNX route is not bit-identical, it does not re-export)."""
+strict, as a waiver that passes is an xpass). A waived record (xfail) is a gap
+explained by its waiver. A route's `not-applicable` record is not a gap: the harness states its
+reason by design (the ONNX route is not bit-identical, it does not re-export)."""
 from __future__ import annotations
 
 import fnmatch
@@ -112,6 +113,8 @@ def behind(results: list[Result], route: str, base: str, known: list[KnownGap] =
         if r.status in NOT_A_GAP:
             continue
         match = next((g for g in listed if g.matches(b, r)), None)
+        if match is None and r.status == "xfail":  # waived: the waiver file holds the reason
+            match = KnownGap(route, base, b.case, f"waived: {r.waiver}")
         if match is not None:
             used.add(match)
         gaps.append((b, r, match))
