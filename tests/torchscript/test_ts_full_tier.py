@@ -329,3 +329,18 @@ def test_a_file_torch_cannot_restore_shapes_of_converts_without_inputshape(tmp_p
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "#0=(2,4,13)f32" in (tmp_path / "m.pnnx.param").read_text()
+
+
+class SoftminF64(nn.Module):
+    def forward(self, x):
+        return F.softmin(x, dim=1, dtype=torch.float64)
+
+
+def test_softmin_with_a_dtype_reads_the_scalar_type_code():
+    """TorchScript keeps softmax's dtype as its ScalarType code (7): the softmin fusion gives
+    torch.float64 back, and the .pt route writes what the Python route writes."""
+    x = torch.rand(2, 5)
+    python_lines, pt_lines, pt_graph = both_routes(SoftminF64(), [x])
+    (softmin,) = [op for op in pt_graph.ops if op.type == "F.softmin"]
+    assert softmin.params["dtype"] == "torch.double"  # how the Python route writes it too
+    assert pt_lines == python_lines

@@ -88,7 +88,8 @@ def _softmin(node, env):
     values = constants(nodes[1], 1, 2) if nodes else None
     if values is None:
         return None
-    return nodes, F.softmin(env[node.inputsAt(0)], dim=values[0], dtype=values[1])
+    dtype = schema.scalar_type(values[1])  # TorchScript keeps the dtype as its ScalarType code
+    return nodes, F.softmin(env[node.inputsAt(0)], dim=values[0], dtype=dtype)
 
 
 @fusion("aten::contiguous")

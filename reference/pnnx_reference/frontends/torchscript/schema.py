@@ -35,9 +35,14 @@ def named_args(node, args) -> dict:
         raise ConversionError(f"TorchScript operator {node.kind()}: cannot read its schema")
     kwargs = dict(zip(names, args))
     for name in ("dtype", "scalar_type"):  # TorchScript stores a ScalarType as its int code
-        if isinstance(kwargs.get(name), int) and not isinstance(kwargs[name], bool):
-            kwargs[name] = _DTYPES[kwargs[name]]
+        if name in kwargs:
+            kwargs[name] = scalar_type(kwargs[name])
     return kwargs
+
+
+def scalar_type(value):
+    """A ScalarType argument as a torch.dtype (TorchScript keeps its int code); others as they are."""
+    return _DTYPES[value] if isinstance(value, int) and not isinstance(value, bool) else value
 
 
 def constant_value(value):
