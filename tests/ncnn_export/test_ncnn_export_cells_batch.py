@@ -210,3 +210,19 @@ def test_a_vector_moved_into_the_batch_keeps_a_one_element_sample(tmp_path):
     write_ncnn(capture(RowCosine(), (x, y)), f"{base}.ncnn.param", f"{base}.ncnn.bin", f"{base}_ncnn.py", fp16=False)
     got = run_ncnn(base, [x, y])
     assert_close([got[0].reshape(3)], torch_outputs(RowCosine(), [x, y]), FP32, "row cosine")
+
+
+class UnbindThenSqueeze(nn.Module):
+    """torch.onnx's unbind of a vector reads back as one-element slices squeezed to 0-d."""
+
+    def forward(self, x):
+        return tuple(part.squeeze(0) for part in x.split(1, 0))
+
+
+def test_a_squeeze_to_0d_is_a_one_element_blob(tmp_path):
+    x = torch.rand(3) - 0.5
+    base = tmp_path / "m"
+    write_ncnn(capture(UnbindThenSqueeze(), (x,)), f"{base}.ncnn.param", f"{base}.ncnn.bin", f"{base}_ncnn.py",
+               fp16=False)
+    got = run_ncnn(base, [x])
+    assert [float(g.reshape(())) for g in got] == [float(v) for v in x]

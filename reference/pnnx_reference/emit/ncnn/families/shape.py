@@ -41,8 +41,9 @@ def reshape(ctx: Context, op) -> None:
         return
     if len(out_shape) > 4:
         raise Unsupported(f"reshape to a rank-{len(out_shape)} blob (ncnn blobs have at most 4 dims)")
-    if not out_shape:
-        raise Unsupported("reshape to a 0-d tensor")
+    if len(out_shape) <= 1:  # a 0-d result is carried as a 1-element blob (context.shape), as select's
+        ctx.emit("Flatten", "flatten", [ctx.blob(src)], [out.name])
+        return
     if len(out_shape) == 1:
         ctx.emit("Flatten", "flatten", [ctx.blob(src)], [out.name])
         return
