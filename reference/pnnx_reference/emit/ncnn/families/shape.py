@@ -44,9 +44,6 @@ def reshape(ctx: Context, op) -> None:
     if len(out_shape) <= 1:  # a 0-d result is carried as a 1-element blob (context.shape), as select's
         ctx.emit("Flatten", "flatten", [ctx.blob(src)], [out.name])
         return
-    if len(out_shape) == 1:
-        ctx.emit("Flatten", "flatten", [ctx.blob(src)], [out.name])
-        return
     ctx.emit("Reshape", "reshape", [ctx.blob(src)], [out.name], dims_params(out_shape))
 
 
