@@ -1,6 +1,7 @@
 """The fork server behind command-line routes (converters/forkserver.py) and the reference-pt
 converter that uses it."""
 import os
+import shutil
 import time
 import pytest
 import torch
@@ -28,6 +29,14 @@ def server(tmp_path, monkeypatch):
         "        raise RuntimeError('boom')\n"
         "    if argv[0] == 'die':\n"
         "        os._exit(7)\n"
+        "    if argv[0] == 'draw':\n"
+        "        import random, warnings\n"
+        "        warnings.warn('once per location')\n"
+        "        os.chdir('/')\n"
+        "        print('drew', random.random())\n"
+        "    if argv[0] == 'grow':\n"
+        "        STATE.append(bytearray(int(argv[1]) << 20))\n"
+        "        return 0\n"
         "    print('cwd', os.getcwd(), 'argv', argv, 'seen', len(STATE))\n"
         "    print('to stderr', file=sys.stderr)\n"
         "    return int(argv[1]) if len(argv) > 1 else 0\n"
@@ -42,6 +51,14 @@ def server(tmp_path, monkeypatch):
         "    threading.Thread(target=time.sleep, args=(60,), daemon=True).start()\n")
     monkeypatch.setenv("PYTHONPATH", f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
     srv = ForkServer(ENTRY)
+    yield srv
+    srv.close()
+
+
+@pytest.fixture
+def serial(server):
+    """The same entries, run by a server that does not fork (the CLI routes' mode)."""
+    srv = ForkServer(ENTRY, fork=False)
     yield srv
     srv.close()
 
@@ -146,3 +163,78 @@ def test_a_warm_up_runs_once_before_the_forks_unless_it_leaves_threads(server, t
     assert (first.returncode, second.returncode) == (0, 4)
     # the children start from the warmed state; a server the warm-up left with a thread starts over cold
     assert f"seen {seen}" in first.output and f"seen {seen}" in second.output
+
+
+def test_a_serial_server_runs_the_requests_itself_in_the_folder_asked_for(serial, tmp_path):
+    work = tmp_path / "case"
+    work.mkdir()
+    first, second = serial.run(["a", "3"], work, 20), serial.run(["b"], work, 20)
+    assert (first.returncode, second.returncode) == (3, 0)
+    assert f"cwd {work}" in first.output and "to stderr" in first.output
+    assert "seen 1" in first.output and "seen 2" in second.output  # one process: state is carried over
+
+
+def test_a_serial_request_starts_from_the_same_state_each_time(serial, tmp_path):
+    """Random generators, warnings shown once per location and the working folder are what a
+    forked child would have started from, whatever the previous request did with them."""
+    first, second = serial.run(["draw"], tmp_path, 20), serial.run(["draw"], tmp_path, 20)
+    assert first.returncode == second.returncode == 0
+    drawn = [line for line in (first.output + second.output).splitlines() if line.startswith("drew")]
+    assert len(drawn) == 2 and drawn[0] == drawn[1]
+    assert first.output.count("UserWarning: once") == second.output.count("UserWarning: once") == 1
+    assert f"cwd {tmp_path}" in serial.run(["ok"], tmp_path, 20).output  # not the '/' the entry moved to
+
+
+def test_a_serial_request_that_kills_the_server_is_its_own_result(serial, tmp_path):
+    crashed = serial.run(["crash"], tmp_path, 20)
+    assert crashed.returncode == 1 and "RuntimeError: boom" in crashed.output
+    pid = serial._proc.pid
+    assert serial.run(["die"], tmp_path, 20).returncode == 7  # the server's own exit: not retried
+    done = serial.run(["ok"], tmp_path, 20)
+    assert done.returncode == 0 and "seen 1" in done.output and serial._proc.pid != pid  # a new server
+
+
+def test_a_serial_timeout_kills_the_server_and_the_next_request_starts_another(serial, tmp_path):
+    start = time.monotonic()
+    done = serial.run(["sleep"], tmp_path, 1)
+    assert done.timed_out and done.returncode != 0 and time.monotonic() - start < 20
+    assert serial.run(["ok"], tmp_path, 20).returncode == 0
+
+
+def test_a_serial_server_that_grew_too_much_is_replaced(server, tmp_path):
+    srv = ForkServer(ENTRY, fork=False, recycle_mb=50)
+    try:
+        assert srv.run(["grow", "10"], tmp_path, 20).returncode == 0
+        pid = srv._proc.pid
+        assert srv.run(["grow", "100"], tmp_path, 20).returncode == 0  # replied, then left
+        assert srv._proc is None
+        done = srv.run(["ok"], tmp_path, 20)
+        assert done.returncode == 0 and "seen 1" in done.output and srv._proc.pid != pid
+    finally:
+        srv.close()
+
+
+@pytest.mark.parametrize("name", ["reference-pt", "reference-export", "reference-onnx"])
+def test_the_cli_routes_convert_the_same_files_in_a_forked_child_and_in_a_serial_server(tmp_path, name):
+    """What makes the serial mode safe for a route: after other conversions in the same server,
+    a conversion writes the same bytes and the same output as a fresh child on the same file."""
+    converter = load_converter(name)
+    assert not converter._server.fork
+    fork = ForkServer(converter._server.entry, converter._server.preload, fork=True)
+    cases = [_case(c) for c in ("nn.Conv2d/k3_s2_p1", "nn.LSTM/batch_first", "F.interpolate/nearest_s2_r4-batch2",
+                                "nn.Linear/r2-batch4")]
+    try:
+        for i, case in enumerate(cases):
+            serial, forked = tmp_path / "serial" / str(i), tmp_path / "fork" / str(i)
+            arts = converter.convert(case, serial)
+            source = serial / converter.argv(case, False)[0]
+            forked.mkdir(parents=True)
+            shutil.copy(source, forked / source.name)
+            assert fork.run(converter.argv(case, False), forked, 120).returncode == 0
+            written = sorted(p.name for p in serial.iterdir())
+            assert written == sorted(p.name for p in forked.iterdir()) and len(arts.paths) == 7
+            for file in written:
+                assert (serial / file).read_bytes() == (forked / file).read_bytes(), (case.id, file)
+    finally:
+        fork.close()
+        converter.close()

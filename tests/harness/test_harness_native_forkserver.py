@@ -36,6 +36,35 @@ def test_each_request_runs_main_in_a_fresh_child_in_its_folder(sh, tmp_path):
     assert sh.run(["-c", "exit 0"], tmp_path, 10).returncode == 0 and sh._proc.pid == first  # one server
 
 
+PROGRAM = r"""
+#include <stdio.h>
+#include <stdlib.h>
+static void at_exit(void) { FILE *f = fopen("atexit.txt", "w"); fputs("ran", f); fclose(f); }
+int main(int argc, char **argv) {
+    atexit(at_exit);
+    FILE *f = fopen("file.txt", "w");
+    fputs(argv[1], f);                  /* never closed or flushed by the program */
+    printf("%s, no newline", argv[1]);  /* stdout is a file: fully buffered */
+    return 4;
+}
+"""
+
+
+def test_main_returns_with_stdio_flushed_and_without_exit_handlers(tmp_path):
+    """The child ends as main's return would for what it wrote (every stdio stream flushed, its
+    return code), but without the program's exit handlers and static destructors: upstream's
+    are libtorch's (~80 ms a conversion) and write nothing."""
+    (tmp_path / "prog.c").write_text(PROGRAM)
+    subprocess.run(["cc", "-o", str(tmp_path / "prog"), str(tmp_path / "prog.c")], check=True)
+    server = NativeForkServer(str(tmp_path / "prog"))
+    try:
+        done = server.run(["data"], tmp_path, 10)
+    finally:
+        server.close()
+    assert (done.returncode, done.output) == (4, "data, no newline")
+    assert (tmp_path / "file.txt").read_text() == "data" and not (tmp_path / "atexit.txt").exists()
+
+
 def test_a_child_past_its_time_is_killed_with_what_it_started(sh, tmp_path):
     done = sh.run(["-c", "sleep 30 & sleep 30"], tmp_path, 0.3)
     assert done.timed_out and done.returncode == -9

@@ -1,7 +1,7 @@
 """`reference-export`: the reference converter as users meet it with torch.export. The case
 is exported with `torch.export.export` (a refusal is `unsupported` with torch's reason and
 the source line), saved with `torch.export.save` as case.pt2, and `pnnxref case.pt2` converts
-it in a fresh process (a child of the fork server, see forkserver.py), in the case folder, with
+it in the route's conversion server (forkserver.py, serial mode), in the case folder, with
 no input shapes: the file holds them."""
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from .forkserver import ForkServer
 from .reference_pt import ENTRY, convert_in, run_pnnxref, warm_up_model
 from .upstream import TIMEOUT_S
 
-# imported once by the server, so each conversion costs a fork, not an interpreter start; the
+# imported once by the server, so a conversion does not start an interpreter; the
 # last two are what torch.export.load imports on its first call (torch._dynamo: ~1 s a child)
 _PRELOAD = ("pnnx_reference.cli", "pnnx_reference.api", "pnnx_reference.example_inputs",
             "pnnx_reference.frontends.export", "torch.export.pt2_archive._package", "torch._export.serde.serialize")
@@ -46,7 +46,7 @@ def export_to_pt2(case, workdir: Path, model=None, inputs=None) -> Path:
 
 
 def warm_up() -> None:
-    """The reference-export fork server's warm-up: an exported tiny model through `pnnxref warm.pt2`."""
+    """The reference-export conversion server's warm-up: an exported tiny model through `pnnxref warm.pt2`."""
     import tempfile
 
     import torch
@@ -62,18 +62,20 @@ def warm_up() -> None:
 
 class ReferenceExportConverter(Converter):
     name = "reference-export"
-    in_process = True  # a conversion costs a fork, not an interpreter start
+    in_process = True  # a conversion runs in a warmed server, not in an interpreter of its own
     timeout_s = TIMEOUT_S
 
     def __init__(self) -> None:
-        self._server = ForkServer(ENTRY, _PRELOAD, warm_up=f"{__name__}:warm_up")
+        self._server = ForkServer(ENTRY, _PRELOAD, warm_up=f"{__name__}:warm_up", fork=False)
 
     def describe(self) -> str:
-        return "pnnxref case.pt2 (torch.export.export + torch.export.save, then the command line in a fresh process)"
+        return "pnnxref case.pt2 (torch.export.export + torch.export.save, then the command line in the route's conversion server)"
+
+    def argv(self, case, fp16: bool) -> list[str]:
+        return ["case.pt2", f"fp16={int(fp16)}"]
 
     def convert(self, case, workdir: Path, model=None, inputs=None, *, fp16: bool = False) -> Artefacts:
         workdir.mkdir(parents=True, exist_ok=True)
         export_to_pt2(case, workdir, model, inputs)
-        return run_pnnxref(self._server, self.name, case, workdir, ["case.pt2", f"fp16={int(fp16)}"],
-                           self.timeout_s)
+        return run_pnnxref(self._server, self.name, case, workdir, self.argv(case, fp16), self.timeout_s)
 

@@ -1,5 +1,5 @@
 """The reference converter's ONNX route: the case as an `.onnx` file, converted by
-`pnnxref case.onnx` in a fresh process (a child of the fork server, see forkserver.py), as a
+`pnnxref case.onnx` in the route's conversion server (forkserver.py, serial mode), as a
 user would run it.
 
 An ONNX-table case is its own `.onnx` (the graph the source builds, initializers at the model's
@@ -22,7 +22,7 @@ from .forkserver import ForkServer
 from .reference_pt import ENTRY, run_pnnxref
 from .upstream import inputshape_arg
 
-# imported once by the server, so each conversion costs a fork, not an interpreter start
+# imported once by the server, so a conversion does not start an interpreter
 _PRELOAD = ("onnx", "pnnx_reference.cli", "pnnx_reference.api", "pnnx_reference.frontends.onnx")
 OPSET = 18  # for the TorchScript-based exporter: LayerNormalization (17) and GroupNormalization (18) whole
 
@@ -122,18 +122,18 @@ def _first_line(error: Exception) -> str:
 
 class ReferenceOnnxConverter(Converter):
     name = "reference-onnx"
-    in_process = True  # a conversion costs a fork, not an interpreter start
+    in_process = True  # a conversion runs in a warmed server, not in an interpreter of its own
     reexports = False  # see check_reexport: the ONNX route names operators after a second export's nodes
     bit_identical = False  # see check_roundtrip: exporters decompose operators
     dynamo = False
     timeout_s = 180
 
     def __init__(self) -> None:
-        self._server = ForkServer(ENTRY, _PRELOAD)
+        self._server = ForkServer(ENTRY, _PRELOAD, fork=False)
 
     def describe(self) -> str:
         exporter = "torch.onnx.export(dynamo=True)" if self.dynamo else "torch.onnx.export (TorchScript-based)"
-        return f"{exporter} -> pnnxref case.onnx (the command line in a forked process)"
+        return f"{exporter} -> pnnxref case.onnx (the command line in the route's conversion server)"
 
     def argv(self, case, fp16: bool) -> list[str]:
         return ["case.onnx", inputshape_arg(case), f"fp16={int(fp16)}"]

@@ -1,7 +1,8 @@
 """`reference-pt`: the reference converter as users meet it with a traced model. The case is
 traced and saved as case.pt exactly as for `upstream`, then `pnnxref case.pt` runs with the
-arguments the upstream plug-in gives `pnnx`, in the case folder, in a fresh process (a child
-of the fork server, see forkserver.py)."""
+arguments the upstream plug-in gives `pnnx`, in the case folder, by the route's conversion
+server (forkserver.py, serial mode: one warmed interpreter runs the conversions one after
+another, each from the same starting state)."""
 from __future__ import annotations
 
 import re
@@ -22,13 +23,13 @@ DECLINED = re.compile(r"^warning: (\w+): (.*)$", re.MULTILINE)
 
 class ReferencePtConverter(Converter):
     name = "reference-pt"
-    in_process = True  # a conversion costs a fork, not an interpreter start
+    in_process = True  # a conversion runs in a warmed server, not in an interpreter of its own
 
     def __init__(self) -> None:
-        self._server = ForkServer(ENTRY, _PRELOAD, warm_up=f"{__name__}:warm_up")
+        self._server = ForkServer(ENTRY, _PRELOAD, warm_up=f"{__name__}:warm_up", fork=False)
 
     def describe(self) -> str:
-        return "pnnxref case.pt (torch.jit.trace, then the command line in a forked process)"
+        return "pnnxref case.pt (torch.jit.trace, then the command line in the route's conversion server)"
 
     def argv(self, case, fp16: bool) -> list[str]:
         return ["case.pt", inputshape_arg(case), f"fp16={int(fp16)}"]
@@ -42,7 +43,7 @@ class ReferencePtConverter(Converter):
 
 
 def warm_up_model():
-    """A tiny model for a fork server's warm-up conversion; its class name is no case's, so no
+    """A tiny model for a conversion server's warm-up; its class name is no case's, so no
     TorchScript or torch.export name a child sees is taken by it."""
     import torch
     import torch.nn as nn
@@ -61,7 +62,7 @@ def warm_up_model():
 
 
 def convert_in(folder: Path, argv: list[str]) -> None:
-    """`pnnxref ARGV` in `folder`, in this process (the fork server's warm-up)."""
+    """`pnnxref ARGV` in `folder`, in this process (a conversion server's warm-up)."""
     import os
 
     from pnnx_reference.cli import main
@@ -75,7 +76,7 @@ def convert_in(folder: Path, argv: list[str]) -> None:
 
 
 def warm_up() -> None:
-    """The reference-pt fork server's warm-up: a traced tiny model through `pnnxref warm.pt`."""
+    """The reference-pt conversion server's warm-up: a traced tiny model through `pnnxref warm.pt`."""
     import tempfile
 
     import torch
