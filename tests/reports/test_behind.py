@@ -75,10 +75,10 @@ def test_the_command_is_strict(tmp_path):
 
 
 @pytest.mark.parametrize("route, base", [("reference-pt", "upstream"), ("reference", "upstream"),
-                                         ("reference-onnx", "reference")])
+                                         ("reference-onnx", "reference"), ("reference-export", "reference")])
 def test_the_published_results_show_no_unexplained_gap(route, base):
     """The committed results (reports/results.jsonl.gz): our routes pass every record upstream's
-    converter passes, the ONNX route every record the Python route passes, or the gap is listed
+    converter passes, the ONNX and .pt2 routes every record the Python route passes, or the gap is listed
     in conformance/behind.toml with its reason."""
     from pathlib import Path
 
