@@ -82,15 +82,28 @@ def test_api_export_writes_the_artefacts_and_matches_torch(tmp_path):
     assert_close(got, [expected], tolerance(1e-5, 1e-4, "fp32 reference"))
 
 
-def test_batch_norm_statistics_of_nested_modules_register_on_their_submodule(tmp_path):
-    """mobilenet_v2 exports its batch norms as F.batch_norm whose statistics live at dotted member
-    paths (`features.0.1`): _pnnx.py registers each buffer on its own submodule (a dotted buffer
-    name broke every torchvision network with batch norm through .pt2)."""
-    import torchvision
+class _OwnBatchNorm(nn.Module):
+    """A user module calling F.batch_norm on statistics of its own: no nn.BatchNorm to recover."""
 
+    def __init__(self, features: int):
+        super().__init__()
+        self.register_buffer("running_mean", torch.rand(features))
+        self.register_buffer("running_var", torch.rand(features) + 0.5)
+        self.weight = nn.Parameter(torch.rand(features))
+        self.bias = nn.Parameter(torch.rand(features))
+
+    def forward(self, x):
+        return F.batch_norm(x, self.running_mean, self.running_var, self.weight, self.bias, False, 0.1, 1e-5)
+
+
+def test_batch_norm_statistics_of_nested_modules_register_on_their_submodule(tmp_path):
+    """F.batch_norm whose statistics live at dotted member paths (`features.0.2`, as mobilenet_v2's
+    were before nn.BatchNorm was recovered): _pnnx.py registers each buffer on its own submodule
+    (a dotted buffer name broke every torchvision network with batch norm through .pt2)."""
     torch.manual_seed(0)
-    model = torchvision.models.mobilenet_v2(weights=None).eval()
-    program = export_program(model, (torch.rand(1, 3, 32, 32),))
+    model = nn.Sequential()
+    model.features = nn.Sequential(nn.Sequential(nn.Conv2d(3, 8, 3), nn.ReLU(), _OwnBatchNorm(8)))
+    program = export_program(model.eval(), (torch.rand(1, 3, 32, 32),))
     result = api.export(program, None, tmp_path, "net")  # self-checks the regenerated model
     assert ".register_buffer('running_mean'" in open(result.paths["pnnxpy"]).read()
 
@@ -163,3 +176,51 @@ def test_torch_export_refusal_is_one_line_with_the_source_line():
     assert "\n" not in message
     assert f"{__file__}:" in message and "if x.sum() > 0:" in message
     assert "torch.export refused the model: Could not guard on data-dependent expression" in message
+
+
+class ConvBnRelu(nn.Module):
+    """torchvision's stem: the in-place ReLU writes into the batch norm's output, so the value
+    recorded for that output must be the one it had before (else nn.BatchNorm never matched)."""
+
+    def __init__(self, dims: int = 2):
+        super().__init__()
+        torch.manual_seed(0)
+        conv, bn = {1: (nn.Conv1d, nn.BatchNorm1d), 2: (nn.Conv2d, nn.BatchNorm2d),
+                    3: (nn.Conv3d, nn.BatchNorm3d)}[dims]
+        self.conv = conv(3, 8, 3, padding=1, bias=False)
+        self.bn = bn(8)
+        self.relu = nn.ReLU(inplace=True)
+        with torch.no_grad():  # statistics of a trained model, so that a missing fold shows in the numbers
+            self.bn.running_mean.uniform_(-1, 1)
+            self.bn.running_var.uniform_(0.5, 2)
+            self.bn.weight.uniform_(0.5, 2)
+            self.bn.bias.uniform_(-1, 1)
+
+    def forward(self, x):
+        return self.relu(self.bn(self.conv(x)))
+
+
+@pytest.mark.parametrize("dims", [1, 2, 3])
+def test_batch_norm_before_an_inplace_relu_is_the_module_as_on_the_python_route(dims):
+    model = ConvBnRelu(dims).eval()
+    x = torch.rand((2, 3) + (6,) * dims)
+    pt2 = api.capture(export_program(model, (x,)))
+    python = api.capture(model, (x,))
+    assert _ops(pt2) == _ops(python), (_ops(pt2), _ops(python))
+    assert f"nn.BatchNorm{dims}d" not in _ops(pt2) and "F.batch_norm" not in _ops(pt2)  # folded into the conv
+
+
+def test_cli_folds_conv_batch_norm_of_a_saved_pt2_and_matches_torch(tmp_path):
+    model, x = ConvBnRelu().eval(), torch.rand(1, 3, 8, 8)
+    with quiet():
+        torch.export.save(export_program(model, (x,)), str(tmp_path / "net.pt2"))
+    done = _cli("net.pt2", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    python = api.export(model, (x,), tmp_path / "python", "net")
+    types = [line.split()[0] for line in _param(tmp_path / "net.pnnx.param").splitlines()[2:]]
+    assert types == [line.split()[0] for line in _param(python.paths["pnnxparam"]).splitlines()[2:]]
+    assert types == ["pnnx.Input", "nn.Conv2d", "nn.ReLU", "pnnx.Output"], types
+    assert "bias=True" in _param(tmp_path / "net.pnnx.param")  # the batch norm's shift is the conv's bias now
+    paths = {"pnnx.param": tmp_path / "net.pnnx.param", "pnnx.bin": tmp_path / "net.pnnx.bin",
+             "pnnx.py": tmp_path / "net_pnnx.py"}
+    assert_close(run_backend("pnnx-python", paths, [x]), [model(x).detach()], tolerance(1e-5, 1e-4, "fp32 reference"))
