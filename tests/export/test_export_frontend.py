@@ -224,3 +224,36 @@ def test_cli_folds_conv_batch_norm_of_a_saved_pt2_and_matches_torch(tmp_path):
     paths = {"pnnx.param": tmp_path / "net.pnnx.param", "pnnx.bin": tmp_path / "net.pnnx.bin",
              "pnnx.py": tmp_path / "net_pnnx.py"}
     assert_close(run_backend("pnnx-python", paths, [x]), [model(x).detach()], tolerance(1e-5, 1e-4, "fp32 reference"))
+
+
+class _InPlace(nn.Module):
+    def __init__(self, step):
+        super().__init__()
+        self.step = step
+
+    def forward(self, x, y):
+        z = torch.relu(x) + 1
+        self.step(z, y)  # writes z, which is returned as it stands afterwards
+        return z
+
+
+_IN_PLACE_STEPS = {"iadd": lambda z, y: z.__iadd__(y), "add_": lambda z, y: z.add_(y),
+                   "isub": lambda z, y: z.__isub__(y), "mul_": lambda z, y: z.mul_(y),
+                   "itruediv": lambda z, y: z.__itruediv__(y), "div_": lambda z, y: z.div_(y),
+                   "ipow": lambda z, y: z.__ipow__(2), "ifloordiv": lambda z, y: z.__ifloordiv__(y),
+                   "imod": lambda z, y: z.__imod__(y)}
+
+
+@pytest.mark.parametrize("step", list(_IN_PLACE_STEPS))
+def test_inplace_arithmetic_is_an_expression_as_on_the_python_route(step, tmp_path):
+    """`z += y` and `z.add_(y)` are one aten add_ whose torch_fn says `method_descriptor.add_`:
+    written, as the Python route writes both, as a pnnx.Expression (torchvision's residual
+    `out += identity`), and still a write of `z`."""
+    model, x, y = _InPlace(_IN_PLACE_STEPS[step]).eval(), torch.rand(2, 4, 5), torch.rand(2, 4, 5) + 0.5
+    program = export_program(model, (x, y))
+    assert _ops(api.capture(program)) == _ops(api.capture(model, (x, y))) == \
+        ["pnnx.Input", "pnnx.Input", "torch.relu", "pnnx.Expression", "pnnx.Output"]
+    result = api.export(program, None, tmp_path, "net")  # self-checks the regenerated model
+    got = run_backend("pnnx-python", {"pnnx.param": result.paths["pnnxparam"], "pnnx.bin": result.paths["pnnxbin"],
+                                      "pnnx.py": result.paths["pnnxpy"]}, [x, y])
+    assert_close(got, [model(x.clone(), y)], tolerance(1e-5, 1e-4, "fp32 reference"))
