@@ -257,3 +257,30 @@ def test_inplace_arithmetic_is_an_expression_as_on_the_python_route(step, tmp_pa
     got = run_backend("pnnx-python", {"pnnx.param": result.paths["pnnxparam"], "pnnx.bin": result.paths["pnnxbin"],
                                       "pnnx.py": result.paths["pnnxpy"]}, [x, y])
     assert_close(got, [model(x.clone(), y)], tolerance(1e-5, 1e-4, "fp32 reference"))
+
+
+class _MaskedDecoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.layer = nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0, batch_first=True)
+
+    def forward(self, tgt, memory, mask):
+        return self.layer(tgt, memory, tgt_mask=mask)
+
+
+def test_transformer_layer_is_rebuilt_with_its_masks_by_name(tmp_path):
+    """nn.TransformerDecoderLayer back from a .pt2 (its head count and layout tried against the
+    example values) and called as the model called it, the mask by name: the same line as the
+    Python route, which the ncnn emitter lowers (a mask by position it cannot place)."""
+    from param_lines import normalised_param
+
+    model = _MaskedDecoder().eval()
+    inputs = (torch.rand(2, 4, 8), torch.rand(2, 5, 8), torch.triu(torch.full((4, 4), float("-inf")), 1))
+    program = export_program(model, inputs)
+    assert normalised_param(api.capture(program)) == normalised_param(api.capture(model, inputs))
+    result = api.export(program, None, tmp_path, "net")  # self-checks the regenerated model
+    assert "ncnn" not in result.unsupported, result.unsupported
+    got = run_backend("pnnx-python", {"pnnx.param": result.paths["pnnxparam"], "pnnx.bin": result.paths["pnnxbin"],
+                                      "pnnx.py": result.paths["pnnxpy"]}, list(inputs))
+    assert_close(got, [model(*inputs).detach()], tolerance(1e-5, 1e-4, "fp32 reference"))

@@ -6,6 +6,7 @@ first (the Python route keeps it whole); one that cannot be rebuilt exactly, che
 example values, gives way to the standard modules inside it, and at last to its nodes."""
 from __future__ import annotations
 
+import inspect
 import itertools
 
 import torch
@@ -69,7 +70,8 @@ def _module_step(cls, path, members, plan, values, state, fqns, shared) -> Step 
         if call is not None:
             shared.setdefault(path, module)
             pack, picks = call
-            return Step(members, inputs, outputs, _runner(module, pack, picks), f"nn.{cls.__name__} {path}")
+            return Step(members, inputs, outputs, _runner(module, pack, picks, _positional(module)),
+                        f"nn.{cls.__name__} {path}")
     return None
 
 
@@ -203,8 +205,21 @@ def _same(a, b) -> bool:
         return False
 
 
-def _runner(module, pack, picks):
+def _positional(module) -> int | None:
+    """How many leading arguments a call passes by position; the rest go by name, as a model
+    passes a transformer layer's masks (`tgt_mask=`), which the emitters tell apart by name.
+    None: all by position."""
+    if isinstance(module, _LAYERS):
+        return 2 if isinstance(module, nn.TransformerDecoderLayer) else 1
+    return None
+
+
+def _runner(module, pack, picks, positional: int | None = None):
+    names = list(inspect.signature(type(module).forward).parameters)[1:] if positional is not None else []
+
     def run(inputs: list) -> list:
-        result = argorder.flat(module(*_fill(pack, inputs)))
+        args = _fill(pack, inputs)
+        named = dict(zip(names[positional:], args[positional:])) if positional is not None else {}
+        result = argorder.flat(module(*args[:positional], **named))
         return [result[i] for i in picks]
     return run
