@@ -21,7 +21,9 @@ CATEGORY_REASONS = {
     "decomposed": "torch.export decomposed the call into several aten calls that no fold rebuilds "
                   "exactly (its arguments are not all readable from the nodes)",
     "module": "a standard module whose constructor arguments the program does not pin down "
-              "(Transformer layers, MaxUnpool's kernel_size, EmbeddingBag with offsets): its inner calls are written",
+              "(nn.Transformer, MaxUnpool's kernel_size, EmbeddingBag with offsets): its inner calls "
+              "are written; or one rebuilt with an argument its input cannot show (batch_first of an "
+              "unbatched encoder layer: the default is written, which computes the same)",
     "random": "a random operator: the program draws its noise with aten calls of its own",
 }
 

@@ -82,15 +82,28 @@ def test_api_export_writes_the_artefacts_and_matches_torch(tmp_path):
     assert_close(got, [expected], tolerance(1e-5, 1e-4, "fp32 reference"))
 
 
-def test_batch_norm_statistics_of_nested_modules_register_on_their_submodule(tmp_path):
-    """mobilenet_v2 exports its batch norms as F.batch_norm whose statistics live at dotted member
-    paths (`features.0.1`): _pnnx.py registers each buffer on its own submodule (a dotted buffer
-    name broke every torchvision network with batch norm through .pt2)."""
-    import torchvision
+class _OwnBatchNorm(nn.Module):
+    """A user module calling F.batch_norm on statistics of its own: no nn.BatchNorm to recover."""
 
+    def __init__(self, features: int):
+        super().__init__()
+        self.register_buffer("running_mean", torch.rand(features))
+        self.register_buffer("running_var", torch.rand(features) + 0.5)
+        self.weight = nn.Parameter(torch.rand(features))
+        self.bias = nn.Parameter(torch.rand(features))
+
+    def forward(self, x):
+        return F.batch_norm(x, self.running_mean, self.running_var, self.weight, self.bias, False, 0.1, 1e-5)
+
+
+def test_batch_norm_statistics_of_nested_modules_register_on_their_submodule(tmp_path):
+    """F.batch_norm whose statistics live at dotted member paths (`features.0.2`, as mobilenet_v2's
+    were before nn.BatchNorm was recovered): _pnnx.py registers each buffer on its own submodule
+    (a dotted buffer name broke every torchvision network with batch norm through .pt2)."""
     torch.manual_seed(0)
-    model = torchvision.models.mobilenet_v2(weights=None).eval()
-    program = export_program(model, (torch.rand(1, 3, 32, 32),))
+    model = nn.Sequential()
+    model.features = nn.Sequential(nn.Sequential(nn.Conv2d(3, 8, 3), nn.ReLU(), _OwnBatchNorm(8)))
+    program = export_program(model.eval(), (torch.rand(1, 3, 32, 32),))
     result = api.export(program, None, tmp_path, "net")  # self-checks the regenerated model
     assert ".register_buffer('running_mean'" in open(result.paths["pnnxpy"]).read()
 
@@ -163,3 +176,111 @@ def test_torch_export_refusal_is_one_line_with_the_source_line():
     assert "\n" not in message
     assert f"{__file__}:" in message and "if x.sum() > 0:" in message
     assert "torch.export refused the model: Could not guard on data-dependent expression" in message
+
+
+class ConvBnRelu(nn.Module):
+    """torchvision's stem: the in-place ReLU writes into the batch norm's output, so the value
+    recorded for that output must be the one it had before (else nn.BatchNorm never matched)."""
+
+    def __init__(self, dims: int = 2):
+        super().__init__()
+        torch.manual_seed(0)
+        conv, bn = {1: (nn.Conv1d, nn.BatchNorm1d), 2: (nn.Conv2d, nn.BatchNorm2d),
+                    3: (nn.Conv3d, nn.BatchNorm3d)}[dims]
+        self.conv = conv(3, 8, 3, padding=1, bias=False)
+        self.bn = bn(8)
+        self.relu = nn.ReLU(inplace=True)
+        with torch.no_grad():  # statistics of a trained model, so that a missing fold shows in the numbers
+            self.bn.running_mean.uniform_(-1, 1)
+            self.bn.running_var.uniform_(0.5, 2)
+            self.bn.weight.uniform_(0.5, 2)
+            self.bn.bias.uniform_(-1, 1)
+
+    def forward(self, x):
+        return self.relu(self.bn(self.conv(x)))
+
+
+@pytest.mark.parametrize("dims", [1, 2, 3])
+def test_batch_norm_before_an_inplace_relu_is_the_module_as_on_the_python_route(dims):
+    model = ConvBnRelu(dims).eval()
+    x = torch.rand((2, 3) + (6,) * dims)
+    pt2 = api.capture(export_program(model, (x,)))
+    python = api.capture(model, (x,))
+    assert _ops(pt2) == _ops(python), (_ops(pt2), _ops(python))
+    assert f"nn.BatchNorm{dims}d" not in _ops(pt2) and "F.batch_norm" not in _ops(pt2)  # folded into the conv
+
+
+def test_cli_folds_conv_batch_norm_of_a_saved_pt2_and_matches_torch(tmp_path):
+    model, x = ConvBnRelu().eval(), torch.rand(1, 3, 8, 8)
+    with quiet():
+        torch.export.save(export_program(model, (x,)), str(tmp_path / "net.pt2"))
+    done = _cli("net.pt2", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    python = api.export(model, (x,), tmp_path / "python", "net")
+    types = [line.split()[0] for line in _param(tmp_path / "net.pnnx.param").splitlines()[2:]]
+    assert types == [line.split()[0] for line in _param(python.paths["pnnxparam"]).splitlines()[2:]]
+    assert types == ["pnnx.Input", "nn.Conv2d", "nn.ReLU", "pnnx.Output"], types
+    assert "bias=True" in _param(tmp_path / "net.pnnx.param")  # the batch norm's shift is the conv's bias now
+    paths = {"pnnx.param": tmp_path / "net.pnnx.param", "pnnx.bin": tmp_path / "net.pnnx.bin",
+             "pnnx.py": tmp_path / "net_pnnx.py"}
+    assert_close(run_backend("pnnx-python", paths, [x]), [model(x).detach()], tolerance(1e-5, 1e-4, "fp32 reference"))
+
+
+class _InPlace(nn.Module):
+    def __init__(self, step):
+        super().__init__()
+        self.step = step
+
+    def forward(self, x, y):
+        z = torch.relu(x) + 1
+        self.step(z, y)  # writes z, which is returned as it stands afterwards
+        return z
+
+
+_IN_PLACE_STEPS = {"iadd": lambda z, y: z.__iadd__(y), "add_": lambda z, y: z.add_(y),
+                   "isub": lambda z, y: z.__isub__(y), "mul_": lambda z, y: z.mul_(y),
+                   "itruediv": lambda z, y: z.__itruediv__(y), "div_": lambda z, y: z.div_(y),
+                   "ipow": lambda z, y: z.__ipow__(2), "ifloordiv": lambda z, y: z.__ifloordiv__(y),
+                   "imod": lambda z, y: z.__imod__(y)}
+
+
+@pytest.mark.parametrize("step", list(_IN_PLACE_STEPS))
+def test_inplace_arithmetic_is_an_expression_as_on_the_python_route(step, tmp_path):
+    """`z += y` and `z.add_(y)` are one aten add_ whose torch_fn says `method_descriptor.add_`:
+    written, as the Python route writes both, as a pnnx.Expression (torchvision's residual
+    `out += identity`), and still a write of `z`."""
+    model, x, y = _InPlace(_IN_PLACE_STEPS[step]).eval(), torch.rand(2, 4, 5), torch.rand(2, 4, 5) + 0.5
+    program = export_program(model, (x, y))
+    assert _ops(api.capture(program)) == _ops(api.capture(model, (x, y))) == \
+        ["pnnx.Input", "pnnx.Input", "torch.relu", "pnnx.Expression", "pnnx.Output"]
+    result = api.export(program, None, tmp_path, "net")  # self-checks the regenerated model
+    got = run_backend("pnnx-python", {"pnnx.param": result.paths["pnnxparam"], "pnnx.bin": result.paths["pnnxbin"],
+                                      "pnnx.py": result.paths["pnnxpy"]}, [x, y])
+    assert_close(got, [model(x.clone(), y)], tolerance(1e-5, 1e-4, "fp32 reference"))
+
+
+class _MaskedDecoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.layer = nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0, batch_first=True)
+
+    def forward(self, tgt, memory, mask):
+        return self.layer(tgt, memory, tgt_mask=mask)
+
+
+def test_transformer_layer_is_rebuilt_with_its_masks_by_name(tmp_path):
+    """nn.TransformerDecoderLayer back from a .pt2 (its head count and layout tried against the
+    example values) and called as the model called it, the mask by name: the same line as the
+    Python route, which the ncnn emitter lowers (a mask by position it cannot place)."""
+    from param_lines import normalised_param
+
+    model = _MaskedDecoder().eval()
+    inputs = (torch.rand(2, 4, 8), torch.rand(2, 5, 8), torch.triu(torch.full((4, 4), float("-inf")), 1))
+    program = export_program(model, inputs)
+    assert normalised_param(api.capture(program)) == normalised_param(api.capture(model, inputs))
+    result = api.export(program, None, tmp_path, "net")  # self-checks the regenerated model
+    assert "ncnn" not in result.unsupported, result.unsupported
+    got = run_backend("pnnx-python", {"pnnx.param": result.paths["pnnxparam"], "pnnx.bin": result.paths["pnnxbin"],
+                                      "pnnx.py": result.paths["pnnxpy"]}, list(inputs))
+    assert_close(got, [model(*inputs).detach()], tolerance(1e-5, 1e-4, "fp32 reference"))

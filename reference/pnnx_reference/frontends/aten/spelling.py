@@ -51,6 +51,12 @@ def from_torch_fn(torch_fn) -> Spelling | None:
     return Spelling(_KINDS[kind], name) if kind in _KINDS and name else None
 
 
+# In-place arithmetic: torch.export records `x += y` as the method `add_`, as it does `x.add_(y)`;
+# the Python route writes both as one pnnx.Expression, through the operator's in-place method.
+IN_PLACE = {"add_": "__iadd__", "sub_": "__isub__", "mul_": "__imul__", "div_": "__itruediv__",
+            "floor_divide_": "__ifloordiv__", "remainder_": "__imod__", "pow_": "__ipow__"}
+
+
 # Where a TorchScript trace recorded the call (the innermost frame of its source range, kept in
 # the .pt's debug info): a Python function of torch names its namespace by its file.
 _FRAME = re.compile(r"(?P<path>.*)\((?P<line>\d+)\): (?P<function>\w+)$")
@@ -115,6 +121,8 @@ def call(spelling: Spelling, aten_name: str, kwargs: dict):
         return _select(this, rest) if aten_name == "select" else NOT_SPELLED
     if (spelling.name, aten_name) in _RENAMED:
         return _RENAMED[spelling.name, aten_name][0](spelling)(this, rest)
+    if aten_name in IN_PLACE:  # `method_descriptor.add_`; `function.pow_` for `**=`
+        return _in_place(aten_name, this, rest)
     if spelling.kind == "method":
         return _method(spelling.name, aten_name, this, rest)
     fn = _function(spelling)
@@ -157,6 +165,16 @@ def _names_this_call(spelling: Spelling, aten_name: str) -> bool:
     if aten_name in _CAST_OPS:
         return spelling.kind == "method" and (spelling.name in CASTS or spelling.name == "to")
     return spelling.name == aten_name
+
+
+def _in_place(aten_name: str, this, rest: dict):
+    """`x += y` (or `x.add_(y)`) as the operator's in-place method, which the capture writes as
+    an expression and which still writes `x`; a call with more (alpha, rounding_mode) is not."""
+    other = rest.get("other", rest.get("exponent"))
+    more = {k: v for k, v in rest.items() if k not in ("other", "exponent") and not (k == "alpha" and v == 1)}
+    if not isinstance(this, torch.Tensor) or other is None or more:
+        return NOT_SPELLED
+    return getattr(this, IN_PLACE[aten_name])(other)
 
 
 def _select(this, rest: dict):

@@ -6,6 +6,7 @@ first (the Python route keeps it whole); one that cannot be rebuilt exactly, che
 example values, gives way to the standard modules inside it, and at last to its nodes."""
 from __future__ import annotations
 
+import inspect
 import itertools
 
 import torch
@@ -69,7 +70,8 @@ def _module_step(cls, path, members, plan, values, state, fqns, shared) -> Step 
         if call is not None:
             shared.setdefault(path, module)
             pack, picks = call
-            return Step(members, inputs, outputs, _runner(module, pack, picks), f"nn.{cls.__name__} {path}")
+            return Step(members, inputs, outputs, _runner(module, pack, picks, _positional(module)),
+                        f"nn.{cls.__name__} {path}")
     return None
 
 
@@ -78,7 +80,8 @@ def _candidates(cls, state: dict, members: list, args: tuple):
     likely first (alternatives where the graph leaves an argument open, `_OPEN`)."""
     constants = fx.constants(members)
     kinds = [fx.aten_name(n) or "" for n in members]
-    sizes = stdmodules.attention_sizes(state) if cls is nn.MultiheadAttention else {}
+    sizes = stdmodules.attention_sizes(state) if cls is nn.MultiheadAttention else \
+        _layer_sizes(state, constants, kinds) if cls in _LAYERS else {}
     base = stdmodules.arguments(cls, state, constants, kinds, extra=sizes)
     for extra in _OPEN.get(cls, lambda m, b, a: [{}])(members, base, args):
         try:
@@ -113,6 +116,30 @@ def _hinted_heads(members: list, embed: int) -> int | None:
     return None
 
 
+_LAYERS = (nn.TransformerEncoderLayer, nn.TransformerDecoderLayer)
+
+
+def _layer_sizes(state: dict, constants: dict, kinds: list) -> dict:
+    """nn.Transformer{Encoder,Decoder}Layer's sizes from its attention and feed-forward weights."""
+    attention, linear1 = state.get("self_attn.in_proj_weight"), state.get("linear1.weight")
+    if attention is None or linear1 is None:
+        return {}
+    return {"d_model": attention.shape[1], "dim_feedforward": linear1.shape[0], "bias": "linear1.bias" in state,
+            "activation": "gelu" if "gelu" in kinds else "relu", "layer_norm_eps": constants.get("eps", 1e-5),
+            "dropout": constants.get("p", 0.1)}
+
+
+def _layer_variants(members: list, base: dict, args: tuple):
+    """nn.Transformer{Encoder,Decoder}Layer: the head count, batch_first and norm_first leave no trace in
+    the weights; each is tried (different heads, layouts or norm orders give other values)."""
+    embed = base.get("d_model")
+    if embed is None:
+        return []
+    heads = [h for h in range(1, embed + 1) if embed % h == 0]
+    return [{"nhead": h, "batch_first": b, "norm_first": n}
+            for n, b, h in itertools.product((False, True), (False, True), heads)]
+
+
 def _channel_variants(spatial: int):
     """A normalisation without weights: its feature count is the input's channel count, the
     dim before its `spatial` ones (dim 1 of a batch, dim 0 of an unbatched input). Its result
@@ -125,7 +152,9 @@ def _channel_variants(spatial: int):
     return variants
 
 
-_OPEN = {nn.MultiheadAttention: _attention_variants, nn.InstanceNorm1d: _channel_variants(1),
+_OPEN = {nn.MultiheadAttention: _attention_variants, nn.TransformerEncoderLayer: _layer_variants,
+         nn.TransformerDecoderLayer: _layer_variants,
+         nn.InstanceNorm1d: _channel_variants(1),
          nn.InstanceNorm2d: _channel_variants(2), nn.InstanceNorm3d: _channel_variants(3)}
 
 
@@ -176,8 +205,21 @@ def _same(a, b) -> bool:
         return False
 
 
-def _runner(module, pack, picks):
+def _positional(module) -> int | None:
+    """How many leading arguments a call passes by position; the rest go by name, as a model
+    passes a transformer layer's masks (`tgt_mask=`), which the emitters tell apart by name.
+    None: all by position."""
+    if isinstance(module, _LAYERS):
+        return 2 if isinstance(module, nn.TransformerDecoderLayer) else 1
+    return None
+
+
+def _runner(module, pack, picks, positional: int | None = None):
+    names = list(inspect.signature(type(module).forward).parameters)[1:] if positional is not None else []
+
     def run(inputs: list) -> list:
-        result = argorder.flat(module(*_fill(pack, inputs)))
+        args = _fill(pack, inputs)
+        named = dict(zip(names[positional:], args[positional:])) if positional is not None else {}
+        result = argorder.flat(module(*args[:positional], **named))
         return [result[i] for i in picks]
     return run

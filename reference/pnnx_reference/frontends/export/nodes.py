@@ -87,18 +87,63 @@ def _has_node(value) -> bool:
 
 
 def evaluate(graph, bound: dict) -> dict:
-    """node -> value for every node, running each call as torch does (no tracer)."""
-    values = dict(bound)
+    """node -> value for every node, running each call as torch does (no tracer). Each value is
+    the one the node gave when it ran: an in-place call (`relu_` after a batch norm, `add_` of a
+    residual) would change its argument's value afterwards, so what it writes is kept first."""
+    values, kept = dict(bound), {}
+    sharing = _Sharing(values)
     with torch._C.DisableTorchFunction(), torch.no_grad():
         for node in graph.nodes:
             if node.op != "call_function":
                 continue
             args = map_arg(node.args, values.__getitem__)
             kwargs = map_arg(node.kwargs, values.__getitem__)
+            for tensor in _written(node, args, kwargs):
+                for other in sharing.of(tensor):
+                    if other not in kept:
+                        kept[other] = values[other].clone()
             try:
                 values[node] = node.target(*args, **kwargs)
             except Exception as err:
                 raise ConversionError(f"the exported program does not run on the example inputs at "
                                       f"{node.name} ({node.target}): {type(err).__name__}: "
                                       f"{str(err).splitlines()[0] if str(err) else ''}") from None
-    return values
+            sharing.add(node, values[node])
+    return {**values, **kept}
+
+
+def _written(node: Node, args, kwargs) -> list:
+    """The tensors an in-place or `out=` call writes (its schema marks them `Tensor(a!)`)."""
+    schema = getattr(node.target, "_schema", None)
+    if schema is None:
+        return []
+    written = []
+    for i, argument in enumerate(schema.arguments):
+        if argument.alias_info is not None and argument.alias_info.is_write:
+            value = args[i] if i < len(args) and not argument.kwarg_only else kwargs.get(argument.name)
+            if isinstance(value, torch.Tensor):
+                written.append(value)
+    return written
+
+
+class _Sharing:
+    """Which nodes' tensors share a storage (a view and its base, an in-place call's result and
+    its argument): all of them change when one is written."""
+
+    def __init__(self, values: dict):
+        self._values, self._by_storage = values, {}
+        for node, value in values.items():
+            self.add(node, value)
+
+    def add(self, node, value) -> None:
+        if isinstance(value, torch.Tensor) and value.layout == torch.strided:
+            self._by_storage.setdefault(_storage(value), []).append(node)
+
+    def of(self, tensor) -> list:
+        if not isinstance(tensor, torch.Tensor) or tensor.layout != torch.strided:
+            return []
+        return self._by_storage.get(_storage(tensor), [])
+
+
+def _storage(tensor) -> int:
+    return tensor.untyped_storage().data_ptr()
