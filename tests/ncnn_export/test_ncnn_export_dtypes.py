@@ -216,3 +216,36 @@ def test_f16_rounding_between_gpu_layers(tmp_path, mode):
     got = run_ncnn(_export(tmp_path, model, inputs), inputs, mode)
     tol = EXACT if mode in ("fp32", "vulkan-fp32") else tolerance(1e-2, 1e-2, "fp16 storage, as the table's fp16 modes")
     assert_close(got, expected, tol, mode)
+
+
+class _MaskedConstant(torch.nn.Module):
+    """An attention bias built from a constant that already holds -inf (torch.export folds a
+    bool attn_mask so), masked again by a run-time mask."""
+
+    def __init__(self, fill: float, stored: float) -> None:
+        super().__init__()
+        self.fill = fill
+        bias = torch.zeros(4, 6)
+        bias[::2, 1::3] = stored
+        self.register_buffer("bias", bias)
+
+    def forward(self, mask, x):
+        return x + self.bias.masked_fill(mask, self.fill)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_an_infinite_fill_of_a_constant_holding_infinities_is_exact(tmp_path, mode):
+    """mask * -inf + (1 - mask) * bias would give -inf * 0 = NaN where the bias is -inf and the
+    mask is not set; with an infinite fill the bias is added unmasked."""
+    model, inputs = _MaskedConstant(float("-inf"), float("-inf")), [_bools(4, 6), _ints(4, 6).float()]
+    expected = torch_outputs(model.eval(), inputs)
+    assert np.isneginf(expected[0]).any() and np.isfinite(expected[0]).any()
+    got = run_ncnn(_export(tmp_path, model, inputs), inputs, mode)
+    assert np.array_equal(got[0].reshape(expected[0].shape), expected[0]), (got, expected)
+
+
+@pytest.mark.parametrize("fill, stored", [(0.0, float("-inf")), (float("inf"), float("-inf")), (1.0, float("nan"))])
+def test_a_constant_holding_other_non_finite_values_is_refused(tmp_path, fill, stored):
+    model, inputs = _MaskedConstant(fill, stored), [_bools(4, 6), _ints(4, 6).float()]
+    with pytest.raises(UnsupportedOperator, match="constant tensor holding inf or NaN"):
+        _export(tmp_path, model, inputs)

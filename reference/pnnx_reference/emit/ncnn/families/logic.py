@@ -16,7 +16,9 @@ selection are exact on it as on floats; ~x of an integer is -1 - x (255 - x for 
 
 A non-bool operand is true where it is nonzero: Threshold(|x|) (a NaN reads as false).
 where/masked_fill select by cond * x + (1 - cond) * y, exact while the tensors x and y are
-finite (an infinite number is built so that it never meets a 0)."""
+finite (an infinite number is built so that it never meets a 0; with one, the other side is
+added unmasked, exact also where it holds infinities of the same sign); a constant tensor with
+any other inf or NaN is refused."""
 from __future__ import annotations
 
 import numpy as np
@@ -155,12 +157,47 @@ def _term(mask, value) -> ex.Node:
     return node if value.value > 0 else _call("mul", node, ex.literal(-1.0))
 
 
+def _infinite(node) -> float | None:
+    """The sign (+1.0/-1.0) of an infinite literal, else None."""
+    if isinstance(node, ex.Literal) and isinstance(node.value, float) and np.isinf(node.value):
+        return float(np.sign(node.value))
+    return None
+
+
+def _constant_nonfinite(op, node) -> set[float] | None:
+    """For a constant tensor operand (a pnnx.Attribute): the set of its non-finite values' signs
+    (+1.0, -1.0; NaN as nan); None for anything else (a number, a run-time tensor)."""
+    if not isinstance(node, ex.Input):
+        return None
+    producer = op.inputs[node.index].producer
+    if producer is None or producer.type != "pnnx.Attribute" or not producer.attrs:
+        return None
+    data = Context.attribute_data(producer)
+    if not np.issubdtype(data.dtype, np.floating):
+        return set()
+    bad = data[~np.isfinite(data)]
+    return {float(np.sign(v)) if not np.isnan(v) else float("nan") for v in np.unique(bad)}
+
+
 def _select(ctx: Context, op, cond, x, y) -> None:
     """op's output = x where cond else y: cond * x + (1 - cond) * y, exact while x and y are
-    finite tensors or any non-NaN numbers."""
+    finite tensors or any non-NaN numbers. With an infinite number on one side the other side is
+    added unmasked (-inf * cond + y), which is also exact where that side holds infinities of the
+    same sign: an attention mask made with masked_fill(..., -inf) and filled again with -inf. A
+    constant tensor with other non-finite values (which a mask would multiply by 0: NaN) is refused."""
     if any(isinstance(v, ex.Literal) and np.isnan(v.value) for v in (x, y)):
         raise Unsupported(f"{op.type} with a NaN number is not lowered")
     not_cond = _call("sub", ex.literal(1), cond)
+    for number, masked, other in ((x, cond, y), (y, not_cond, x)):
+        sign = _infinite(number)
+        found = _constant_nonfinite(op, other)
+        if sign is not None and (found is None or found <= {sign}):
+            _tree(ctx, op, _call("add", _term(masked, number), other), op.outputs[0].name)
+            return
+    for v in (x, y):
+        if _constant_nonfinite(op, v):
+            raise Unsupported(f"{op.type} of a constant tensor holding inf or NaN is not lowered (ncnn selects "
+                              "by multiplying with a 0/1 mask, and inf * 0 is NaN)")
     _tree(ctx, op, _call("add", _term(cond, x), _term(not_cond, y)), op.outputs[0].name)
 
 
