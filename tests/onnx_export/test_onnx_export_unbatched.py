@@ -114,6 +114,15 @@ def test_unbatched_max_pool_functional_indices(tmp_path):
     assert_close(got, want)
 
 
+@pytest.mark.filterwarnings("ignore:input's size at dim")
+@pytest.mark.parametrize("shape", [(4, 9), (2, 4, 9)])
+def test_instance_norm_without_weights_normalises_the_input_channels(shape, tmp_path):
+    """InstanceNorm1d(8) without affine weights only warns on 4 channels; so must the export
+    not size its scale by num_features."""
+    got, want, _, _ = export_module(nn.InstanceNorm1d(8).eval(), [torch.randn(shape)], tmp_path)
+    assert_close(got, want)
+
+
 def test_batched_input_is_not_wrapped(tmp_path):
     """A 3-D input to Conv1d is (N, C, L), not unbatched: torch's rule is per operator."""
     got, want, model, _ = export_module(nn.Conv1d(3, 4, 3).eval(), [torch.randn(2, 3, 10)], tmp_path)

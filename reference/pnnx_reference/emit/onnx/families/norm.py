@@ -89,17 +89,25 @@ def group_norm_function(b, op):
 @LOWERINGS.register("nn.InstanceNorm1d", "nn.InstanceNorm2d", "nn.InstanceNorm3d",
                     unbatched_rank=lambda op: int(op.type[-2]) + 1)
 def instance_norm_module(b, op):
-    n = int(op.params["num_features"])
     spatial = int(op.type[-2])
     if b.rank(op.inputs[0]) != spatial + 2:
         raise Unsupported(f"input of rank {b.rank(op.inputs[0])} (expected {spatial + 1} or {spatial + 2})")
-    scale, bias = _affine(b, op, n)
+    scale, bias = _affine(b, op, _instance_norm_channels(b, op))
     eps = float(op.params.get("eps", 1e-5))
     if "running_mean" in op.attrs:  # track_running_stats: eval uses the running statistics
         b.node("BatchNormalization", [b.x(op), scale, bias, b.attr_weight(op, "running_mean"),
                                       b.attr_weight(op, "running_var")], b.y(op), epsilon=eps)
         return
     b.node("InstanceNormalization", [b.x(op), scale, bias], b.y(op), epsilon=eps)
+
+
+def _instance_norm_channels(b, op) -> int:
+    """torch normalises the input's channels: without weights or running statistics it only
+    warns when they are not num_features (an InstanceNorm1d(8) given (4, L) is unbatched)."""
+    channels = b.shape(op.inputs[0])[1]
+    if channels < 0 or "weight" in op.attrs or "running_mean" in op.attrs:
+        return int(op.params["num_features"])
+    return channels
 
 
 @LOWERINGS.register("F.instance_norm")
