@@ -41,6 +41,26 @@ class PoolUnpool(nn.Module):
         return y, i, self.unpool(y * 2.0, i)
 
 
+class Attend(nn.Module):
+    """nn.MultiheadAttention called on (query, key, value), returning both outputs."""
+
+    def __init__(self, average=True, **kw):
+        super().__init__()
+        self.m, self.average = nn.MultiheadAttention(8, 2, **kw), average
+
+    def forward(self, q, kv):
+        return self.m(q, kv, kv, average_attn_weights=self.average)
+
+
+class SelfAttend(nn.Module):
+    def __init__(self, **kw):
+        super().__init__()
+        self.m = nn.MultiheadAttention(8, 2, **kw)
+
+    def forward(self, x):
+        return self.m(x, x, x, need_weights=False)[0]
+
+
 def _running_stats(m):
     m.running_mean.uniform_(-1, 1)
     m.running_var.uniform_(0.5, 2)
@@ -165,3 +185,27 @@ def test_rank_neither_batched_nor_unbatched_is_refused():
     op.inputs[0].shape, op.outputs[0].shape = [4, 4], [4, 4]
     with pytest.raises(UnsupportedOperators, match="input of rank 2"):
         build_model(graph, fp16=False)
+
+
+ATTENTION = {
+    # name: (module, unbatched input shapes): torch treats (L, E) as a batch_first batch of one
+    "mha_self": (SelfAttend(), [(5, 8)]),
+    "mha_self_batch_first": (SelfAttend(batch_first=True), [(5, 8)]),
+    "mha_cross_weights": (Attend(), [(5, 8), (7, 8)]),
+    "mha_cross_head_weights": (Attend(average=False, batch_first=True), [(5, 8), (7, 8)]),
+    "encoder_layer": (nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0), [(5, 8)]),
+    "encoder_layer_norm_first": (nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True,
+                                                            norm_first=True), [(5, 8)]),
+    "decoder_layer": (nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0), [(5, 8), (7, 8)]),
+    "transformer": (nn.Transformer(8, 2, 1, 1, 16, dropout=0.0), [(7, 8), (5, 8)]),
+}
+
+
+@pytest.mark.parametrize("name", list(ATTENTION))
+def test_unbatched_attention_is_a_batch_first_batch_of_one(name, tmp_path):
+    module, shapes = ATTENTION[name]
+    got, want, model, _ = export_module(module.eval(), [torch.randn(s) for s in shapes], tmp_path)
+    assert_close(got, want)
+    types = op_types(model)
+    assert "Attention" in types and types[0] == "Unsqueeze" and types[-1] == "Squeeze"
+    assert "Transpose" not in types  # batch_first: no (S, B, E) transposes around the batch of one

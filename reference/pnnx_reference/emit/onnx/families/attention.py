@@ -1,5 +1,6 @@
 """Attention: F.scaled_dot_product_attention -> one Attention node (opset 23);
-nn.MultiheadAttention -> input projections (MatMul/Add) + Attention + output projection."""
+nn.MultiheadAttention -> input projections (MatMul/Add) + Attention + output projection
+(an unbatched (L, E) as a batch_first batch of one, see unbatched.py)."""
 from __future__ import annotations
 
 from ....errors import Unsupported
@@ -23,7 +24,8 @@ def sdpa(b, op):
            scale=None if scale is None else float(scale))
 
 
-@LOWERINGS.register("nn.MultiheadAttention")
+@LOWERINGS.register("nn.MultiheadAttention", unbatched_rank=2, batched_inputs=3,
+                    unbatched_params={"batch_first": True})
 def multihead_attention(b, op):
     p = op.params
     e, heads = int(p["embed_dim"]), int(p["num_heads"])
@@ -34,7 +36,7 @@ def multihead_attention(b, op):
     if len(op.inputs) > 3:
         raise Unsupported("attention masks")
     if b.rank(op.inputs[0]) != 3:
-        raise Unsupported("unbatched input")
+        raise Unsupported(f"input of rank {b.rank(op.inputs[0])} (expected 2 or 3)")
     names = [o.name for o in op.inputs[:3]] if len(op.inputs) >= 3 else [b.x(op)] * 3
     q, k, v = in_projection(b, op, batch_major(b, op, names), "", e)
     weights = op.outputs[1] if len(op.outputs) > 1 and op.outputs[1].consumers else None
