@@ -94,6 +94,8 @@ CASES = {
     "adaptive_max_pool3d_global": (nn.AdaptiveMaxPool3d(1), (3, 4, 4, 4), "GlobalMaxPool"),
     "fold": (nn.Fold((5, 6), 2), (12, 20), "Col2Im"),
     "unfold": (nn.Unfold(2, stride=2), (3, 6, 8), "Conv"),
+    "pixel_shuffle": (nn.PixelShuffle(2), (8, 3, 4), "DepthToSpace"),
+    "pixel_unshuffle": (nn.PixelUnshuffle(2), (3, 4, 6), "Transpose"),
     "fractional_max_pool2d": (nn.FractionalMaxPool2d(2, output_size=4, _random_samples=torch.rand(1, 3, 2)),
                               (3, 9, 10), "ReduceMax"),
 }
@@ -209,3 +211,26 @@ def test_unbatched_attention_is_a_batch_first_batch_of_one(name, tmp_path):
     types = op_types(model)
     assert "Attention" in types and types[0] == "Unsqueeze" and types[-1] == "Squeeze"
     assert "Transpose" not in types  # batch_first: no (S, B, E) transposes around the batch of one
+
+
+def _sdpa(mask=None, **kw):
+    return Fn(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, attn_mask=mask, **kw))
+
+
+SDPA = {
+    # name: (model, query/key/value shapes): leading axes are batch axes, any number of them
+    "rank2": (_sdpa(), [(5, 8), (7, 8), (7, 6)]),
+    "rank3_heads": (_sdpa(scale=0.3), [(2, 5, 8), (2, 7, 8), (2, 7, 8)]),
+    "rank2_causal": (_sdpa(is_causal=True), [(5, 8), (5, 8), (5, 8)]),
+    "rank3_mask2": (_sdpa(torch.randn(5, 7)), [(2, 5, 8), (2, 7, 8), (2, 7, 8)]),
+    "rank3_mask3": (_sdpa(torch.randn(2, 5, 7)), [(2, 5, 8), (2, 7, 8), (2, 7, 8)]),
+}
+
+
+@pytest.mark.parametrize("name", list(SDPA))
+def test_sdpa_below_4d_gets_leading_axes_of_one(name, tmp_path):
+    model, shapes = SDPA[name]
+    got, want, onnx_model, _ = export_module(model.eval(), [torch.randn(s) for s in shapes], tmp_path)
+    assert_close(got, want)
+    types = op_types(onnx_model)
+    assert "Attention" in types and types[-1] == "Squeeze"
