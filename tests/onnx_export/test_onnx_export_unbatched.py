@@ -189,8 +189,12 @@ def test_rank_neither_batched_nor_unbatched_is_refused():
         build_model(graph, fp16=False)
 
 
+def _sdpa(mask=None, **kw):
+    return Fn(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, attn_mask=mask, **kw))
+
+
 ATTENTION = {
-    # name: (module, unbatched input shapes): torch treats (L, E) as a batch_first batch of one
+    # name: (module, input shapes): torch treats (L, E) as a batch_first batch of one
     "mha_self": (SelfAttend(), [(5, 8)]),
     "mha_self_batch_first": (SelfAttend(batch_first=True), [(5, 8)]),
     "mha_cross_weights": (Attend(), [(5, 8), (7, 8)]),
@@ -200,37 +204,20 @@ ATTENTION = {
                                                             norm_first=True), [(5, 8)]),
     "decoder_layer": (nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0), [(5, 8), (7, 8)]),
     "transformer": (nn.Transformer(8, 2, 1, 1, 16, dropout=0.0), [(7, 8), (5, 8)]),
+    # scaled_dot_product_attention: leading axes are batch axes, any number of them (ONNX: 4)
+    "sdpa_rank2": (_sdpa(), [(5, 8), (7, 8), (7, 6)]),
+    "sdpa_rank3_heads": (_sdpa(scale=0.3), [(2, 5, 8), (2, 7, 8), (2, 7, 8)]),
+    "sdpa_rank2_causal": (_sdpa(is_causal=True), [(5, 8), (5, 8), (5, 8)]),
+    "sdpa_rank3_mask2": (_sdpa(torch.randn(5, 7)), [(2, 5, 8), (2, 7, 8), (2, 7, 8)]),
+    "sdpa_rank3_mask3": (_sdpa(torch.randn(2, 5, 7)), [(2, 5, 8), (2, 7, 8), (2, 7, 8)]),
 }
 
 
 @pytest.mark.parametrize("name", list(ATTENTION))
-def test_unbatched_attention_is_a_batch_first_batch_of_one(name, tmp_path):
+def test_unbatched_attention_is_a_batch_of_one(name, tmp_path):
     module, shapes = ATTENTION[name]
     got, want, model, _ = export_module(module.eval(), [torch.randn(s) for s in shapes], tmp_path)
     assert_close(got, want)
     types = op_types(model)
     assert "Attention" in types and types[0] == "Unsqueeze" and types[-1] == "Squeeze"
     assert "Transpose" not in types  # batch_first: no (S, B, E) transposes around the batch of one
-
-
-def _sdpa(mask=None, **kw):
-    return Fn(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, attn_mask=mask, **kw))
-
-
-SDPA = {
-    # name: (model, query/key/value shapes): leading axes are batch axes, any number of them
-    "rank2": (_sdpa(), [(5, 8), (7, 8), (7, 6)]),
-    "rank3_heads": (_sdpa(scale=0.3), [(2, 5, 8), (2, 7, 8), (2, 7, 8)]),
-    "rank2_causal": (_sdpa(is_causal=True), [(5, 8), (5, 8), (5, 8)]),
-    "rank3_mask2": (_sdpa(torch.randn(5, 7)), [(2, 5, 8), (2, 7, 8), (2, 7, 8)]),
-    "rank3_mask3": (_sdpa(torch.randn(2, 5, 7)), [(2, 5, 8), (2, 7, 8), (2, 7, 8)]),
-}
-
-
-@pytest.mark.parametrize("name", list(SDPA))
-def test_sdpa_below_4d_gets_leading_axes_of_one(name, tmp_path):
-    model, shapes = SDPA[name]
-    got, want, onnx_model, _ = export_module(model.eval(), [torch.randn(s) for s in shapes], tmp_path)
-    assert_close(got, want)
-    types = op_types(onnx_model)
-    assert "Attention" in types and types[-1] == "Squeeze"
