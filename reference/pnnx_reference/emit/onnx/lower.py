@@ -15,6 +15,7 @@ from . import families  # noqa: F401  (registers every lowering)
 from .builder import OnnxBuilder
 from .dtypes import COMPLEX
 from .registry import COMPLEX_LOWERINGS, LOWERINGS
+from .unbatched import lowering
 
 FALLBACK_DOMAIN = "pnnx.moduleop"
 
@@ -44,7 +45,7 @@ def lower_graph(b: OnnxBuilder, graph: Graph) -> list[tuple[str, str, str]]:
 
 def _lowering(op_type: str, complex_operands: bool):
     rule = (COMPLEX_LOWERINGS if complex_operands else LOWERINGS).lookup(op_type)
-    return None if rule is None else rule.fn
+    return None if rule is None else lowering(rule)
 
 
 def lower_moduleop(b: OnnxBuilder, op: Operator) -> None:

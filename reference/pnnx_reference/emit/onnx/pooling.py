@@ -23,9 +23,15 @@ def spatial_rank_of(b, op) -> int:
     return spatial_rank(op.type) if op.type[-2].isdigit() else b.rank(op.inputs[0]) - 2
 
 
+def unbatched_rank(op) -> int:
+    """torch's rank of an unbatched input to a pooling type: (C, L) for a 1-d pool."""
+    return spatial_rank(op.type) + 1
+
+
 def check_batched(b, op, n):
+    """An unbatched input arrives as a batch of one (unbatched.py): any other rank is refused."""
     if b.rank(op.inputs[0]) != n + 2:
-        raise Unsupported("unbatched input (no batch dimension)")
+        raise Unsupported(f"input of rank {b.rank(op.inputs[0])} (expected {n + 1} or {n + 2})")
 
 
 def window(op, n):

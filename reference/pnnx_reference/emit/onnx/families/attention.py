@@ -1,10 +1,13 @@
-"""Attention: F.scaled_dot_product_attention -> one Attention node (opset 23);
-nn.MultiheadAttention -> input projections (MatMul/Add) + Attention + output projection."""
+"""Attention: F.scaled_dot_product_attention -> one Attention node (opset 23), a 2-D or 3-D
+query lifted to 4-D by leading axes of 1;
+nn.MultiheadAttention -> input projections (MatMul/Add) + Attention + output projection
+(an unbatched (L, E) as a batch_first batch of one, see unbatched.py)."""
 from __future__ import annotations
 
 from ....errors import Unsupported
 from ..attention_blocks import batch_major, in_projection, projection, sequence_output
 from ..registry import LOWERINGS
+from ..unbatched import lower_as_batch_of_one
 
 
 @LOWERINGS.register("F.scaled_dot_product_attention")
@@ -14,16 +17,23 @@ def sdpa(b, op):
     if float(op.params.get("dropout_p", 0.0) or 0.0) != 0.0 or op.params.get("enable_gqa"):
         raise Unsupported("dropout_p != 0 or enable_gqa")
     q, k, v = (op.input(key, i) for i, key in enumerate(("query", "key", "value")))
-    if None in (q, k, v) or b.rank(q) != 4:
-        raise Unsupported("needs 4-D query, key and value operands")
     mask = op.input("attn_mask", 3)
+    if None in (q, k, v) or len({b.rank(q), b.rank(k), b.rank(v), b.rank(op.outputs[0])}) != 1:
+        raise Unsupported("needs query, key, value and output of one rank")
+    if b.rank(q) in (2, 3) and (mask is None or b.rank(mask) <= b.rank(q)):
+        # leading axes are batch axes: (L, E) and (heads, L, E) get batch axes of 1 until 4-D
+        lower_as_batch_of_one(b, op, sdpa, batched_inputs=4)
+        return
+    if b.rank(q) != 4:
+        raise Unsupported("needs 2-D to 4-D query, key and value operands")
     inputs = [q.name, k.name, v.name] + ([mask.name] if mask is not None else [])
     scale = op.params.get("scale")
     b.node("Attention", inputs, b.y(op), is_causal=int(bool(op.params.get("is_causal"))),
            scale=None if scale is None else float(scale))
 
 
-@LOWERINGS.register("nn.MultiheadAttention")
+@LOWERINGS.register("nn.MultiheadAttention", unbatched_rank=2, batched_inputs=3,
+                    unbatched_params={"batch_first": True})
 def multihead_attention(b, op):
     p = op.params
     e, heads = int(p["embed_dim"]), int(p["num_heads"])
@@ -34,7 +44,7 @@ def multihead_attention(b, op):
     if len(op.inputs) > 3:
         raise Unsupported("attention masks")
     if b.rank(op.inputs[0]) != 3:
-        raise Unsupported("unbatched input")
+        raise Unsupported(f"input of rank {b.rank(op.inputs[0])} (expected 2 or 3)")
     names = [o.name for o in op.inputs[:3]] if len(op.inputs) >= 3 else [b.x(op)] * 3
     q, k, v = in_projection(b, op, batch_major(b, op, names), "", e)
     weights = op.outputs[1] if len(op.outputs) > 1 and op.outputs[1].consumers else None

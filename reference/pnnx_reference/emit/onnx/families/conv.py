@@ -1,5 +1,6 @@
 """Convolutions: nn.ConvNd / nn.ConvTransposeNd / F.convNd / F.conv_transposeNd -> Conv,
-ConvTranspose. Non-zero padding modes get one Pad in front (ONNX Conv pads with zeros)."""
+ConvTranspose. Non-zero padding modes get one Pad in front (ONNX Conv pads with zeros).
+Unbatched input ((C, L) for Conv1d, ...) is a batch of one (see unbatched.py)."""
 from __future__ import annotations
 
 from ....errors import Unsupported
@@ -11,6 +12,15 @@ _PAD_MODES = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
 
 def _spatial(op_type: str) -> int:
     return int(op_type.rstrip("d")[-1])
+
+
+def _unbatched_rank(op) -> int:
+    return _spatial(op.type) + 1
+
+
+def _check_rank(b, op, n: int) -> None:
+    if b.rank(op.inputs[0]) != n + 2:
+        raise Unsupported(f"input of rank {b.rank(op.inputs[0])} (expected {n + 1} or {n + 2})")
 
 
 def _pads(op, n: int, kernel: list[int], dilation: list[int]) -> list[int]:
@@ -48,13 +58,13 @@ def _padded_input(b, op, pads: list[int]) -> tuple[str, list[int]]:
     return padded, [0] * len(pads)
 
 
-@LOWERINGS.register("nn.Conv1d", "nn.Conv2d", "nn.Conv3d", "F.conv1d", "F.conv2d", "F.conv3d")
+@LOWERINGS.register("nn.Conv1d", "nn.Conv2d", "nn.Conv3d", "F.conv1d", "F.conv2d", "F.conv3d",
+                    unbatched_rank=_unbatched_rank)
 def conv(b, op):
     n = _spatial(op.type)
     weight, bias, wshape = _weight_and_bias(b, op)
     kernel = wshape[2:]
-    if b.rank(op.inputs[0]) != n + 2:
-        raise Unsupported("unbatched input (no batch dimension)")
+    _check_rank(b, op, n)
     dilation = ints(op.params.get("dilation", 1), n, "dilation")
     data, pads = _padded_input(b, op, _pads(op, n, kernel, dilation))
     b.node("Conv", [data, weight] + ([bias] if bias else []), b.y(op),
@@ -63,12 +73,11 @@ def conv(b, op):
 
 
 @LOWERINGS.register("nn.ConvTranspose1d", "nn.ConvTranspose2d", "nn.ConvTranspose3d", "F.conv_transpose1d",
-                    "F.conv_transpose2d", "F.conv_transpose3d")
+                    "F.conv_transpose2d", "F.conv_transpose3d", unbatched_rank=_unbatched_rank)
 def conv_transpose(b, op):
     n = _spatial(op.type)
     weight, bias, wshape = _weight_and_bias(b, op)
-    if b.rank(op.inputs[0]) != n + 2:
-        raise Unsupported("unbatched input (no batch dimension)")
+    _check_rank(b, op, n)
     if (op.params.get("padding_mode", "zeros") or "zeros") != "zeros":
         raise Unsupported("ConvTranspose supports padding_mode='zeros' only")
     p = ints(op.params.get("padding", 0), n, "padding")

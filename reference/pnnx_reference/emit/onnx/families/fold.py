@@ -10,34 +10,31 @@ from ..dtypes import numpy_type
 from ..registry import LOWERINGS
 
 
-@LOWERINGS.register("nn.Fold", "F.fold")
+@LOWERINGS.register("nn.Fold", "F.fold", unbatched_rank=2)  # (C * prod(kernel), L)
 def fold(b, op):
     size = ints(op.params["output_size"], 2, "output_size")
     kernel = ints(op.params["kernel_size"], 2, "kernel_size")
     if b.rank(op.inputs[0]) != 3:
-        raise Unsupported("unbatched input")
+        raise Unsupported(f"input of rank {b.rank(op.inputs[0])} (expected 2 or 3)")
     pad = ints(op.params.get("padding", 0), 2, "padding")
     b.node("Col2Im", [b.x(op), b.const(size, hint="image_shape"), b.const(kernel, hint="block")],
            b.y(op), dilations=ints(op.params.get("dilation", 1), 2, "dilation"), pads=pad + pad,
            strides=ints(op.params.get("stride", 1), 2, "stride"))
 
 
-@LOWERINGS.register("F.unfold", "nn.Unfold")
+@LOWERINGS.register("F.unfold", "nn.Unfold", unbatched_rank=3)
 def unfold(b, op):
     """im2col as a grouped Conv whose kernel picks one window position per output channel."""
-    rank = b.rank(op.inputs[0])
-    if rank not in (3, 4) or not b.is_float(op.inputs[0]):
+    if b.rank(op.inputs[0]) != 4 or not b.is_float(op.inputs[0]):
         raise Unsupported("needs 3-D or 4-D float input")
-    x = b.x(op) if rank == 4 else b.node("Unsqueeze", [b.x(op), b.const([0])])
     c = static(b.shape(op.inputs[0])[-3:-2], "channels")[0]
     kh, kw = ints(op.params["kernel_size"], 2, "kernel_size")
     kernel = np.zeros((c * kh * kw, 1, kh, kw), numpy_type(b.dtype(op.inputs[0])))
     for o in range(c * kh * kw):
         kernel[o, 0, (o % (kh * kw)) // kw, o % kw] = 1
     pad = ints(op.params.get("padding", 0), 2, "padding")
-    cols = b.node("Conv", [x, b.const(kernel, b.dtype(op.inputs[0]), f"{op.name}.onehot")],
+    cols = b.node("Conv", [b.x(op), b.const(kernel, b.dtype(op.inputs[0]), f"{op.name}.onehot")],
                   kernel_shape=[kh, kw], group=c, pads=pad + pad,
                   strides=ints(op.params.get("stride", 1), 2, "stride"),
                   dilations=ints(op.params.get("dilation", 1), 2, "dilation"))
-    lead = [0] if rank == 4 else []
-    b.node("Reshape", [cols, b.const(lead + [c * kh * kw, -1], hint="shape")], b.y(op))
+    b.node("Reshape", [cols, b.const([0, c * kh * kw, -1], hint="shape")], b.y(op))

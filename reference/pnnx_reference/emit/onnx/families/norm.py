@@ -86,19 +86,28 @@ def group_norm_function(b, op):
            num_groups=int(op.params["num_groups"]), epsilon=float(op.params.get("eps", 1e-5)))
 
 
-@LOWERINGS.register("nn.InstanceNorm1d", "nn.InstanceNorm2d", "nn.InstanceNorm3d")
+@LOWERINGS.register("nn.InstanceNorm1d", "nn.InstanceNorm2d", "nn.InstanceNorm3d",
+                    unbatched_rank=lambda op: int(op.type[-2]) + 1)
 def instance_norm_module(b, op):
-    n = int(op.params["num_features"])
     spatial = int(op.type[-2])
     if b.rank(op.inputs[0]) != spatial + 2:
-        raise Unsupported("unbatched input (no batch dimension)")
-    scale, bias = _affine(b, op, n)
+        raise Unsupported(f"input of rank {b.rank(op.inputs[0])} (expected {spatial + 1} or {spatial + 2})")
+    scale, bias = _affine(b, op, _instance_norm_channels(b, op))
     eps = float(op.params.get("eps", 1e-5))
     if "running_mean" in op.attrs:  # track_running_stats: eval uses the running statistics
         b.node("BatchNormalization", [b.x(op), scale, bias, b.attr_weight(op, "running_mean"),
                                       b.attr_weight(op, "running_var")], b.y(op), epsilon=eps)
         return
     b.node("InstanceNormalization", [b.x(op), scale, bias], b.y(op), epsilon=eps)
+
+
+def _instance_norm_channels(b, op) -> int:
+    """torch normalises the input's channels: without weights or running statistics it only
+    warns when they are not num_features (an InstanceNorm1d(8) given (4, L) is unbatched)."""
+    channels = b.shape(op.inputs[0])[1]
+    if channels < 0 or "weight" in op.attrs or "running_mean" in op.attrs:
+        return int(op.params["num_features"])
+    return channels
 
 
 @LOWERINGS.register("F.instance_norm")
@@ -131,13 +140,20 @@ def rms_norm(b, op):
 
 @LOWERINGS.register("nn.LocalResponseNorm", "F.local_response_norm")
 def local_response_norm(b, op):
+    """(N, C, ...) of any rank >= 3: the window runs over channels only, so onnxruntime's 4-D
+    LRN sees the spatial axes folded into one, (N, C, S, 1), and the result takes x's shape."""
     size = int(op.params["size"])
-    if b.rank(op.inputs[0]) != 4:
-        raise Unsupported("onnxruntime's LRN takes 4-D input only")
+    rank = b.rank(op.inputs[0])
+    if rank < 3:
+        raise Unsupported(f"input of rank {rank}: torch needs (N, C, ...) with a spatial axis")
     if size % 2 == 0:
         raise Unsupported("even size: torch and ONNX LRN centre the window differently")
-    b.node("LRN", [b.x(op)], b.y(op), size=size, alpha=float(op.params.get("alpha", 1e-4)),
-           beta=float(op.params.get("beta", 0.75)), bias=float(op.params.get("k", 1.0)))
+    x = b.x(op) if rank == 4 else b.node("Reshape", [b.x(op), b.const([0, 0, -1, 1], hint="shape")])
+    y = b.node("LRN", [x], b.y(op) if rank == 4 else 1, size=size,
+               alpha=float(op.params.get("alpha", 1e-4)), beta=float(op.params.get("beta", 0.75)),
+               bias=float(op.params.get("k", 1.0)))
+    if rank != 4:
+        b.node("Reshape", [y, b.node("Shape", [b.x(op)])], b.y(op))
 
 
 @LOWERINGS.register("F.normalize")

@@ -24,12 +24,12 @@ import numpy as np
 
 from ....errors import Unsupported
 from ..builder import constant_attribute, ints, static
-from ..pooling import adaptive, adaptive_average, check_batched, spatial_rank, window
+from ..pooling import adaptive, adaptive_average, check_batched, spatial_rank, unbatched_rank, window
 from ..registry import LOWERINGS
 
 
 @LOWERINGS.register("nn.MaxPool1d", "nn.MaxPool2d", "nn.MaxPool3d", "F.max_pool1d", "F.max_pool2d",
-                    "F.max_pool3d")
+                    "F.max_pool3d", unbatched_rank=unbatched_rank)
 def max_pool(b, op):
     if op.params.get("return_indices") or len(op.outputs) > 1:
         return max_pool_with_indices(b, op)
@@ -42,7 +42,7 @@ def max_pool(b, op):
 
 
 @LOWERINGS.register("nn.AvgPool1d", "nn.AvgPool2d", "nn.AvgPool3d", "F.avg_pool1d", "F.avg_pool2d",
-                    "F.avg_pool3d")
+                    "F.avg_pool3d", unbatched_rank=unbatched_rank)
 def avg_pool(b, op):
     n = spatial_rank(op.type)
     check_batched(b, op, n)
@@ -54,7 +54,8 @@ def avg_pool(b, op):
            count_include_pad=int(bool(op.params.get("count_include_pad", True))))
 
 
-@LOWERINGS.register("nn.LPPool1d", "nn.LPPool2d", "nn.LPPool3d", "F.lp_pool1d", "F.lp_pool2d", "F.lp_pool3d")
+@LOWERINGS.register("nn.LPPool1d", "nn.LPPool2d", "nn.LPPool3d", "F.lp_pool1d", "F.lp_pool2d", "F.lp_pool3d",
+                    unbatched_rank=unbatched_rank)
 def lp_pool(b, op):
     n = spatial_rank(op.type)
     check_batched(b, op, n)
@@ -69,21 +70,24 @@ def lp_pool(b, op):
 
 
 @LOWERINGS.register("nn.AdaptiveAvgPool1d", "nn.AdaptiveAvgPool2d", "nn.AdaptiveAvgPool3d",
-                    "F.adaptive_avg_pool1d", "F.adaptive_avg_pool2d", "F.adaptive_avg_pool3d")
+                    "F.adaptive_avg_pool1d", "F.adaptive_avg_pool2d", "F.adaptive_avg_pool3d",
+                    unbatched_rank=unbatched_rank)
 def adaptive_avg_pool(b, op):
     adaptive_average(b, op)
 
 
 @LOWERINGS.register("nn.AdaptiveMaxPool1d", "nn.AdaptiveMaxPool2d", "nn.AdaptiveMaxPool3d",
-                    "F.adaptive_max_pool1d", "F.adaptive_max_pool2d", "F.adaptive_max_pool3d")
+                    "F.adaptive_max_pool1d", "F.adaptive_max_pool2d", "F.adaptive_max_pool3d",
+                    unbatched_rank=unbatched_rank)
 def adaptive_max(b, op):
     try:
         adaptive("GlobalMaxPool", "MaxPool")(b, op)
-    except Unsupported:  # unequal windows or unbatched input
+    except Unsupported:  # unequal windows
         adaptive_max_windows(b, op)
 
 
-@LOWERINGS.register("F.max_pool1d_with_indices", "F.max_pool2d_with_indices", "F.max_pool3d_with_indices")
+@LOWERINGS.register("F.max_pool1d_with_indices", "F.max_pool2d_with_indices", "F.max_pool3d_with_indices",
+                    unbatched_rank=unbatched_rank)
 def max_pool_with_indices(b, op):
     n = spatial_rank(op.type)
     check_batched(b, op, n)
@@ -99,7 +103,7 @@ def max_pool_with_indices(b, op):
 
 
 @LOWERINGS.register("F.max_unpool1d", "F.max_unpool2d", "F.max_unpool3d", "nn.MaxUnpool1d", "nn.MaxUnpool2d",
-                    "nn.MaxUnpool3d")
+                    "nn.MaxUnpool3d", unbatched_rank=unbatched_rank, batched_inputs=2)
 def max_unpool(b, op):
     n = spatial_rank(op.type)
     check_batched(b, op, n)
@@ -273,13 +277,13 @@ def _fractional_with_indices(b, op, samples, kernel: list[int], n: int) -> None:
 
 @LOWERINGS.register("F.fractional_max_pool2d", "F.fractional_max_pool3d", "nn.FractionalMaxPool2d",
                     "nn.FractionalMaxPool3d", "F.fractional_max_pool2d_with_indices",
-                    "F.fractional_max_pool3d_with_indices")
+                    "F.fractional_max_pool3d_with_indices", unbatched_rank=unbatched_rank)
 def fractional_max_pool(b, op):
     n = spatial_rank(op.type)
     shape, out_shape = b.shape(op.inputs[0]), b.shape(op.outputs[0])
     samples = _samples(b, op)
     if len(shape) != n + 2 or min(shape + out_shape) < 1:
-        raise Unsupported("needs batched input of static shape")
+        raise Unsupported("needs (N, C, ...) or (C, ...) input of static shape")
     if samples.shape != (shape[0], shape[1], n):
         raise Unsupported(f"_random_samples of shape {samples.shape} for input {shape}")
     kernel = ints(op.params["kernel_size"], n, "kernel_size")

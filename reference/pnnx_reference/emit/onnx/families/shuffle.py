@@ -1,25 +1,25 @@
 """Channel and pixel rearrangements: pixel_shuffle -> DepthToSpace; pixel_unshuffle and
 channel_shuffle decompose into Reshape + Transpose + Reshape (no ONNX operator with torch's
-ordering)."""
+ordering). torch's (C, H, W) input is a batch of one (unbatched.py)."""
 from __future__ import annotations
 
 from ....errors import Unsupported
 from ..registry import LOWERINGS
 
 
-@LOWERINGS.register("nn.PixelShuffle", "F.pixel_shuffle")
+@LOWERINGS.register("nn.PixelShuffle", "F.pixel_shuffle", unbatched_rank=3)
 def pixel_shuffle(b, op):
     if b.rank(op.inputs[0]) != 4:
-        raise Unsupported("DepthToSpace takes 4-D input")
+        raise Unsupported("DepthToSpace takes (C, H, W) or 4-D input")
     b.node("DepthToSpace", [b.x(op)], b.y(op), blocksize=int(op.params["upscale_factor"]),
            mode="CRD")
 
 
-@LOWERINGS.register("nn.PixelUnshuffle", "F.pixel_unshuffle")
+@LOWERINGS.register("nn.PixelUnshuffle", "F.pixel_unshuffle", unbatched_rank=3)
 def pixel_unshuffle(b, op):
     # SpaceToDepth orders channels block-major; torch orders them channel-major
     if b.rank(op.inputs[0]) != 4:
-        raise Unsupported("needs 4-D input")
+        raise Unsupported("needs (C, H, W) or 4-D input")
     n, c, h, w = b.shape(op.inputs[0])
     r = int(op.params["downscale_factor"])
     if min(c, h, w) < 0:

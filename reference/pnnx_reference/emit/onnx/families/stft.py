@@ -56,15 +56,7 @@ def _static_shape(b, operand) -> list[int]:
     return shape
 
 
-def _batched(b, x: str, unbatched: bool) -> str:
-    return b.node("Unsqueeze", [x, b.const([0], hint="axes")]) if unbatched else x
-
-
-def _unbatched(b, x: str, unbatched: bool) -> str:
-    return b.node("Squeeze", [x, b.const([0], hint="axes")]) if unbatched else x
-
-
-@COMPLEX_LOWERINGS.register("torch.stft")
+@COMPLEX_LOWERINGS.register("torch.stft", unbatched_rank=1)  # a 1-D signal: a batch of one
 def stft(b, op):
     x = op.inputs[0]
     if x.dtype in COMPLEX_PARTS or x.dtype not in ("f32", "f64"):
@@ -72,10 +64,9 @@ def stft(b, op):
     if op.params.get("align_to_window"):
         raise Unsupported("align_to_window=True")
     shape, f = _static_shape(b, x), _Frames(op)
-    if len(shape) > 2:
+    if len(shape) != 2:
         raise Unsupported(f"stft of a rank-{len(shape)} input")
-    unbatched = len(shape) == 1
-    signal = _batched(b, x.name, unbatched)
+    signal = x.name
     if f.center:
         signal = _center_pad(b, signal, f.n_fft // 2, op.params.get("pad_mode") or "reflect")
     signal = b.node("Unsqueeze", [signal, b.const([-1], hint="axes")])
@@ -85,7 +76,7 @@ def stft(b, op):
     spec = b.node("Transpose", [spec], perm=[0, 2, 1, 3])  # (batch, freqs, frames, 2), as torch
     if f.normalized:
         spec = b.node("Mul", [spec, b.const(1.0 / math.sqrt(f.n_fft), x.dtype, "norm")])
-    b.node("Identity", [_unbatched(b, spec, unbatched)], b.y(op))
+    b.node("Identity", [spec], b.y(op))
 
 
 def _center_pad(b, x: str, pad: int, mode: str) -> str:
@@ -94,7 +85,7 @@ def _center_pad(b, x: str, pad: int, mode: str) -> str:
     return b.node("Pad", [x, b.const([0, pad, 0, pad], hint="pads")], mode=PAD_MODES[mode])
 
 
-@COMPLEX_LOWERINGS.register("torch.istft")
+@COMPLEX_LOWERINGS.register("torch.istft", unbatched_rank=2)  # (freqs, frames): a batch of one
 def istft(b, op):
     spec = op.inputs[0]
     if spec.dtype not in COMPLEX_PARTS:
@@ -103,18 +94,19 @@ def istft(b, op):
         raise Unsupported("return_complex=True (a complex signal)")
     shape, f = _static_shape(b, spec), _Frames(op)
     dtype = COMPLEX_PARTS[spec.dtype]
-    unbatched = len(shape) == 2
+    if len(shape) != 3:
+        raise Unsupported(f"istft of a rank-{len(shape)} spectrum")
     freqs, frames = shape[-2:]
     if freqs not in (f.n_fft // 2 + 1, f.n_fft):
         raise Unsupported(f"{freqs} frequency bins for n_fft {f.n_fft}")
-    x = b.node("Transpose", [_batched(b, spec.name, unbatched)], perm=[0, 2, 3, 1])  # (batch, frames, 2, freqs)
+    x = b.node("Transpose", [spec.name], perm=[0, 2, 3, 1])  # (batch, frames, 2, freqs)
     x = b.node("Reshape", [x, b.const([0, frames, 2 * freqs], hint="shape")])
     x = b.node("MatMul", [x, b.const(_inverse_dft(f, freqs), dtype, "idft")])  # windowed frames
     x = b.node("Transpose", [x], perm=[0, 2, 1])
     eye = np.eye(f.n_fft).reshape(f.n_fft, 1, f.n_fft)
     x = b.node("ConvTranspose", [x, b.const(eye, dtype, "overlap_add")], strides=[f.hop])
     x = b.node("Squeeze", [x, b.const([1], hint="axes")])
-    b.node("Identity", [_unbatched(b, _trim_and_normalise(b, op, f, x, frames, dtype), unbatched)], b.y(op))
+    b.node("Identity", [_trim_and_normalise(b, op, f, x, frames, dtype)], b.y(op))
 
 
 def _inverse_dft(f: _Frames, freqs: int) -> np.ndarray:

@@ -1,7 +1,8 @@
 """Transformer layers (ONNX has no layer operators): nn.TransformerEncoderLayer ->
 self-attention and feed-forward blocks with residuals and LayerNormalization, in torch's
 order (norm_first or not); nn.TransformerDecoderLayer adds cross-attention on memory;
-nn.Transformer -> its encoder layers, encoder norm, decoder layers and decoder norm."""
+nn.Transformer -> its encoder layers, encoder norm, decoder layers and decoder norm.
+Unbatched (S, E) input is a batch_first batch of one (unbatched.py)."""
 from __future__ import annotations
 
 import copy
@@ -14,6 +15,7 @@ from ..dtypes import numpy_type
 from ..registry import LOWERINGS
 
 _ACTIVATIONS = {"relu": "Relu", "gelu": "Gelu"}
+UNBATCHED = {"batch_first": True}  # torch: an unbatched (S, E) is a batch_first batch of one
 
 
 class LayerParts:
@@ -23,7 +25,7 @@ class LayerParts:
         p = op.params
         self.act = _ACTIVATIONS.get(p.get("activation", "relu"))
         if self.act is None or b.opset < 23 or b.rank(op.inputs[0]) != 3:
-            raise Unsupported("needs relu/gelu, batched 3-D input and opset >= 23")
+            raise Unsupported("needs relu/gelu, (S, E) or 3-D input and opset >= 23")
         self.b, self.op, self.prefix = b, op, prefix
         self.e, self.heads = int(p["d_model"]), int(p["nhead"])
         self.eps = float(p.get("layer_norm_eps", 1e-5))
@@ -65,7 +67,8 @@ class LayerParts:
         return self.residual(x, self.feed_forward, "norm2")
 
 
-@LOWERINGS.register("nn.TransformerEncoderLayer")
+@LOWERINGS.register("nn.TransformerEncoderLayer", unbatched_rank=2, batched_inputs=1,
+                    unbatched_params=UNBATCHED)
 def transformer_encoder_layer(b, op):
     """Self-attention block and feed-forward block with residuals and LayerNorms, in
     torch's order (norm_first or not); ONNX has no encoder-layer operator."""
@@ -81,7 +84,8 @@ def _decoder_layer(parts: LayerParts, x: str, memory: str) -> str:
     return parts.residual(x, parts.feed_forward, "norm3")
 
 
-@LOWERINGS.register("nn.TransformerDecoderLayer")
+@LOWERINGS.register("nn.TransformerDecoderLayer", unbatched_rank=2, batched_inputs=2,
+                    unbatched_params=UNBATCHED)
 def transformer_decoder_layer(b, op):
     if len(op.inputs) != 2:
         raise Unsupported("attention masks")
@@ -90,12 +94,11 @@ def transformer_decoder_layer(b, op):
     sequence_output(b, op, _decoder_layer(parts, x, memory))
 
 
-@LOWERINGS.register("nn.Transformer")
+@LOWERINGS.register("nn.Transformer", unbatched_rank=2, batched_inputs=2,
+                    unbatched_params=UNBATCHED)
 def transformer(b, op):
     if len(op.inputs) != 2:
         raise Unsupported("attention masks")
-    if b.rank(op.inputs[1]) != 3:
-        raise Unsupported("unbatched input")
     parts = LayerParts(b, op)
     src, tgt = batch_major(b, op, [op.inputs[0].name, op.inputs[1].name])
     memory = src
