@@ -11,7 +11,7 @@ import pytest
 
 from pnnx_conformance.converters import native_forkserver
 from pnnx_conformance.converters.native_forkserver import NativeForkServer
-from pnnx_conformance.converters.upstream import UpstreamConverter, pnnx_command
+from pnnx_conformance.converters.upstream import UpstreamConverter, inputshape_arg, pnnx_command
 from pnnx_conformance.errors import ConvertFailed
 from pnnx_op_cases.registry import select
 
@@ -107,6 +107,6 @@ def test_upstream_through_the_server_writes_what_a_process_of_its_own_writes(tmp
         server.close()
     assert done.returncode == direct.returncode != 0
     assert sorted(done.output.splitlines()) == sorted((direct.stdout + direct.stderr).splitlines())
-    with pytest.raises(ConvertFailed, match="did not finish in 0.001 s"):
-        forked.command(exe, ["missing.pt"], tmp_path, 0.001)
+    with pytest.raises(ConvertFailed, match="did not finish in 0.001 s"):  # a conversion: tens of ms
+        forked.command(exe, ["case.pt", inputshape_arg(case)], tmp_path / "forked", 0.001)
     forked.close()
