@@ -445,6 +445,10 @@ def main(argv: list[str] | None = None) -> int:
     except CheckOutcome as e:
         print(f"error: {e.message}", file=sys.stderr)
         return 2
+    except OSError as e:  # a full disk, a folder that cannot be written: one line, not a traceback
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"error: {where}{e.strerror or e}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 130
 

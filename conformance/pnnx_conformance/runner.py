@@ -124,16 +124,20 @@ def run(opts: RunOptions, before: list[Stream] = ()) -> RunSummary:
         results.append(_fill(result, by_id))
         progress.update(result)
 
+    repro_error = None
     try:
         run_streams([*before, Stream(units, config, collect)], opts.jobs)
         wall = time.monotonic() - start
         apply_waivers(results, waivers)
-        _repro_bundles(out, results, by_id, workroot, backends)
+        try:
+            _repro_bundles(out, results, by_id, workroot, backends)
+        except OSError as e:  # a full disk must not lose the run's results, which are written next
+            repro_error = f"repro bundles not written under {out / 'repro'}: {e.strerror or e}"
     finally:
         progress.close()
         if not opts.keep_artefacts:
             shutil.rmtree(workroot, ignore_errors=True)
-    errors = _run_errors(results, opts, len(cases))
+    errors = _run_errors(results, opts, len(cases)) + ([repro_error] if repro_error else [])
     summary = RunSummary(results, errors, wall, len(cases))
     _write(out, summary, opts, backends, converters)
     write_run_info(out, run_info("conformance", opts.tier, list(converters), summary.cases, opts.jobs,

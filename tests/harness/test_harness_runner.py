@@ -104,3 +104,29 @@ def test_run_help_names_every_builtin_converter_and_the_default_set():
     named = {w.strip(" ,") for w in CONVERTER_HELP.split("(")[0].split("|")}
     assert set(converters.BUILTIN) <= named
     assert set(converters.BUILTIN) - set(converters.DEFAULT) == {"reference-onnx-dynamo"}
+
+
+def test_a_full_disk_while_writing_repro_bundles_keeps_the_results(tmp_path, monkeypatch):
+    """The bundles come last: an OSError there is one error line of the run, not a traceback
+    that loses an hour of results."""
+    import errno
+
+    from pnnx_conformance import runner
+
+    def full_disk(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(runner, "_repro_bundles", full_disk)
+    opts = RunOptions(out=tmp_path / "out", tier="full", converters=["reference"], backends=["torch"],
+                      cases_provider=PROVIDER, ops=["F.relu"], jobs=1, progress=False)
+    summary = run(opts)
+    assert summary.errors == [f"repro bundles not written under {tmp_path / 'out' / 'repro'}: No space left on device"]
+    assert (tmp_path / "out" / "results.jsonl").read_text().strip()
+
+
+def test_a_folder_that_cannot_be_written_is_one_error_line(tmp_path, capsys):
+    write_results(tmp_path / "a" / "results.jsonl", [_r("a/1", "pass", "torch")])
+    (tmp_path / "file").write_text("")
+    assert cli.main(["merge", str(tmp_path / "a"), "--out", str(tmp_path / "file" / "merged")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: ") and len(err.splitlines()) == 1 and "file" in err
