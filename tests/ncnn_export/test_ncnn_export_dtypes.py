@@ -53,6 +53,13 @@ CASES = {
     "bool_expand": (Fn(lambda m: m.expand(3, 4)), [_bools(1, 4)]),
     "bool_reshape": (Fn(lambda m: m.reshape(-1)), [_bools(3, 5)]),
     "bool_times_float": (Fn(lambda m, x: m * x), [_bools(3, 4), _ints(3, 4).float()]),
+    # slicing only moves values: Slice, Crop (strided through a reshape), CopyTo
+    "int_chunk": (Fn(lambda a: torch.chunk(a, 2, 1)), [_ints(3, 8)]),
+    "int_unbind": (Fn(lambda a: a.unbind(1)), [_ints(2, 3, 4)]),
+    "int_strided_slice": (Fn(lambda a: a[:, 1::2]), [_ints(3, 8)]),
+    "int_narrow": (Fn(lambda a: a.narrow(1, 2, 3)), [_ints(3, 8)]),
+    "bool_select": (Fn(lambda m: m.select(1, 2)), [_bools(3, 5, 4)]),
+    "int_slice_scatter": (Fn(lambda a, b: torch.slice_scatter(a, b, 1, 2, 5)), [_ints(3, 8), _ints(3, 3, seed=2)]),
     "int_floor_divide": (Fn(torch.floor_divide), [_ints(4, 64), _divisors(4, 64)]),
     "int_floor_divide_scalar": (Fn(lambda a: a // 7), [_ints(4, 64)]),
     "int_remainder": (Fn(torch.remainder), [_ints(4, 64), _divisors(4, 64)]),

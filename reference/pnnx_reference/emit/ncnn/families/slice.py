@@ -1,6 +1,7 @@
 """Slicing: chunk/split/tensor_split/unbind -> Slice; slice/select/slice_copy/narrow -> Crop;
 slice_scatter and Tensor.slice_copy (a write into a slice) -> CopyTo. Sizes come from the
-(static) operand shapes, so every split form lowers the same way."""
+(static) operand shapes, so every split form lowers the same way. Every lowering here only
+moves values (Slice, Crop, Reshape, CopyTo), so it is exact on bool and integer blobs too."""
 from __future__ import annotations
 
 import math
@@ -8,7 +9,7 @@ import math
 from ....errors import Unsupported
 from ..context import Context, dims_params, param, required_inputs, single_dim
 from ..crops import INT_MAX, crop
-from ..registry import LEADING, LOWERINGS
+from ..registry import LEADING, LOWERINGS, MOVES_DATA
 
 INT_MAX = 2147483647
 
@@ -31,12 +32,12 @@ def _slice_along(ctx: Context, op, axis: int, squeeze: bool) -> None:
 
 
 @LOWERINGS.register("torch.chunk", "Tensor.chunk", "torch.split", "Tensor.split", "torch.tensor_split",
-                    "Tensor.tensor_split", batch=LEADING)
+                    "Tensor.tensor_split", batch=LEADING, **MOVES_DATA)
 def split(ctx: Context, op) -> None:
     _slice_along(ctx, op, ctx.axis(op.inputs[0], single_dim(op)), squeeze=False)
 
 
-@LOWERINGS.register("torch.unbind", "Tensor.unbind", batch=LEADING)
+@LOWERINGS.register("torch.unbind", "Tensor.unbind", batch=LEADING, **MOVES_DATA)
 def unbind(ctx: Context, op) -> None:
     _slice_along(ctx, op, ctx.axis(op.inputs[0], single_dim(op)), squeeze=True)
 
@@ -58,7 +59,7 @@ def _slice_specs(op) -> tuple[list[tuple[int, int, int, int]], bool]:
     return specs, selected
 
 
-@LOWERINGS.register("Tensor.slice", "torch.slice_copy", batch=LEADING)
+@LOWERINGS.register("Tensor.slice", "torch.slice_copy", batch=LEADING, **MOVES_DATA)
 def slice_(ctx: Context, op) -> None:
     specs, selected = _slice_specs(op)
     if not selected:
@@ -78,7 +79,7 @@ def _crop_then_reshape(ctx: Context, op, specs) -> None:
     ctx.emit("Reshape", "reshape", [t], [out.name], dims_params(shape))
 
 
-@LOWERINGS.register("Tensor.select", "torch.select", batch=LEADING)
+@LOWERINGS.register("Tensor.select", "torch.select", batch=LEADING, **MOVES_DATA)
 def select(ctx: Context, op) -> None:
     dim, index = int(param(op, "dim")), param(op, "index")
     if not isinstance(index, int):
@@ -129,14 +130,14 @@ def _copy_to(ctx: Context, op, inp, src, specs, prefix: str) -> None:
     ctx.emit("CopyTo", prefix, [ctx.blob(inp), blob], [op.outputs[0].name], {9: starts, 11: axes})
 
 
-@LOWERINGS.register("torch.slice_scatter", batch=LEADING)
+@LOWERINGS.register("torch.slice_scatter", batch=LEADING, **MOVES_DATA)
 def slice_scatter(ctx: Context, op) -> None:
     inp, src = required_inputs(op, "input", "src")
     spec = (param(op, "dim", 0), param(op, "start", 0), param(op, "end", INT_MAX), param(op, "step", 1))
     _copy_to(ctx, op, inp, src, [spec], "slice_scatter")
 
 
-@LOWERINGS.register("Tensor.slice_copy", batch=LEADING)
+@LOWERINGS.register("Tensor.slice_copy", batch=LEADING, **MOVES_DATA)
 def slice_copy(ctx: Context, op) -> None:
     """`x[..., a:b] = y` (and in-place ops on such a slice), as the capture records it."""
     inp, src = required_inputs(op, "input", "src")
@@ -144,7 +145,7 @@ def slice_copy(ctx: Context, op) -> None:
     _copy_to(ctx, op, inp, src, specs, "slice_copy")
 
 
-@LOWERINGS.register("torch.narrow", "Tensor.narrow", batch=LEADING)
+@LOWERINGS.register("torch.narrow", "Tensor.narrow", batch=LEADING, **MOVES_DATA)
 def narrow(ctx: Context, op) -> None:
     dim, start, length = param(op, "dim"), param(op, "start"), param(op, "length")
     if not all(isinstance(v, int) for v in (dim, start, length)):
