@@ -284,3 +284,25 @@ def test_transformer_layer_is_rebuilt_with_its_masks_by_name(tmp_path):
     got = run_backend("pnnx-python", {"pnnx.param": result.paths["pnnxparam"], "pnnx.bin": result.paths["pnnxbin"],
                                       "pnnx.py": result.paths["pnnxpy"]}, list(inputs))
     assert_close(got, [model(*inputs).detach()], tolerance(1e-5, 1e-4, "fp32 reference"))
+
+
+def test_split_with_a_list_of_sizes_is_torch_split_as_on_the_python_route(tmp_path):
+    """torch.export records torch.split(x, [2, 3]) as aten split_with_sizes; written as
+    `torch.split_with_sizes` it had no ncnn or ONNX lowering."""
+    import torch
+
+    from pnnx_reference.cli import main
+    from pnnx_reference.frontends.export import export_program
+
+    class Split(torch.nn.Module):
+        def forward(self, x):
+            a, b = torch.split(x, [2, 3], dim=1)
+            return a * 2, b + 1
+
+    x = torch.rand(2, 5, 4)
+    program = export_program(Split().eval(), (x,))
+    torch.export.save(program, str(tmp_path / "split.pt2"))
+    assert main([str(tmp_path / "split.pt2"), "fp16=0"]) == 0
+    ops = [line.split()[0] for line in (tmp_path / "split.pnnx.param").read_text().splitlines()[2:]]
+    assert "torch.split" in ops and "torch.split_with_sizes" not in ops
+    assert (tmp_path / "split.ncnn.param").is_file() and (tmp_path / "split.pnnx.onnx").is_file()

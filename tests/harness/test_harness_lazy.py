@@ -48,3 +48,23 @@ def test_a_pre_rounded_model_is_materialised_first():
     assert not has_lazy_weights(model)
     w = next(model.parameters())
     assert torch.equal(w, w.half().float())
+
+
+def test_the_pt2_route_initialises_a_lazy_module_with_the_oracles_weights(tmp_path):
+    """torch.export cannot trace uninitialized parameters: reference-export runs the model once,
+    as a user would, under the RNG state the harness seeded; the .pt2 holds the oracle's weights."""
+    from pnnx_conformance.backends.pnnx_python import load_generated_model
+    from pnnx_conformance.converters import load_converter
+
+    case = load_case(CASE)
+    subject = Subject(case)
+    model = build_model(case, keep_lazy=True)
+    seed_lazy_weights(case)
+    converter = load_converter("reference-export")
+    try:
+        arts = converter.convert(case, tmp_path, model, [x.clone() for x in subject.inputs])
+    finally:
+        converter.close()
+    with torch.no_grad():
+        out = load_generated_model(arts.paths["pnnx.py"])(*[x.clone() for x in subject.inputs])
+    assert np.allclose(out.numpy(), subject.expected[0], rtol=1e-5, atol=1e-6)

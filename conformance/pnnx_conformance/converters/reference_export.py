@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ..artefacts import Artefacts
 from ..errors import NotSupported
+from ..oracle import has_lazy_weights
 from .base import Converter
 from .forkserver import ForkServer
 from .reference_pt import ENTRY, convert_in, run_pnnxref, warm_up_model
@@ -31,6 +32,12 @@ def export_to_pt2(case, workdir: Path, model=None, inputs=None) -> Path:
 
     model = case.make_model() if model is None else model
     inputs = case.make_inputs() if inputs is None else inputs
+    if has_lazy_weights(model):
+        # torch.export cannot trace uninitialized parameters: a user runs the model once first,
+        # as here, under the RNG state the harness seeded for the converter's first forward
+        # (the oracle's weights)
+        with torch.no_grad():
+            model(*[x.clone() for x in inputs])
     try:
         program = export_program(model.eval(), tuple(inputs))
     except PnnxError as e:

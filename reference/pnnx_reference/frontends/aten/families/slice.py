@@ -25,3 +25,12 @@ def _slice(name, kw):
 @rule("select")
 def _select_method(name, kw):
     return kw["self"].select(kw["dim"], kw["index"])  # upstream writes Tensor.select
+
+
+@rule("split_with_sizes")
+def _split_with_sizes(name, kw):
+    """torch.split(x, [2, 3], dim) is aten split_with_sizes (torch.export records it so when the
+    Python spelling does not say which split was called): torch.split, as the Python route writes it."""
+    import torch
+
+    return torch.split(kw["self"], list(kw["split_sizes"]), kw.get("dim", 0))
