@@ -70,6 +70,10 @@ MOVES_VALUES = {
     "F.relu", "F.relu_",
     *(f"{kind}{suffix}" for kind in ("nn.Dropout", "F.dropout") for suffix in ("", "1d", "2d", "3d")),
     "nn.AlphaDropout", "nn.FeatureAlphaDropout", "F.alpha_dropout", "F.feature_alpha_dropout",
+    # slicing: Slice, Crop (strided through a reshape), CopyTo
+    *(f"{table}.{name}" for table in ("torch", "Tensor") for name in (
+        "chunk", "split", "tensor_split", "unbind", "select", "narrow")),
+    "Tensor.slice", "torch.slice_copy", "Tensor.slice_copy", "torch.slice_scatter",
 }
 # arithmetic exact on 0/1 and on integer values below 2^24 (expressions check each function)
 EXACT_ARITHMETIC = {"pnnx.Expression", "torch.cumsum", "Tensor.cumsum", "torch.amax", "torch.amin",
