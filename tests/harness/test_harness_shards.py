@@ -92,12 +92,17 @@ def test_shards_are_balanced_by_cost_not_by_count():
 @pytest.mark.parametrize("converters", [["reference"], ["reference", "upstream"]])
 @pytest.mark.parametrize("n", [2, 4, 8, 16])
 def test_the_committed_costs_give_shards_within_1_2_times_the_mean(n, converters):
-    """Issue 18 item 6, on the committed cost file and today's full tier."""
+    """Issue 18 item 6, on the committed cost file and today's full tier. A case is not split
+    across shards, so no plan beats the costliest case: upstream's ncnn file of
+    nn.ZeroPad2d/crop hangs ncnn until the 120 s time-out, more than 1.2 times the mean of 16
+    shards of the reference and upstream routes."""
     assert COSTS_FILE.is_file()
-    model = CostModel(read_costs(COSTS_FILE), select_cases("full"))
-    plan = plan_shards(select_cases("full"), n, converters, model)
+    cases = select_cases("full")
+    model = CostModel(read_costs(COSTS_FILE), cases)
+    plan = plan_shards(cases, n, converters, model)
     mean = sum(s.predicted_ms for s in plan) / n
-    assert max(s.predicted_ms for s in plan) <= 1.2 * mean
+    costliest = max(model.case_ms(c, converters) for c in cases)
+    assert max(s.predicted_ms for s in plan) <= max(1.2 * mean, costliest)
 
 
 def test_the_committed_costs_measure_every_full_tier_case_through_the_reference_converter():
