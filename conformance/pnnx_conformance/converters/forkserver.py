@@ -33,6 +33,7 @@ done once instead of per request; a forking server that has more than one thread
 starts over without it, since a fork must not copy a process running threads."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
@@ -84,12 +85,8 @@ class ForkServer(ServerProcess):
         self._proc: subprocess.Popen | None = None
 
     def run(self, argv: list[str], cwd, timeout_s: float) -> Completed:
-        fd, output = tempfile.mkstemp(prefix="pnnx-server-", suffix=".out")
-        os.close(fd)
-        try:
+        with output_file() as output:
             return self._request(argv, cwd, timeout_s, output)
-        finally:
-            os.unlink(output)
 
     def _request(self, argv, cwd, timeout_s: float, output: str) -> Completed:
         request = json.dumps({"argv": list(argv), "cwd": str(cwd), "timeout_s": timeout_s, "output": output})
@@ -106,7 +103,7 @@ class ForkServer(ServerProcess):
                 reply = json.loads(line)
                 if reply.get("closing"):
                     self.close()
-                return Completed(reply["returncode"], _read(output), reply["timed_out"])
+                return Completed(reply["returncode"], read_output(output), reply["timed_out"])
             if self.fork:
                 self.close()  # the server itself died: start a new one once
                 continue
@@ -130,7 +127,7 @@ class ForkServer(ServerProcess):
             proc.kill()
         returncode = proc.wait()
         self._proc = None
-        return Completed(returncode, _read(output), timed_out)
+        return Completed(returncode, read_output(output), timed_out)
 
     def _server(self) -> subprocess.Popen:
         if self._proc is None or self._proc.poll() is not None:
@@ -142,7 +139,19 @@ class ForkServer(ServerProcess):
         return self._proc
 
 
-def _read(path: str) -> str:
+@contextlib.contextmanager
+def output_file():
+    """The path of an empty file for a request's stdout and stderr (the client makes it, so the
+    output survives a server that dies on the request), removed afterwards."""
+    fd, path = tempfile.mkstemp(prefix="pnnx-server-", suffix=".out")
+    os.close(fd)
+    try:
+        yield path
+    finally:
+        os.unlink(path)
+
+
+def read_output(path: str) -> str:
     try:
         with open(path, "rb") as f:
             return f.read().decode(errors="replace")

@@ -25,7 +25,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .forkserver import Completed, ServerProcess
+from .forkserver import Completed, ServerProcess, output_file, read_output
 
 SOURCE = Path(__file__).with_name("native_forkserver.c")
 _BUILT: dict[str, Path | None] = {}
@@ -71,14 +71,10 @@ class NativeForkServer(ServerProcess):
         return shim() is not None
 
     def run(self, argv: list[str], cwd, timeout_s: float) -> Completed:
-        fd, output = tempfile.mkstemp(prefix="pnnx-native-output-", suffix=".txt")
-        os.close(fd)
-        try:
-            return self._request([str(round(timeout_s * 1000)), str(cwd), output, *map(str, argv)], Path(output))
-        finally:
-            os.unlink(output)
+        with output_file() as output:
+            return self._request([str(round(timeout_s * 1000)), str(cwd), output, *map(str, argv)], output)
 
-    def _request(self, fields: list[str], output: Path) -> Completed:
+    def _request(self, fields: list[str], output: str) -> Completed:
         if any(ch in f for f in fields for ch in "\t\n"):
             raise ValueError(f"a tab or a newline in {fields!r}: not a request the server can read")
         for attempt in (1, 2):
@@ -91,7 +87,7 @@ class NativeForkServer(ServerProcess):
                 line = ""
             if line:
                 code, timed_out = (int(x) for x in line.split())
-                return Completed(code, output.read_bytes().decode(errors="replace"), bool(timed_out))
+                return Completed(code, read_output(output), bool(timed_out))
             self.close()  # the server died (killed, out of memory): start a new one once
         raise RuntimeError(f"the fork server for {self.exe} stopped answering")
 

@@ -188,16 +188,15 @@ def _select(ctx: Context, op, cond, x, y) -> None:
     if any(isinstance(v, ex.Literal) and np.isnan(v.value) for v in (x, y)):
         raise Unsupported(f"{op.type} with a NaN number is not lowered")
     not_cond = _call("sub", ex.literal(1), cond)
-    for number, masked, other in ((x, cond, y), (y, not_cond, x)):
+    nonfinite_x, nonfinite_y = _constant_nonfinite(op, x), _constant_nonfinite(op, y)
+    for number, masked, other, found in ((x, cond, y, nonfinite_y), (y, not_cond, x, nonfinite_x)):
         sign = _infinite(number)
-        found = _constant_nonfinite(op, other)
         if sign is not None and (found is None or found <= {sign}):
             _tree(ctx, op, _call("add", _term(masked, number), other), op.outputs[0].name)
             return
-    for v in (x, y):
-        if _constant_nonfinite(op, v):
-            raise Unsupported(f"{op.type} of a constant tensor holding inf or NaN is not lowered (ncnn selects "
-                              "by multiplying with a 0/1 mask, and inf * 0 is NaN)")
+    if nonfinite_x or nonfinite_y:
+        raise Unsupported(f"{op.type} of a constant tensor holding inf or NaN is not lowered (ncnn selects "
+                          "by multiplying with a 0/1 mask, and inf * 0 is NaN)")
     _tree(ctx, op, _call("add", _term(cond, x), _term(not_cond, y)), op.outputs[0].name)
 
 

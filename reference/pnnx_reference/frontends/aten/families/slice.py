@@ -1,6 +1,8 @@
 """Slicing and selecting along one dimension."""
 from __future__ import annotations
 
+import torch
+
 from ..registry import rule
 
 _INT64_MAX = 9223372036854775807
@@ -31,6 +33,4 @@ def _select_method(name, kw):
 def _split_with_sizes(name, kw):
     """torch.split(x, [2, 3], dim) is aten split_with_sizes (torch.export records it so when the
     Python spelling does not say which split was called): torch.split, as the Python route writes it."""
-    import torch
-
     return torch.split(kw["self"], list(kw["split_sizes"]), kw.get("dim", 0))
