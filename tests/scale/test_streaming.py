@@ -139,6 +139,20 @@ def test_one_file_onnx_is_what_protobuf_serializes(tmp_path, model_and_graph):
     assert (tmp_path / "m.pnnx.onnx").read_bytes() == build_model(graph).SerializeToString()
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+def test_onnx_payload_of_a_view_is_its_c_order_bytes(dtype):
+    """A payload that views a weight (transposed for MatMul, sliced, reversed) is stored as the
+    C-ordered copy would be, whatever the chunk boundaries (the transposing copy works tile by tile)."""
+    from pnnx_reference.emit.onnx.builder import Payload
+
+    weight = np.random.default_rng(0).standard_normal((300, 517)).astype(np.float32)
+    for view in (weight, weight.T, weight[::2], weight[:, ::3], weight.T[::-1], weight[::-1].T, weight[:, :1].T):
+        payload = Payload(view, np.dtype(dtype))
+        for chunk in (4000, 1 << 20):
+            stored = b"".join(bytes(c) for c in payload.chunks(max_bytes=chunk))
+            assert stored == np.ascontiguousarray(view, dtype).tobytes()
+
+
 def test_weight_written_in_place_after_capture_keeps_its_value():
     """A graph's weights view the model's memory; changing the model afterwards must not
     change (or silently corrupt) a graph already captured."""

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import BinaryIO, Iterable
 
 from ..errors import FormatError
+from .background_write import open_weights
 
 LOCAL_SIG, CENTRAL_SIG = b"PK\x03\x04", b"PK\x01\x02"
 ZIP64_EOCD_SIG, ZIP64_LOCATOR_SIG, EOCD_SIG = b"PK\x06\x06", b"PK\x06\x07", b"PK\x05\x06"
@@ -40,7 +41,7 @@ def write_bin(path, entries: Iterable[tuple[str, bytes]]) -> None:
     """Write entries (name, raw bytes or any bytes-like view of them) in upstream's zip64
     store-only layout, one entry at a time from where its data lives (nothing is copied)."""
     central = []
-    with open(path, "wb") as f:
+    with open_weights(path) as f:
         for name, data in entries:
             offset = f.tell()
             name_bytes = name.encode("utf-8")

@@ -10,6 +10,7 @@ import numpy as np
 from . import ncnn_py
 from .layers import Layer
 
+from ...formats.background_write import open_weights
 from ...formats.ncnn_bin import weight_chunks
 from ...formats.ncnn_param import NcnnLayer, NcnnModel, dumps
 
@@ -29,11 +30,11 @@ def bin_bytes(layers: list[Layer], fp16: bool) -> bytes:
     return b"".join(bin_chunks(layers, fp16))
 
 
-def _atomic(path, write) -> None:
+def _atomic(path, write, opener=open) -> None:
     path = Path(path)
     tmp = path.with_name(path.name + ".tmp")
     try:
-        with open(tmp, "wb") as f:
+        with opener(tmp, "wb") as f:
             write(f)
         os.replace(tmp, path)
     finally:
@@ -45,5 +46,5 @@ def write_files(layers, param_path, bin_path, py_path, fp16, inputs, input_axes,
     param = param_text(layers).encode()
     code = ncnn_py.render(param_path, bin_path, py_path, inputs, input_axes, output_axes, output_dtypes).encode()
     _atomic(param_path, lambda f: f.write(param))
-    _atomic(bin_path, lambda f: f.writelines(bin_chunks(layers, fp16)))
+    _atomic(bin_path, lambda f: f.writelines(bin_chunks(layers, fp16)), lambda p, _: open_weights(p))
     _atomic(py_path, lambda f: f.write(code))

@@ -20,7 +20,7 @@ INT64_MAX = 2**63 - 1  # an ONNX Slice bound past either end
 # it the data is inline, so the checker's shape inference still sees the values of the small
 # tensors that can be shapes, axes or indices.
 PAYLOAD_BYTES = 64 * 1024
-CHUNK_BYTES = 16 << 20  # a payload is converted and written this much at a time
+CHUNK_BYTES = 4 << 20  # a payload is converted and written this much at a time
 
 
 @dataclass
@@ -43,25 +43,29 @@ class Payload:
         dtype = self.dtype.newbyteorder("<")
         for start in range(0, len(array), rows):
             part = array[start:start + rows]
-            block = _tiled_copy(part, dtype) if part.ndim == 2 else np.ascontiguousarray(part, dtype=dtype)
+            block = _c_order_copy(part, dtype) if part.ndim == 2 else np.ascontiguousarray(part, dtype=dtype)
             yield memoryview(block).cast("B")
 
     def tobytes(self) -> bytes:
         return b"".join(self.chunks())
 
 
-TILE = 256
+TILE = 64
 
 
-def _tiled_copy(part: np.ndarray, dtype: np.dtype) -> np.ndarray:
-    """A C-ordered copy of a 2-D view, a square tile at a time: a transposed weight (a Linear's
-    for MatMul) is read and written within the cache, about 3 times faster than in one go."""
-    if part.flags.c_contiguous:
+def _c_order_copy(part: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """A C-ordered copy of a 2-D view stored as `dtype`. A transposed weight (a Linear's, for
+    MatMul) is first cast in its memory order (narrow when fp16), then transposed a square tile
+    at a time, so that both reads and writes stay in cache: 1.3 GB/s of float32 read on weights
+    2048 wide, where one strided copy reads 0.4-0.6 GB/s. (torch's copy is a little faster, but
+    its temporaries fragment glibc's heap: 3 times the extra memory.)"""
+    if part.flags.c_contiguous or abs(part.strides[0]) >= abs(part.strides[1]):
         return np.ascontiguousarray(part, dtype=dtype)
+    narrow = np.ascontiguousarray(part.T, dtype=dtype).T
     out = np.empty(part.shape, dtype)
     for i in range(0, part.shape[0], TILE):
         for j in range(0, part.shape[1], TILE):
-            out[i:i + TILE, j:j + TILE] = part[i:i + TILE, j:j + TILE]
+            out[i:i + TILE, j:j + TILE] = narrow[i:i + TILE, j:j + TILE]
     return out
 
 

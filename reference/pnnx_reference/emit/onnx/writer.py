@@ -21,6 +21,7 @@ import onnx
 from onnx import TensorProto
 
 from ...files import new_file_mode
+from ...formats.background_write import open_weights
 from .builder import Payload
 
 PROTOBUF_LIMIT = 2**31 - 1  # bytes of one serialized message: a larger .onnx cannot be read
@@ -157,14 +158,14 @@ def _external(model: onnx.ModelProto, payloads: dict[str, Payload], location: st
 
 
 def _write_pieces(path: Path, pieces: list) -> None:
-    with open(path, "wb") as f:
+    with open_weights(path, "r+b") as f:  # _Replacing's empty file
         for piece in pieces:
             for chunk in (piece.chunks() if isinstance(piece, Payload) else (piece,)):
                 f.write(chunk)
 
 
 def _write_data(path: Path, layout: list) -> None:
-    with open(path, "wb") as f:
+    with open_weights(path, "r+b") as f:  # _Replacing's empty file
         for offset, payload in layout:
             f.write(b"\0" * (offset - f.tell()))
             for chunk in payload.chunks():
