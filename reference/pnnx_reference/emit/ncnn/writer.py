@@ -46,5 +46,5 @@ def write_files(layers, param_path, bin_path, py_path, fp16, inputs, input_axes,
     param = param_text(layers).encode()
     code = ncnn_py.render(param_path, bin_path, py_path, inputs, input_axes, output_axes, output_dtypes).encode()
     _atomic(param_path, lambda f: f.write(param))
-    _atomic(bin_path, lambda f: f.writelines(bin_chunks(layers, fp16)), lambda p, _: open_weights(p))
+    _atomic(bin_path, lambda f: f.writelines(bin_chunks(layers, fp16)), open_weights)
     _atomic(py_path, lambda f: f.write(code))
