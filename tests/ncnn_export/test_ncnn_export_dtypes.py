@@ -63,6 +63,18 @@ CASES = {
     "int_floor_divide": (Fn(torch.floor_divide), [_ints(4, 64), _divisors(4, 64)]),
     "int_floor_divide_scalar": (Fn(lambda a: a // 7), [_ints(4, 64)]),
     "int_remainder": (Fn(torch.remainder), [_ints(4, 64), _divisors(4, 64)]),
+    # truncating division: the truncated float quotient is one off at exact multiples where ncnn's
+    # CPU divides through the reciprocal (here: rows of 8)
+    "int_trunc_divide": (Fn(lambda a, b: torch.div(a * 7, b, rounding_mode="trunc")),
+                         [_ints(3, 8, low=-280, high=280), _divisors(3, 8)]),
+    "int_trunc_divide_bcast": (Fn(lambda a, b: torch.div(a * 7, b, rounding_mode="trunc")),
+                               [_ints(3, 8, low=-280, high=280), _ints(8, low=-9, high=-1)]),
+    "int_trunc_of_true_quotient": (Fn(lambda a, b: torch.trunc((a * 7) / b)),
+                                   [_ints(3, 8, low=-280, high=280), _ints(8, low=-9, high=-1)]),
+    "int_floor_divide_small": (Fn(lambda a, b: torch.floor_divide(a * 7, b)),
+                               [_ints(3, 8, low=-280, high=280), _divisors(3, 8)]),
+    "int_fmod": (Fn(torch.fmod), [_ints(4, 64), _divisors(4, 64)]),
+    "int_fmod_small": (Fn(lambda a, b: torch.fmod(a * 7, b)), [_ints(3, 8, low=-280, high=280), _divisors(3, 8)]),
     "int_arithmetic": (Fn(lambda a, b: (a - b) * 3 + abs(b) - torch.maximum(a, b)),
                        [_ints(3, 8, low=-200, high=200), _ints(3, 8, low=-200, high=200, seed=1)]),
     "int_compare": (Fn(lambda a, b: a > b), [_ints(3, 8, low=-3, high=3), _ints(3, 8, low=-3, high=3, seed=1)]),
@@ -194,7 +206,7 @@ def test_a_cumsum_past_2_to_the_24_is_refused(tmp_path):
 @pytest.mark.parametrize("fn, reason", [
     (lambda a, b: a & b, "and on integers has no exact ncnn form"),
     (lambda a, b: torch.pow(a, b), "pow on integers has no exact ncnn form"),
-    (lambda a, b: torch.fmod(a, b), "fmod on integers has no exact ncnn form"),
+    (lambda a, b: a | b, "or on integers has no exact ncnn form"),
 ])
 def test_inexact_integer_arithmetic_is_refused(tmp_path, fn, reason):
     with pytest.raises(UnsupportedOperator, match=reason):

@@ -73,7 +73,12 @@ family("torch.mul")(lambda: _binary("torch.mul", "torch.mul({a}, {b})", ints=Tru
 family("torch.div")(lambda: _binary("torch.div", "torch.div({a}, {b})", 0.5, 2.0, ints=True, extra=[
     ("floor", "torch.div(x0, x1, rounding_mode='floor')", [f(3, 4, low=-4, high=4), f(3, 4, low=0.5, high=2)]),
     ("trunc", "torch.div(x0, x1, rounding_mode='trunc')", [f(3, 4, low=-4, high=4), f(4, low=0.5, high=2)]),
-    ("int_true_div", "torch.div(x0, 3)", [i(2, 6)])]))
+    ("int_true_div", "torch.div(x0, 3)", [i(2, 6)]),
+    # exact multiples and mixed signs: a truncated float quotient (2996 / 7 -> 427.99997) is off by one
+    ("int_trunc", "torch.div(x0, x1, rounding_mode='trunc')",
+     [i(4, 16, low=-2000, high=2000, dtype="i32"), i(4, 16, low=1, high=9, dtype="i32")]),
+    ("int_trunc_neg_divisor", "torch.div(x0 * 7, x1, rounding_mode='trunc')",
+     [i(3, 8, low=-280, high=280, dtype="i32"), i(8, low=-9, high=-1, dtype="i32")])]))
 family("torch.floor_divide")(lambda: _binary("torch.floor_divide", "torch.floor_divide({a}, {b})", -4.0, 4.0,
                                              ints=True, scalar="1.5", lo2=0.5))
 family("torch.remainder")(lambda: _binary("torch.remainder", "torch.remainder({a}, {b})", -4.0, 4.0, ints=True,

@@ -7,10 +7,12 @@ Each sub-expression is typed as torch types it (bool < integer < float):
 - a bool one is lowered only where 0/1 arithmetic is the logic (mul, min, &: AND; add, max,
   |: OR; ^: |a - b|);
 - an integer one only with functions exact on integers (add, sub, mul, floor_divide,
-  remainder, abs, ...), so exact while every intermediate magnitude stays below 2^24 (2048
-  with fp16 storage): values the converter cannot see. ncnn's CPU divides by multiplying with
-  the reciprocal (-2996 / 7 gives -428.00003), so an integer floor_divide (and remainder) takes
-  the nearest quotient and corrects it by the sign of the exact remainder."""
+  remainder, fmod, abs, ...), so exact while every intermediate magnitude stays below 2^24
+  (2048 with fp16 storage): values the converter cannot see. ncnn's CPU divides by multiplying
+  with the reciprocal (-2996 / 7 gives -428.00003), so an integer floor_divide (and remainder)
+  takes the nearest quotient and corrects it by the sign of the exact remainder, and a
+  truncating division of integers (`trunc(div(a, b))`, torch.div's rounding_mode="trunc"; fmod)
+  is sign(a) * sign(b) * floor_divide(|a|, |b|), never the truncated float quotient."""
 from __future__ import annotations
 
 from .... import expression as ex
@@ -23,8 +25,8 @@ BOOL, INT, FLOAT = 0, 1, 2  # torch's promotion order
 # a function of bools only -> the function computing it on 0/1 values (xor: |a - b|)
 _ON_BOOLS = {"mul": "mul", "and": "mul", "min": "min", "minimum": "min",
              "add": "max", "or": "max", "max": "max", "maximum": "max", "xor": "xor"}
-_EXACT_ON_INTEGERS = frozenset("""add sub mul neg abs square floor_divide remainder max maximum min minimum
-                                  sign floor ceil round trunc""".split())
+_EXACT_ON_INTEGERS = frozenset("""add sub mul neg abs square floor_divide remainder fmod max maximum min
+                                  minimum sign floor ceil round trunc""".split())
 # functions whose result torch keeps integer (or bool) for integer (or bool) arguments; the
 # others (exp, sqrt, sin, atan2, ... and div) give a float result from the converted arguments
 _KEEP_INTEGER = _EXACT_ON_INTEGERS | {"pow", "fmod", "and", "or", "xor", "lshift", "rshift"}
@@ -55,6 +57,9 @@ def _typed(node, kinds: list[int]):
         return node, FLOAT
     typed = [_typed(a, kinds) for a in node.args]
     args = tuple(a for a, _ in typed)
+    quotient = _integer_quotient(node, kinds)
+    if node.func == "trunc" and quotient is not None:
+        return _trunc_divide(*quotient), INT
     kind = max((k for _, k in typed), default=FLOAT)
     if node.func not in _KEEP_INTEGER:
         return ex.Call(node.func, args), FLOAT
@@ -70,6 +75,8 @@ def _typed(node, kinds: list[int]):
         return _floor_divide(*args), INT
     if kind == INT and node.func == "remainder":  # a - floor_divide(a, b) * b
         return _call("sub", args[0], _call("mul", _floor_divide(*args), args[1])), INT
+    if kind == INT and node.func == "fmod":  # a - trunc(a / b) * b
+        return _call("sub", args[0], _call("mul", _trunc_divide(*args), args[1])), INT
     return ex.Call(node.func, args), kind
 
 
@@ -83,6 +90,21 @@ def _floor_divide(a, b):
     least 1/|b| away from 0 unless r is 0) corrects it."""
     q = _call("round", _call("div", a, b))
     return _call("add", q, _call("floor", _call("div", _call("sub", a, _call("mul", q, b)), b)))
+
+
+def _integer_quotient(node, kinds: list[int]):
+    """(a, b) typed, when `node`'s one argument is div(a, b) of integers (or bools), else None."""
+    if len(node.args) != 1 or not isinstance(node.args[0], ex.Call) or node.args[0].func != "div" \
+            or len(node.args[0].args) != 2:
+        return None
+    typed = [_typed(a, kinds) for a in node.args[0].args]
+    return tuple(a for a, _ in typed) if all(k != FLOAT for _, k in typed) else None
+
+
+def _trunc_divide(a, b):
+    """trunc(a / b) of integers, exactly: the floor quotient of the magnitudes, signed."""
+    sign = _call("mul", _call("sign", a), _call("sign", b))
+    return _call("mul", sign, _floor_divide(_call("abs", a), _call("abs", b)))
 
 
 def _exact_on_integers(func: str, args) -> bool:
