@@ -12,7 +12,8 @@ Each sub-expression is typed as torch types it (bool < integer < float):
   with the reciprocal (-2996 / 7 gives -428.00003), so an integer floor_divide (and remainder)
   takes the nearest quotient and corrects it by the sign of the exact remainder, and a
   truncating division of integers (`trunc(div(a, b))`, torch.div's rounding_mode="trunc"; fmod)
-  is sign(a) * sign(b) * floor_divide(|a|, |b|), never the truncated float quotient."""
+  is sign(a) * sign(b) * floor_divide(|a|, |b|), never the truncated float quotient (so are
+  floor and ceil of a quotient of integers)."""
 from __future__ import annotations
 
 from .... import expression as ex
@@ -58,8 +59,8 @@ def _typed(node, kinds: list[int]):
     typed = [_typed(a, kinds) for a in node.args]
     args = tuple(a for a, _ in typed)
     quotient = _integer_quotient(node, kinds)
-    if node.func == "trunc" and quotient is not None:
-        return _trunc_divide(*quotient), INT
+    if node.func in _ROUNDED_QUOTIENT and quotient is not None:
+        return _ROUNDED_QUOTIENT[node.func](*quotient), INT
     kind = max((k for _, k in typed), default=FLOAT)
     if node.func not in _KEEP_INTEGER:
         return ex.Call(node.func, args), FLOAT
@@ -105,6 +106,15 @@ def _trunc_divide(a, b):
     """trunc(a / b) of integers, exactly: the floor quotient of the magnitudes, signed."""
     sign = _call("mul", _call("sign", a), _call("sign", b))
     return _call("mul", sign, _floor_divide(_call("abs", a), _call("abs", b)))
+
+
+def _ceil_divide(a, b):
+    return _call("neg", _floor_divide(_call("neg", a), b))
+
+
+# trunc/floor/ceil of a quotient of integers, which torch computes from the correctly rounded
+# float quotient: below 2^24 that never crosses an integer, so the exact integer forms agree
+_ROUNDED_QUOTIENT = {"trunc": _trunc_divide, "floor": _floor_divide, "ceil": _ceil_divide}
 
 
 def _exact_on_integers(func: str, args) -> bool:
