@@ -93,7 +93,18 @@ class FillSlice(nn.Module):  # `_pnnx.py` fills the view in place and then assig
         return y
 
 
+class Rotary(nn.Module):  # `q * cos` is read first, but its expression ends after rotate_half
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("cos", torch.rand(4, 8))
+        self.register_buffer("sin", torch.rand(4, 8))
+
+    def forward(self, q):
+        return q * self.cos + torch.cat((-q[..., 4:], q[..., :4]), dim=-1) * self.sin
+
+
 CASES = {
+    "attribute_read_by_a_later_expression": (Rotary, [(1, 2, 4, 8)], "pnnx.Attribute           cos "),
     "nested_modules": (Stack, [(5, 2, 8)], "nn.TransformerEncoderLayer m.layers.1 "),
     "nested_weights": (NestedWeights, [(5, 2, 4)], "pnnx.Attribute           m.weight_hh_l0 "),
     "fill_a_slice": (FillSlice, [(2, 5, 4)], "Tensor.slice_copy        Tensor.slice_copy_2 "),

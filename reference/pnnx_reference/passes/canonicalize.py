@@ -1,6 +1,10 @@
-"""Canonical names (optlevel 2): every operand becomes `0`, `1`, ... in the order operators
-produce them, and every numbered operator name (`F.relu_3`, `pnnx_expr_2`) is numbered again
-in graph order.
+"""Canonical order and names (optlevel 2): every pnnx.Attribute sits just before its first
+reader, every operand becomes `0`, `1`, ... in the order operators produce them, and every
+numbered operator name (`F.relu_3`, `pnnx_expr_2`) is numbered again in graph order.
+
+Capture records a weight where it is first read; a fusion can move that reader later (an
+expression built around `q * self.cos` ends where its last operation was), and capturing the
+generated `_pnnx.py` again would record the weight there.
 
 Capture numbers operators as it records them, counting the ones later passes fold or remove,
 so the raw numbers depend on the pass history; numbering the final graph makes the names a
@@ -56,7 +60,23 @@ def _renumber_ops(graph: Graph) -> None:
         taken.add(name)
 
 
+def _attributes_before_readers(graph: Graph) -> None:
+    read = {id(x) for op in graph.ops for x in op.inputs}
+    waiting: dict[int, Operator] = {}  # an attribute's operand -> its operator, not placed yet
+    order = []
+    for op in graph.ops:
+        if op.type == "pnnx.Attribute" and len(op.outputs) == 1 and id(op.outputs[0]) in read:
+            waiting[id(op.outputs[0])] = op
+            continue
+        for x in op.inputs:
+            if id(x) in waiting:
+                order.append(waiting.pop(id(x)))
+        order.append(op)
+    graph.ops[:] = order
+
+
 def run(graph: Graph, context=None) -> bool:
+    _attributes_before_readers(graph)
     _renumber_ops(graph)
     _rename_operands(graph)
     return True
