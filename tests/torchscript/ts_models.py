@@ -184,6 +184,17 @@ FOLDED = {"lrn_3d": "F.local_response_norm", "lrn_4d": "F.local_response_norm",
           "lp_pool1d": "F.lp_pool1d", "lp_pool2d_stride": "F.lp_pool2d"}
 
 
+class Anchors(nn.Module):
+    """YOLOv8's anchor points: aten::meshgrid takes a Tensor[] (torch.meshgrid spreads it)."""
+
+    def forward(self, x):
+        _, _, h, w = x.shape
+        sy, sx = torch.meshgrid(torch.arange(h) + 0.5, torch.arange(w) + 0.5, indexing="ij")
+        points = torch.stack((sx, sy), -1).view(-1, 2)
+        a, b = torch.broadcast_tensors(x.mean(1, keepdim=True), points.t().reshape(1, 2, h, w))
+        return torch.cartesian_prod(x[0, 0, 0], x[0, 0, 1]), a + b
+
+
 NO_GRAD = {"mha_native", "mha_native_weights", "transformer_layer_native", "transformer_native"}
 
 
@@ -252,5 +263,6 @@ MODELS = {
     "lrn_3d": (lambda: Lowered(F.local_response_norm, size=4, alpha=0.1, beta=0.5, k=2.0), _x4(2, 8, 6)),
     "lrn_4d": (lambda: Lowered(F.local_response_norm, size=3), _x4(1, 8, 5, 6)),
     "lp_pool1d": (lambda: Lowered(F.lp_pool1d, norm_type=3, kernel_size=2), _x4(1, 4, 9)),
+    "anchors_meshgrid": (Anchors, _x4(1, 3, 4, 5)),
     "lp_pool2d_stride": (lambda: Lowered(F.lp_pool2d, norm_type=2, kernel_size=3, stride=1), _x4(1, 4, 7, 8)),
 }

@@ -63,7 +63,11 @@ _PREFIXES = {torch.special: "special_", torch.linalg: "linalg_", torch.fft: "fft
 
 def _leading_tensors(fn, kwargs: dict) -> tuple:
     """Tensor arguments of a torch builtin go positionally (`torch.atan2(a, b)`), as users
-    write them: the tracer turns positional binary calls into pnnx.Expression."""
+    write them: the tracer turns positional binary calls into pnnx.Expression. A `Tensor[]
+    tensors` argument of a function taking `*tensors` (torch.meshgrid, broadcast_tensors,
+    block_diag, cartesian_prod) is spread."""
+    if isinstance(kwargs.get("tensors"), (list, tuple)) and _takes_varargs(fn):
+        return tuple(kwargs.pop("tensors"))
     if inspect.isfunction(fn) or inspect.ismethod(fn) or getattr(fn, "__self__", None) is not None \
             and isinstance(fn.__self__, torch.Tensor):
         return ()
@@ -73,3 +77,10 @@ def _leading_tensors(fn, kwargs: dict) -> tuple:
             break
         leading.append(kwargs.pop(key))
     return tuple(leading)
+
+
+def _takes_varargs(fn) -> bool:
+    try:
+        return any(p.kind == p.VAR_POSITIONAL for p in inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return False

@@ -1,11 +1,11 @@
-"""Repetition: repeat/tile/expand -> Tile; repeat_interleave -> Reshape + Tile + Reshape (one
-count) or Crops + Concat (per-element counts)."""
+"""Repetition: repeat/tile/expand -> Tile; meshgrid -> Reshape + Tile per input;
+repeat_interleave -> Reshape + Tile + Reshape (one count) or Crops + Concat (per-element counts)."""
 from __future__ import annotations
 
 import numpy as np
 
 from ....errors import Unsupported
-from ..context import Context, dims_params, param
+from ..context import AlongBatch, Context, dims_params, param
 from ..crops import select_indices
 from ..registry import LEADING, LOWERINGS, MOVES_DATA
 
@@ -46,6 +46,24 @@ def expand(ctx: Context, op) -> None:
     if -1 in in_shape or -1 in out_shape or len(out_shape) > 4 or len(in_shape) > len(out_shape):
         raise Unsupported(f"expand of {tuple(in_shape)} to {tuple(out_shape)} is not lowered")
     tile_to(ctx, "expand", src, out, in_shape, out_shape, lambda i, o: o if i == 1 else 1)
+
+
+@LOWERINGS.register("torch.meshgrid", batch=LEADING, **MOVES_DATA)
+def meshgrid(ctx: Context, op) -> None:
+    """Input j (0-d or 1-d) laid along its axis of the grid (axes 0 and 1 swapped for
+    indexing="xy"), then tiled over the others."""
+    grid = ctx.torch_shape(op.outputs[0])
+    if any(ctx.batch_axis(x) is not None for x in (*op.inputs, *op.outputs)):
+        raise AlongBatch("meshgrid's grid has no batch axis")
+    if len(grid) > 4:
+        raise Unsupported(f"a rank-{len(grid)} grid (ncnn blobs have at most 4 dims)")
+    xy = param(op, "indexing", "ij") == "xy" and len(grid) >= 2
+    for j, (x, y) in enumerate(zip(op.inputs, op.outputs)):
+        axis = {0: 1, 1: 0}.get(j, j) if xy else j
+        line = [1] * len(grid)
+        line[axis] = grid[axis]
+        blob = ctx.reshaped(ctx.blob(x), line, y.name) if len(grid) > 1 else ctx.blob(x)
+        ctx.emit("Tile", "meshgrid", [blob], [y.name], {2: [g // n for n, g in zip(line, grid)]})
 
 
 def _repeat_counts(ctx: Context, op) -> np.ndarray:

@@ -1,4 +1,5 @@
-"""Repetition: expand/expand_as/broadcast_to -> Expand, repeat/tile -> Tile,
+"""Repetition: expand/expand_as/broadcast_to -> Expand, meshgrid -> Reshape + Expand per input,
+repeat/tile -> Tile,
 repeat_interleave -> a new axis expanded to the count, then merged back (Reshape)."""
 from __future__ import annotations
 
@@ -25,6 +26,20 @@ def expand(b, op):
             raise Unsupported("dynamic expand target")
         out = [1 if d == -1 else d for d in sizes]  # Expand broadcasts: 1 keeps the input size
     b.node("Expand", [b.x(op), b.const(out, hint="shape")], b.y(op))
+
+
+@LOWERINGS.register("torch.meshgrid")
+def meshgrid(b, op):
+    """Input j laid along its axis of the grid (axes 0 and 1 swapped for indexing="xy"),
+    then expanded over the others."""
+    grid = b.shape(op.outputs[0])
+    xy = op.params.get("indexing", "ij") == "xy" and len(grid) >= 2
+    for j in range(len(op.inputs)):
+        axis = {0: 1, 1: 0}.get(j, j) if xy else j
+        line = [1] * len(grid)
+        line[axis] = grid[axis]
+        column = b.node("Reshape", [b.x(op, j), b.const(line, hint="shape")])
+        b.node("Expand", [column, b.const(grid, hint="shape")], b.y(op, j))
 
 
 @LOWERINGS.register("Tensor.repeat", "torch.tile", "Tensor.tile")
