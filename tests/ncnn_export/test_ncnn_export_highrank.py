@@ -2,6 +2,8 @@
 4-d ncnn blobs before lowering: exported from our capture, run in ncnn and compared with torch."""
 from __future__ import annotations
 
+import math
+
 import ncnn
 import pytest
 import torch
@@ -12,7 +14,7 @@ from pnnx_conformance.backends.ncnn_backend import NO_BATCH, declared_batch_indi
 from ncnn_export_helpers import FP32, LOW_PRECISION, torch_outputs
 from pnnx_reference.api import capture
 from pnnx_reference.emit.ncnn import write_ncnn
-from pnnx_reference.emit.ncnn.highrank import _merged, _runs
+from pnnx_reference.emit.ncnn.highrank import _decomposed, _merged, _runs
 from pnnx_reference.errors import UnsupportedOperator
 from pnnx_reference.formats import ncnn_param
 
@@ -96,8 +98,29 @@ class TransposedWindowPartition(WindowPartition):
 
 
 class UnmergeablePermute(nn.Module):
+    """No two axes stay adjacent: decomposed into permutes of at most 4 merged axes."""
+
     def forward(self, x):
         return x.view(1, 2, 3, 2, 3, 2).permute(0, 5, 4, 3, 2, 1).reshape(1, 72)
+
+
+class PatchUnfold(nn.Module):
+    """MobileViT's unfold of 2x2 patches and fold back: rank-6 permutes that merge nothing."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.proj = nn.Linear(C, C)
+
+    def forward(self, x):
+        b, c, h, w = x.shape
+        t = x.reshape(b, c, h // 2, 2, w // 2, 2).permute(0, 3, 5, 2, 4, 1).reshape(b * 4, h * w // 4, c)
+        t = self.proj(t)
+        return t.reshape(b, 2, 2, h // 2, w // 2, c).permute(0, 5, 3, 1, 4, 2).reshape(b, c, h, w)
+
+
+class EightAxes(nn.Module):
+    def forward(self, x):
+        return x.view(2, 2, 2, 2, 2, 2, 2, 2).permute(7, 6, 5, 4, 3, 2, 1, 0).reshape(256)
 
 
 MODELS = {
@@ -106,6 +129,9 @@ MODELS = {
     "window_attention": (WindowAttention, (1, 8, 8, C)),
     "window_attention_unbind": (lambda: WindowAttention(unbind=True), (1, 8, 8, C)),
     "token_attention": (TokenAttention, (1, TOKENS, C)),
+    "unmergeable_permute": (UnmergeablePermute, (72,)),
+    "patch_unfold": (PatchUnfold, (1, C, 8, 8)),
+    "patch_unfold_batch2": (PatchUnfold, (2, C, 8, 8)),
 }
 
 
@@ -167,12 +193,30 @@ def test_high_rank_chain_matches_torch_on_vulkan(name, tmp_path):
     _check(name, tmp_path, "vulkan", LOW_PRECISION)  # the helper's Vulkan mode keeps ncnn's fp16 defaults
 
 
-def test_unmergeable_rank6_permute_is_refused(tmp_path):
-    model, inputs = UnmergeablePermute().eval(), [torch.rand(72)]
+def test_patch_unfold_lowers_to_the_fewest_permutes(tmp_path):
+    base = _check("patch_unfold", tmp_path, "fp32")
+    types = [layer.type for layer in ncnn_param.load(f"{base}.ncnn.param").layers]
+    assert types.count("Permute") == 4, types  # two steps for each of the two rank-6 permutes
+
+
+def test_a_permute_of_too_many_axes_to_search_is_refused(tmp_path):
     with pytest.raises(UnsupportedOperator) as info:
-        _export(model, inputs, tmp_path)
-    # a rank-6 view: one dim (of size 1 here) in the Mat batch still leaves a rank-5 blob
-    assert "is a rank-5 blob: ncnn blobs have at most 4 dims besides the batch" in str(info.value)
+        _export(EightAxes().eval(), [torch.rand(256)], tmp_path)
+    assert "ncnn blobs have at most 4 dims" in str(info.value)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_decomposed_steps_compose_to_the_permutation(seed):
+    g = torch.Generator().manual_seed(seed)
+    rank = 5 + seed % 3
+    shape = [int(d) for d in torch.randint(1, 4, (rank,), generator=g)]
+    perm = [int(d) for d in torch.randperm(rank, generator=g)]
+    x = torch.arange(math.prod(shape)).reshape(shape)
+    y = x.reshape(-1)
+    for in_shape, dims in _decomposed(shape, perm):
+        assert len(in_shape) <= 4
+        y = y.reshape(in_shape).permute(dims).reshape(-1)
+    assert torch.equal(y, x.permute(perm).reshape(-1))
 
 
 @pytest.mark.parametrize("perm, runs", [

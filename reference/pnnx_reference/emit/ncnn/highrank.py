@@ -5,12 +5,18 @@ blobs have at most 4 dims (besides the batch). Both are exact (they only move da
       -> slice x along the indexed block, reshape without that axis, permute the rest;
   merge_permute_runs: input axes that stay adjacent and in order through a permute are merged
       into one axis, e.g. view(1,8,7,8,7,96).permute(0,1,3,2,4,5) -> view(8,7,8,672).permute(0,2,1,3)
-      (a window partition); the reshapes around it take the merged shapes."""
+      (a window partition); the reshapes around it take the merged shapes;
+  decompose_permutes: a permute that still has too many axes once merged (MobileViT's patch
+      unfold, view(1,c,h,p,w,p).permute(0,3,5,2,4,1)) becomes the fewest permutes of at most 4
+      merged axes each, size-1 axes dropped, with a reshape before each."""
 from __future__ import annotations
 
+import functools
+import itertools
 import math
 
 from ...ir import Graph, Operand, Operator
+from ...passes.rewire import set_inputs
 from .context import MAX_BLOB_RANK
 
 INT_MAX = 2147483647
@@ -179,6 +185,75 @@ def merge_permute_runs(graph: Graph) -> None:
         permute.outputs[0].shape = list(out_shape)
 
 
+# --- decompose_permutes ------------------------------------------------------------------
+
+MAX_DECOMPOSED_RANK = 7  # the search below visits every order of the axes
+
+
+def _step_perms(rank: int) -> list[tuple[int, ...]]:
+    """The permutations of `rank` axes that merge to at most MAX_BLOB_RANK axes."""
+    return [p for p in itertools.permutations(range(rank)) if len(_runs(list(p))) <= MAX_BLOB_RANK]
+
+
+@functools.lru_cache(maxsize=None)
+def _fewest_steps(target: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """The shortest chain of step permutations (each merging to a blob ncnn holds) whose
+    composition is `target` (breadth first from the identity)."""
+    start = tuple(range(len(target)))
+    steps = _step_perms(len(target))
+    came: dict[tuple[int, ...], tuple] = {start: ()}
+    frontier = [start]
+    while target not in came:
+        following = []
+        for order in frontier:
+            for step in steps:
+                nxt = tuple(order[i] for i in step)
+                if nxt not in came:
+                    came[nxt] = came[order] + (step,)
+                    following.append(nxt)
+        frontier = following
+    return came[target]
+
+
+def _decomposed(shape: list[int], perm: list[int]) -> list[tuple[list[int], list[int]]] | None:
+    """(input shape, permutation) per step, size-1 axes dropped and runs merged."""
+    kept = [a for a in range(len(shape)) if shape[a] != 1]
+    if len(kept) > MAX_DECOMPOSED_RANK:
+        return None
+    target = tuple(kept.index(a) for a in perm if shape[a] != 1)
+    sizes = [shape[a] for a in kept]
+    order, plan = list(range(len(kept))), []
+    for step in _fewest_steps(target):
+        current = [sizes[a] for a in order]
+        merged = _merged(current, list(step))
+        plan.append((merged[0], merged[1]) if merged else (current, list(step)))
+        order = [order[i] for i in step]
+    return plan
+
+
+def decompose_permutes(graph: Graph) -> None:
+    for permute in [op for op in graph.ops if op.type in PERMUTES]:
+        if not _mergeable(permute):
+            continue
+        plan = _decomposed(list(permute.inputs[0].shape), _perm(permute))
+        if plan is None:
+            continue
+        out, reshape = permute.outputs[0], permute.inputs[0].producer
+        readers, first_reader = list(out.consumers), next(op for op in graph.ops if op in out.consumers)
+        (in_shape, dims), rest = plan[0], plan[1:]
+        reshape.params["shape"] = list(in_shape)
+        permute.inputs[0].shape = list(in_shape)
+        permute.params["dims"] = list(dims)
+        out.shape = [in_shape[d] for d in dims]
+        value = out
+        for k, (in_shape, dims) in enumerate(rest, 1):
+            value = _reshape(graph, value, in_shape, f"{permute.name}_step{k}_reshape", first_reader)
+            value = _new_op(graph, "Tensor.permute", f"{permute.name}_step{k}", value,
+                            [in_shape[d] for d in dims], {"dims": list(dims)}, first_reader)
+        for reader in readers:
+            set_inputs(graph, reader, [value if x is out else x for x in reader.inputs], reader.inputnames)
+
+
 # --- transposes_as_permutes --------------------------------------------------------------
 
 def _swap(op: Operator) -> list[int] | None:
@@ -202,4 +277,4 @@ def transposes_as_permutes(graph: Graph) -> None:
             op.type, op.params = "Tensor.permute", {"dims": perm}
 
 
-HIGH_RANK_PREPASSES = (transposes_as_permutes, split_selected_permutes, merge_permute_runs)
+HIGH_RANK_PREPASSES = (transposes_as_permutes, split_selected_permutes, merge_permute_runs, decompose_permutes)
