@@ -306,3 +306,50 @@ def test_split_with_a_list_of_sizes_is_torch_split_as_on_the_python_route(tmp_pa
     ops = [line.split()[0] for line in (tmp_path / "split.pnnx.param").read_text().splitlines()[2:]]
     assert "torch.split" in ops and "torch.split_with_sizes" not in ops
     assert (tmp_path / "split.ncnn.param").is_file() and (tmp_path / "split.pnnx.onnx").is_file()
+
+
+class _Attention(nn.Module):
+    """Attention calls whose module the .pt2 route must rebuild with the call the model made:
+    a mask by name (built in forward, a bool key padding mask or a float mask filled by index),
+    need_weights=False (scaled_dot_product_attention rather than the weights' bmm/softmax)."""
+
+    def __init__(self, kind):
+        super().__init__()
+        torch.manual_seed(0)
+        self.kind = kind
+        if kind.startswith("mha"):
+            self.m = nn.MultiheadAttention(8, 2, batch_first=True)
+        elif kind == "encoder_key_padding":
+            self.m = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True)
+        else:
+            self.m = nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0, batch_first=True)
+
+    def forward(self, x, y):
+        padding = torch.arange(5).unsqueeze(0) >= torch.tensor([[5], [3]])
+        if self.kind == "mha_no_weights":
+            return self.m(x, x, x, need_weights=False)[0]
+        if self.kind == "mha_key_padding":
+            return self.m(x, x, x, key_padding_mask=padding)
+        if self.kind == "encoder_key_padding":
+            return self.m(x, src_key_padding_mask=padding)
+        mask = torch.zeros(5, 5)
+        mask[:, -1] = float("-inf")  # written in place after it was made
+        return self.m(x, y, memory_mask=mask)
+
+
+@pytest.mark.parametrize("kind", ["mha_no_weights", "mha_key_padding", "encoder_key_padding", "decoder_memory_mask"])
+def test_attention_is_rebuilt_with_the_call_the_model_made(kind, tmp_path):
+    """Rebuilt whole, called as the model called it: the Python route's pnnx.param, and the
+    regenerated model gives the model's bits (the same kernels: eval attention's fast path)."""
+    from param_lines import normalised_param
+
+    model, inputs = _Attention(kind).eval(), (torch.rand(2, 5, 8), torch.rand(2, 5, 8))
+    program = export_program(model, inputs)
+    assert normalised_param(api.capture(program)) == normalised_param(api.capture(model, inputs))
+    result = api.export(program, None, tmp_path, "net")
+    got = run_backend("pnnx-python", {"pnnx.param": result.paths["pnnxparam"], "pnnx.bin": result.paths["pnnxbin"],
+                                      "pnnx.py": result.paths["pnnxpy"]}, list(inputs))
+    with torch.no_grad():
+        expected = model(*inputs)
+    for a, b in zip(got, expected if isinstance(expected, tuple) else (expected,)):
+        assert torch.equal(torch.as_tensor(a), b), kind
