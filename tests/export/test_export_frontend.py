@@ -353,3 +353,34 @@ def test_attention_is_rebuilt_with_the_call_the_model_made(kind, tmp_path):
         expected = model(*inputs)
     for a, b in zip(got, expected if isinstance(expected, tuple) else (expected,)):
         assert torch.equal(torch.as_tensor(a), b), kind
+
+
+class _MaxNormEmbedding(nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.w = nn.Parameter(torch.randn(10, 16) * 2)  # rows longer than max_norm
+
+    def forward(self, x):
+        return F.embedding(x, self.w, max_norm=1.0)
+
+
+def test_embedding_max_norm_keeps_the_weights_and_is_the_python_call(tmp_path):
+    """torch.export writes embedding_renorm_ of the weight, then the lookup: folded back to
+    F.embedding(max_norm=1.0) with padding_idx None (aten's -1); the conversion's evaluation
+    of the program must not renormalise the weights it stores (the regenerated model
+    renormalises them as the model does, giving its bits)."""
+    from param_lines import normalised_param
+
+    model, x = _MaxNormEmbedding().eval(), torch.tensor([[0, 3, 9, 3], [1, 2, 2, 5]])
+    assert normalised_param(api.capture(export_program(model, (x,)))) == \
+        normalised_param(api.capture(_MaxNormEmbedding().eval(), (x,)))
+    result = api.export(export_program(_MaxNormEmbedding().eval(), (x,)), None, tmp_path, "net")
+    from pnnx_conformance.backends.pnnx_python import load_generated_model
+
+    assert torch.equal(load_generated_model(result.paths["pnnxpy"]).w, _MaxNormEmbedding().w)
+    got = run_backend("pnnx-python", {"pnnx.param": result.paths["pnnxparam"], "pnnx.bin": result.paths["pnnxbin"],
+                                      "pnnx.py": result.paths["pnnxpy"]}, [x])
+    with torch.no_grad():
+        expected = _MaxNormEmbedding().eval()(x)
+    assert torch.equal(torch.as_tensor(got[0]), expected)

@@ -68,8 +68,11 @@ def _fold(where, members, plan, values) -> Step | None:
     if params is None:
         return None
     expected = values[outputs[0]]
+    # a probe may write its arguments (F.embedding with max_norm renormalises the weight's rows):
+    # the program's own tensors are probed as copies
+    probe = {n: values[n].clone() if n.op == "placeholder" else values[n] for n in inputs}
     for order in _orders(inputs):
-        args = [values[n] for n in order]
+        args = [probe[n] for n in order]
         if _reproduces(fn, args, params, expected):
             return Step(members, list(order), outputs, _runner(fn, params), f"{where} (folded)")
     return None
@@ -110,6 +113,15 @@ def _runner(fn, params):
 
 
 # --- functions whose aten arguments are named otherwise -----------------------------------------
+@fold("embedding")
+def _embedding(constants):
+    """aten's padding_idx -1 is F.embedding's None; max_norm and norm_type from embedding_renorm_."""
+    out = {k: constants[k] for k in ("max_norm", "norm_type", "scale_grad_by_freq", "sparse") if k in constants}
+    padding = constants.get("padding_idx", -1)
+    out["padding_idx"] = None if padding == -1 else padding
+    return out
+
+
 @fold("normalize")
 def _normalize(constants):
     """linalg_vector_norm(ord, dim) .clamp_min(min) .expand_as .div; decomposed: pow/sum/pow/clamp."""

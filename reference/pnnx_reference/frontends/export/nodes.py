@@ -103,7 +103,8 @@ def evaluate(graph, bound: dict) -> Values:
     """node -> value for every node, running each call as torch does (no tracer). Each value is
     the one the node gave when it ran: an in-place call (`relu_` after a batch norm, `add_` of a
     residual) would change its argument's value afterwards, so what it writes is kept first,
-    and what each later call read of it is kept beside (`Values.as_read`)."""
+    and what each later call read of it is kept beside (`Values.as_read`). A bound tensor
+    written in place (`embedding_renorm_` of a weight) is given back its value afterwards."""
     values, kept, reads = dict(bound), {}, {}
     sharing = _Sharing(values)
     with torch._C.DisableTorchFunction(), torch.no_grad():
@@ -126,6 +127,9 @@ def evaluate(graph, bound: dict) -> Values:
                                       f"{node.name} ({node.target}): {type(err).__name__}: "
                                       f"{str(err).splitlines()[0] if str(err) else ''}") from None
             sharing.add(node, values[node])
+        for node, value in bound.items():  # the program's weights and the inputs stay as given
+            if node in kept and isinstance(value, torch.Tensor):
+                value.copy_(kept.pop(node))
     return Values({**values, **kept}, reads)
 
 
