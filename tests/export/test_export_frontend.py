@@ -384,3 +384,25 @@ def test_embedding_max_norm_keeps_the_weights_and_is_the_python_call(tmp_path):
     with torch.no_grad():
         expected = _MaxNormEmbedding().eval()(x)
     assert torch.equal(torch.as_tensor(got[0]), expected)
+
+
+class _Gumbel(nn.Module):
+    def __init__(self, **options):
+        super().__init__()
+        self.options = options
+
+    def forward(self, x):
+        return F.gumbel_softmax(x, **self.options)
+
+
+@pytest.mark.parametrize("options", [{}, {"tau": 0.5, "hard": True}, {"hard": True, "dim": 0}])
+def test_gumbel_softmax_folds_back_whole_and_stays_random(options):
+    """torch.export writes F.gumbel_softmax as its noise (exponential_ of an empty_like), the
+    softmax and, hard, the one-hot scatter: folded back to the one call (checked by running
+    both from one seed), as on the Python route; the noise is never a constant."""
+    from param_lines import normalised_param
+
+    x = torch.rand(4, 8)
+    pt2 = api.capture(export_program(_Gumbel(**options).eval(), (x,)))
+    assert normalised_param(pt2) == normalised_param(api.capture(_Gumbel(**options).eval(), (x,)))
+    assert "F.gumbel_softmax" in _ops(pt2) and "pnnx.Attribute" not in _ops(pt2)
