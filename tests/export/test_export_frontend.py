@@ -406,3 +406,26 @@ def test_gumbel_softmax_folds_back_whole_and_stays_random(options):
     pt2 = api.capture(export_program(_Gumbel(**options).eval(), (x,)))
     assert normalised_param(pt2) == normalised_param(api.capture(_Gumbel(**options).eval(), (x,)))
     assert "F.gumbel_softmax" in _ops(pt2) and "pnnx.Attribute" not in _ops(pt2)
+
+
+class _WriteBack(nn.Module):
+    """An in-place call on a slice, written back as a regenerated _pnnx.py writes it."""
+
+    def forward(self, x):
+        y = x + 0.0
+        part = y[:, 1:3]
+        filled = part.fill_(-1.0)
+        y[:, 1:3] = filled  # the same memory: changes nothing
+        return y
+
+
+def test_copy_of_a_slice_onto_itself_is_skipped_as_on_the_python_route():
+    """torch.export records the write-back as copy_ into a fresh slice of the same bounds; it is
+    no second Tensor.slice_copy (the re-export of a converted in-place slice write is a fixed
+    point)."""
+    from param_lines import normalised_param
+
+    x = torch.rand(2, 5, 4)
+    pt2 = api.capture(export_program(_WriteBack().eval(), (x,)))
+    assert normalised_param(pt2) == normalised_param(api.capture(_WriteBack().eval(), (x,)))
+    assert _ops(pt2).count("Tensor.slice_copy") == 1, _ops(pt2)
