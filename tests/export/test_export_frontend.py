@@ -429,3 +429,19 @@ def test_copy_of_a_slice_onto_itself_is_skipped_as_on_the_python_route():
     pt2 = api.capture(export_program(_WriteBack().eval(), (x,)))
     assert normalised_param(pt2) == normalised_param(api.capture(_WriteBack().eval(), (x,)))
     assert _ops(pt2).count("Tensor.slice_copy") == 1, _ops(pt2)
+
+
+@pytest.mark.parametrize("fn", [torch.bitwise_and, torch.bitwise_or, torch.bitwise_xor])
+def test_bitwise_with_a_number_is_an_expression_as_on_the_python_route(fn):
+    """aten's bitwise_and.Scalar: the number by position, so the call is `and(@0,2)` (which the
+    ONNX writer lowers), not torch.bitwise_and with other=2."""
+    from param_lines import normalised_param
+
+    class Bitwise(nn.Module):
+        def forward(self, x):
+            return fn(x, 2)
+
+    x = torch.randint(0, 200, (4, 13))
+    pt2 = api.capture(export_program(Bitwise().eval(), (x,)))
+    assert normalised_param(pt2) == normalised_param(api.capture(Bitwise().eval(), (x,)))
+    assert _ops(pt2) == ["pnnx.Input", "pnnx.Expression", "pnnx.Output"]
