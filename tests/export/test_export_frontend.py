@@ -445,3 +445,24 @@ def test_bitwise_with_a_number_is_an_expression_as_on_the_python_route(fn):
     pt2 = api.capture(export_program(Bitwise().eval(), (x,)))
     assert normalised_param(pt2) == normalised_param(api.capture(Bitwise().eval(), (x,)))
     assert _ops(pt2) == ["pnnx.Input", "pnnx.Expression", "pnnx.Output"]
+
+
+@pytest.mark.parametrize("call", [lambda x: F.lp_pool2d(x, 3.0, 3, stride=2, ceil_mode=True),
+                                  lambda x: F.lp_pool2d(x, 2.0, (2, 3)), lambda x: F.lp_pool1d(x.flatten(2), 1.0, 3, 2)])
+def test_lp_pool_folds_back_whole_and_gives_torchs_bits(call, tmp_path):
+    """torch.export writes F.lp_pool as pow, avg_pool and `** (1 / p)`, whose exponent the
+    expression keeps as a float32 literal (0.333333343 for p=3: other bits than torch's):
+    folded back to the one call, as on the Python route."""
+    from param_lines import normalised_param
+
+    class Pool(nn.Module):
+        def forward(self, x):
+            return call(x)
+
+    x = torch.rand(1, 4, 9, 11)
+    program = export_program(Pool().eval(), (x,))
+    assert normalised_param(api.capture(program)) == normalised_param(api.capture(Pool().eval(), (x,)))
+    result = api.export(program, None, tmp_path, "net")
+    got = run_backend("pnnx-python", {"pnnx.param": result.paths["pnnxparam"], "pnnx.bin": result.paths["pnnxbin"],
+                                      "pnnx.py": result.paths["pnnxpy"]}, [x])
+    assert torch.equal(torch.as_tensor(got[0]), call(x))

@@ -164,6 +164,15 @@ def _gumbel_softmax(constants):
     return {"tau": constants.get("other", 1.0), "hard": "value" in constants, "dim": constants.get("dim", -1)}
 
 
+@fold("lp_pool1d", "lp_pool2d", "lp_pool3d")
+def _lp_pool(constants):
+    """x ** p, avg_pool (kernel, stride, ceil_mode), then (sign * relu(abs)) * kernel volume
+    ** (1/p): the first pow's exponent is p (the last one's 1/p, written as a float32
+    literal, would not give torch's bits); no stride given is aten's empty list."""
+    return {"norm_type": constants.get("exponent"), "kernel_size": constants.get("kernel_size"),
+            "stride": constants.get("stride") or None, "ceil_mode": constants.get("ceil_mode", False)}
+
+
 @fold("softmin", "softmax", "log_softmax")
 def _softmax_like(constants):
     return {"dim": constants.get("dim")}
