@@ -5,7 +5,7 @@ nn.MultiheadAttention -> input projections (MatMul/Add) + Attention + output pro
 from __future__ import annotations
 
 from ....errors import Unsupported
-from ..attention_blocks import batch_major, in_projection, projection, sequence_output
+from ..attention_blocks import batch_major, in_projection, projection, score_mask, sequence_output
 from ..registry import LOWERINGS
 from ..unbatched import lower_as_batch_of_one
 
@@ -41,18 +41,22 @@ def multihead_attention(b, op):
         raise Unsupported("Attention needs opset 23")
     if p.get("add_bias_kv") or p.get("add_zero_attn") or "in_proj_weight" not in op.attrs:
         raise Unsupported("add_bias_kv, add_zero_attn or separate kdim/vdim projections")
-    if len(op.inputs) > 3:
-        raise Unsupported("attention masks")
+    masks = [op.input(name) for name in ("attn_mask", "key_padding_mask")]
+    if len(op.inputs) > 3 and len(op.inputs) - 3 != sum(m is not None for m in masks):
+        raise Unsupported("attention masks given by position")
     if b.rank(op.inputs[0]) != 3:
         raise Unsupported(f"input of rank {b.rank(op.inputs[0])} (expected 2 or 3)")
     names = [o.name for o in op.inputs[:3]] if len(op.inputs) >= 3 else [b.x(op)] * 3
+    mask = score_mask(b, *masks, op.inputs[0], op.inputs[1] if len(op.inputs) > 1 else op.inputs[0],
+                      bool(p.get("batch_first")))
     q, k, v = in_projection(b, op, batch_major(b, op, names), "", e)
+    inputs = [q, k, v] + ([mask] if mask is not None else [])
     weights = op.outputs[1] if len(op.outputs) > 1 and op.outputs[1].consumers else None
     if weights is None:
-        att = b.node("Attention", [q, k, v], q_num_heads=heads, kv_num_heads=heads)
+        att = b.node("Attention", inputs, q_num_heads=heads, kv_num_heads=heads)
     else:  # the softmax output (B, heads, L, S), averaged over heads unless it is 4-D
         att, probs = b.fresh(f"{op.name}_att"), b.fresh(f"{op.name}_probs")
-        b.node("Attention", [q, k, v], [att, "", "", probs], q_num_heads=heads,
+        b.node("Attention", inputs, [att, "", "", probs], q_num_heads=heads,
                kv_num_heads=heads, qk_matmul_output_mode=3)
         if b.rank(weights) == 4:
             b.node("Identity", [probs], weights.name)
