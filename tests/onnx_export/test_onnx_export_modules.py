@@ -156,3 +156,17 @@ def test_dynamic_batch_from_two_shapes(tmp_path):
         with torch.no_grad():
             want = model(x)
         assert_close(run_model(m, [x], tmp_path, f"b{batch}"), [want], atol=1e-4, rtol=1e-4)
+
+
+class _PaddedSdpa(nn.Module):
+    def forward(self, q, k, v, mask):
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+
+
+def test_sdpa_mask_with_one_row_is_expanded_to_the_query_rows(tmp_path):
+    """A key padding mask (N, 1, 1, S), as torch.export writes nn.TransformerEncoderLayer's:
+    onnxruntime's Attention refuses to broadcast it over the query rows."""
+    mask = torch.zeros(2, 1, 1, 5).masked_fill(torch.arange(5) >= 3, float("-inf"))
+    m = _export_compare(_PaddedSdpa(), (torch.rand(2, 2, 4, 8), torch.rand(2, 2, 5, 8), torch.rand(2, 2, 5, 8), mask),
+                        tmp_path)
+    assert "Expand" in [n.op_type for n in m.graph.node]

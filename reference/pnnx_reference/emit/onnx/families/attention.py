@@ -26,10 +26,21 @@ def sdpa(b, op):
         return
     if b.rank(q) != 4:
         raise Unsupported("needs 2-D to 4-D query, key and value operands")
-    inputs = [q.name, k.name, v.name] + ([mask.name] if mask is not None else [])
+    inputs = [q.name, k.name, v.name] + ([_rows_of(b, mask, q)] if mask is not None else [])
     scale = op.params.get("scale")
     b.node("Attention", inputs, b.y(op), is_causal=int(bool(op.params.get("is_causal"))),
            scale=None if scale is None else float(scale))
+
+
+def _rows_of(b, mask, q) -> str:
+    """A mask with one row for every query (a key padding mask (N, 1, 1, S)), expanded to the
+    query rows: onnxruntime's Attention does not broadcast it over them."""
+    shape, rows = b.shape(mask), b.shape(q)[-2]
+    if b.rank(mask) < 2 or shape[-2] != 1 or rows == 1:
+        return mask.name
+    if rows < 1:
+        raise Unsupported("a mask broadcast over a query of unknown length")
+    return b.node("Expand", [mask.name, b.const([1] * (len(shape) - 2) + [rows, shape[-1]], hint="shape")])
 
 
 @LOWERINGS.register("nn.MultiheadAttention", unbatched_rank=2, batched_inputs=3,
