@@ -311,7 +311,8 @@ def test_split_with_a_list_of_sizes_is_torch_split_as_on_the_python_route(tmp_pa
 class _Attention(nn.Module):
     """Attention calls whose module the .pt2 route must rebuild with the call the model made:
     a mask by name (built in forward, a bool key padding mask or a float mask filled by index),
-    need_weights=False (scaled_dot_product_attention rather than the weights' bmm/softmax)."""
+    need_weights=False (scaled_dot_product_attention rather than the weights' bmm/softmax),
+    average_attn_weights=False."""
 
     def __init__(self, kind):
         super().__init__()
@@ -328,6 +329,8 @@ class _Attention(nn.Module):
         padding = torch.arange(5).unsqueeze(0) >= torch.tensor([[5], [3]])
         if self.kind == "mha_no_weights":
             return self.m(x, x, x, need_weights=False)[0]
+        if self.kind == "mha_per_head_weights":
+            return self.m(x, x, x, average_attn_weights=False)
         if self.kind == "mha_key_padding":
             return self.m(x, x, x, key_padding_mask=padding)
         if self.kind == "encoder_key_padding":
@@ -337,7 +340,8 @@ class _Attention(nn.Module):
         return self.m(x, y, memory_mask=mask)
 
 
-@pytest.mark.parametrize("kind", ["mha_no_weights", "mha_key_padding", "encoder_key_padding", "decoder_memory_mask"])
+@pytest.mark.parametrize("kind", ["mha_no_weights", "mha_per_head_weights", "mha_key_padding", "encoder_key_padding",
+                                  "decoder_memory_mask"])
 def test_attention_is_rebuilt_with_the_call_the_model_made(kind, tmp_path):
     """Rebuilt whole, called as the model called it: the Python route's pnnx.param, and the
     regenerated model gives the model's bits (the same kernels: eval attention's fast path)."""

@@ -166,13 +166,15 @@ _OPEN = {nn.MultiheadAttention: _attention_variants, nn.TransformerEncoderLayer:
 
 
 def _call_keywords(module, members: list) -> tuple[dict, ...]:
-    """Keyword arguments that change the kernel, not the value: nn.MultiheadAttention computes
-    its weights (bmm, softmax, bmm) unless called with need_weights=False, which calls
-    scaled_dot_product_attention, as the graph shows. The same call gives the oracle's bits."""
+    """Keyword arguments of an nn.MultiheadAttention call: need_weights=False changes the kernel,
+    not the value (scaled_dot_product_attention, as the graph shows, instead of bmm, softmax,
+    bmm), and the same call gives the oracle's bits; average_attn_weights=False keeps the
+    weights per head (their shape tells)."""
     if not isinstance(module, nn.MultiheadAttention):
         return ({},)
     fused = any(fx.aten_name(n) in _FUSED_ATTENTION for n in members)
-    return ({"need_weights": False}, {}) if fused else ({}, {"need_weights": False})
+    kernels = ({"need_weights": False}, {}) if fused else ({}, {"need_weights": False})
+    return (*kernels, {"average_attn_weights": False})
 
 
 _FUSED_ATTENTION = {"scaled_dot_product_attention", "_native_multi_head_attention"}
