@@ -33,7 +33,8 @@ RANDOM_OPS = frozenset({
     "F.gumbel_softmax", "nn.FractionalMaxPool2d", "nn.FractionalMaxPool3d", "F.fractional_max_pool2d",
     "F.fractional_max_pool3d", "F.fractional_max_pool2d_with_indices", "F.fractional_max_pool3d_with_indices"})
 _TRAINING_RANDOM = ("F.dropout", "F.dropout1d", "F.dropout2d", "F.dropout3d", "F.alpha_dropout",
-                    "F.feature_alpha_dropout", "F.rrelu")
+                    "F.feature_alpha_dropout", "F.rrelu", "F.rrelu_")
+_EVAL_BY_DEFAULT = ("F.rrelu", "F.rrelu_")  # training=False unless given; dropout's default is True
 
 
 @dataclass
@@ -66,7 +67,7 @@ def is_random(op: Operator) -> bool:
         return True
     if op.type == "F.scaled_dot_product_attention":  # attention dropout draws whatever the mode
         return _number(op.params.get("dropout_p")) > 0
-    return op.type in _TRAINING_RANDOM and op.params.get("training", op.type != "F.rrelu") is True
+    return op.type in _TRAINING_RANDOM and op.params.get("training", op.type not in _EVAL_BY_DEFAULT) is True
 
 
 def _number(value) -> float:

@@ -24,6 +24,21 @@ def _fold(captured):
     return captured.graph
 
 
+class Draws(nn.Module):
+    """Noise drawn in place into a tensor of the input's shape (F.gumbel_softmax's way)."""
+
+    def forward(self, x):
+        return x - torch.empty_like(x).exponential_().log(), x + torch.zeros_like(x).uniform_(), \
+            x * torch.ones_like(x).bernoulli_(0.5)
+
+
+def test_a_draw_into_a_shape_only_tensor_stays_an_operator():
+    """Every random operator the self-check knows stays: a folded draw would repeat the traced
+    one at every run."""
+    graph = _fold(trace(Draws(), torch.rand(2, 4)))
+    assert {"Tensor.exponential", "Tensor.uniform", "Tensor.bernoulli"} <= set(types(graph)), types(graph)
+
+
 def test_weight_only_computation_becomes_one_attribute():
     model = Consts()
     graph = _fold(trace(model, torch.rand(2, 4)))

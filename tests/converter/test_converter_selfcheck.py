@@ -93,6 +93,18 @@ def test_random_outputs_are_not_compared(tmp_path):
                                  "2 random output(s) not compared")
 
 
+@pytest.mark.parametrize("rrelu", [F.rrelu, F.rrelu_])
+def test_rrelu_in_training_mode_is_a_random_output(rrelu, tmp_path):
+    """F.rrelu(training=True) and its in-place F.rrelu_ draw a slope per element."""
+    class Leaky(nn.Module):
+        def forward(self, x):
+            y = x - 0.5
+            return rrelu(y, 0.1, 0.3, training=True), x * 2
+
+    result = api.export(Leaky(), torch.rand(2, 8, 8), tmp_path, "m")
+    assert result.self_check.endswith("1 random output(s) not compared")
+
+
 def test_attention_dropout_is_a_random_output(tmp_path):
     """F.scaled_dot_product_attention(dropout_p > 0) draws its mask whatever the module's mode."""
     class Attention(nn.Module):

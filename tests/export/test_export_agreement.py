@@ -17,7 +17,8 @@ CASES = select(tier="smoke")
 CATEGORY_REASONS = {
     "namespace": "meta['torch_fn'] says `function.split`, which names both torch.split and Tensor.split "
                  "(Python functions of one name); the .pt2 route writes the rule table's choice",
-    "params": "the program holds scale factors as floats (the model wrote scale_factor=2)",
+    "params": "the program holds scale factors and LPPool's norm_type as floats (the model wrote "
+              "scale_factor=2, nn.LPPool2d(2, ...))",
     "decomposed": "torch.export decomposed the call into several aten calls that no fold rebuilds "
                   "exactly (its arguments are not all readable from the nodes)",
     "module": "a standard module whose constructor arguments the program does not pin down "

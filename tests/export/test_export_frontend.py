@@ -306,3 +306,167 @@ def test_split_with_a_list_of_sizes_is_torch_split_as_on_the_python_route(tmp_pa
     ops = [line.split()[0] for line in (tmp_path / "split.pnnx.param").read_text().splitlines()[2:]]
     assert "torch.split" in ops and "torch.split_with_sizes" not in ops
     assert (tmp_path / "split.ncnn.param").is_file() and (tmp_path / "split.pnnx.onnx").is_file()
+
+
+class _Attention(nn.Module):
+    """Attention calls whose module the .pt2 route must rebuild with the call the model made:
+    a mask by name (built in forward, a bool key padding mask or a float mask filled by index),
+    need_weights=False (scaled_dot_product_attention rather than the weights' bmm/softmax),
+    average_attn_weights=False."""
+
+    def __init__(self, kind):
+        super().__init__()
+        torch.manual_seed(0)
+        self.kind = kind
+        if kind.startswith("mha"):
+            self.m = nn.MultiheadAttention(8, 2, batch_first=True)
+        elif kind == "encoder_key_padding":
+            self.m = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True)
+        else:
+            self.m = nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0, batch_first=True)
+
+    def forward(self, x, y):
+        padding = torch.arange(5).unsqueeze(0) >= torch.tensor([[5], [3]])
+        if self.kind == "mha_no_weights":
+            return self.m(x, x, x, need_weights=False)[0]
+        if self.kind == "mha_per_head_weights":
+            return self.m(x, x, x, average_attn_weights=False)
+        if self.kind == "mha_key_padding":
+            return self.m(x, x, x, key_padding_mask=padding)
+        if self.kind == "encoder_key_padding":
+            return self.m(x, src_key_padding_mask=padding)
+        mask = torch.zeros(5, 5)
+        mask[:, -1] = float("-inf")  # written in place after it was made
+        return self.m(x, y, memory_mask=mask)
+
+
+@pytest.mark.parametrize("kind", ["mha_no_weights", "mha_per_head_weights", "mha_key_padding", "encoder_key_padding",
+                                  "decoder_memory_mask"])
+def test_attention_is_rebuilt_with_the_call_the_model_made(kind, tmp_path):
+    """Rebuilt whole, called as the model called it: the Python route's pnnx.param, and the
+    regenerated model gives the model's bits (the same kernels: eval attention's fast path)."""
+    from param_lines import normalised_param
+
+    model, inputs = _Attention(kind).eval(), (torch.rand(2, 5, 8), torch.rand(2, 5, 8))
+    program = export_program(model, inputs)
+    assert normalised_param(api.capture(program)) == normalised_param(api.capture(model, inputs))
+    result = api.export(program, None, tmp_path, "net")
+    got = run_backend("pnnx-python", {"pnnx.param": result.paths["pnnxparam"], "pnnx.bin": result.paths["pnnxbin"],
+                                      "pnnx.py": result.paths["pnnxpy"]}, list(inputs))
+    with torch.no_grad():
+        expected = model(*inputs)
+    for a, b in zip(got, expected if isinstance(expected, tuple) else (expected,)):
+        assert torch.equal(torch.as_tensor(a), b), kind
+
+
+class _MaxNormEmbedding(nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.w = nn.Parameter(torch.randn(10, 16) * 2)  # rows longer than max_norm
+
+    def forward(self, x):
+        return F.embedding(x, self.w, max_norm=1.0)
+
+
+def test_embedding_max_norm_keeps_the_weights_and_is_the_python_call(tmp_path):
+    """torch.export writes embedding_renorm_ of the weight, then the lookup: folded back to
+    F.embedding(max_norm=1.0) with padding_idx None (aten's -1); the conversion's evaluation
+    of the program must not renormalise the weights it stores (the regenerated model
+    renormalises them as the model does, giving its bits)."""
+    from param_lines import normalised_param
+
+    model, x = _MaxNormEmbedding().eval(), torch.tensor([[0, 3, 9, 3], [1, 2, 2, 5]])
+    assert normalised_param(api.capture(export_program(model, (x,)))) == \
+        normalised_param(api.capture(_MaxNormEmbedding().eval(), (x,)))
+    result = api.export(export_program(_MaxNormEmbedding().eval(), (x,)), None, tmp_path, "net")
+    from pnnx_conformance.backends.pnnx_python import load_generated_model
+
+    assert torch.equal(load_generated_model(result.paths["pnnxpy"]).w, _MaxNormEmbedding().w)
+    got = run_backend("pnnx-python", {"pnnx.param": result.paths["pnnxparam"], "pnnx.bin": result.paths["pnnxbin"],
+                                      "pnnx.py": result.paths["pnnxpy"]}, [x])
+    with torch.no_grad():
+        expected = _MaxNormEmbedding().eval()(x)
+    assert torch.equal(torch.as_tensor(got[0]), expected)
+
+
+class _Gumbel(nn.Module):
+    def __init__(self, **options):
+        super().__init__()
+        self.options = options
+
+    def forward(self, x):
+        return F.gumbel_softmax(x, **self.options)
+
+
+@pytest.mark.parametrize("options", [{}, {"tau": 0.5, "hard": True}, {"hard": True, "dim": 0}])
+def test_gumbel_softmax_folds_back_whole_and_stays_random(options):
+    """torch.export writes F.gumbel_softmax as its noise (exponential_ of an empty_like), the
+    softmax and, hard, the one-hot scatter: folded back to the one call (checked by running
+    both from one seed), as on the Python route; the noise is never a constant."""
+    from param_lines import normalised_param
+
+    x = torch.rand(4, 8)
+    pt2 = api.capture(export_program(_Gumbel(**options).eval(), (x,)))
+    assert normalised_param(pt2) == normalised_param(api.capture(_Gumbel(**options).eval(), (x,)))
+    assert "F.gumbel_softmax" in _ops(pt2) and "pnnx.Attribute" not in _ops(pt2)
+
+
+class _WriteBack(nn.Module):
+    """An in-place call on a slice, written back as a regenerated _pnnx.py writes it."""
+
+    def forward(self, x):
+        y = x + 0.0
+        part = y[:, 1:3]
+        filled = part.fill_(-1.0)
+        y[:, 1:3] = filled  # the same memory: changes nothing
+        return y
+
+
+def test_copy_of_a_slice_onto_itself_is_skipped_as_on_the_python_route():
+    """torch.export records the write-back as copy_ into a fresh slice of the same bounds; it is
+    no second Tensor.slice_copy (the re-export of a converted in-place slice write is a fixed
+    point)."""
+    from param_lines import normalised_param
+
+    x = torch.rand(2, 5, 4)
+    pt2 = api.capture(export_program(_WriteBack().eval(), (x,)))
+    assert normalised_param(pt2) == normalised_param(api.capture(_WriteBack().eval(), (x,)))
+    assert _ops(pt2).count("Tensor.slice_copy") == 1, _ops(pt2)
+
+
+@pytest.mark.parametrize("fn", [torch.bitwise_and, torch.bitwise_or, torch.bitwise_xor])
+def test_bitwise_with_a_number_is_an_expression_as_on_the_python_route(fn):
+    """aten's bitwise_and.Scalar: the number by position, so the call is `and(@0,2)` (which the
+    ONNX writer lowers), not torch.bitwise_and with other=2."""
+    from param_lines import normalised_param
+
+    class Bitwise(nn.Module):
+        def forward(self, x):
+            return fn(x, 2)
+
+    x = torch.randint(0, 200, (4, 13))
+    pt2 = api.capture(export_program(Bitwise().eval(), (x,)))
+    assert normalised_param(pt2) == normalised_param(api.capture(Bitwise().eval(), (x,)))
+    assert _ops(pt2) == ["pnnx.Input", "pnnx.Expression", "pnnx.Output"]
+
+
+@pytest.mark.parametrize("call", [lambda x: F.lp_pool2d(x, 3.0, 3, stride=2, ceil_mode=True),
+                                  lambda x: F.lp_pool2d(x, 2.0, (2, 3)), lambda x: F.lp_pool1d(x.flatten(2), 1.0, 3, 2)])
+def test_lp_pool_folds_back_whole_and_gives_torchs_bits(call, tmp_path):
+    """torch.export writes F.lp_pool as pow, avg_pool and `** (1 / p)`, whose exponent the
+    expression keeps as a float32 literal (0.333333343 for p=3: other bits than torch's):
+    folded back to the one call, as on the Python route."""
+    from param_lines import normalised_param
+
+    class Pool(nn.Module):
+        def forward(self, x):
+            return call(x)
+
+    x = torch.rand(1, 4, 9, 11)
+    program = export_program(Pool().eval(), (x,))
+    assert normalised_param(api.capture(program)) == normalised_param(api.capture(Pool().eval(), (x,)))
+    result = api.export(program, None, tmp_path, "net")
+    got = run_backend("pnnx-python", {"pnnx.param": result.paths["pnnxparam"], "pnnx.bin": result.paths["pnnxbin"],
+                                      "pnnx.py": result.paths["pnnxpy"]}, [x])
+    assert torch.equal(torch.as_tensor(got[0]), call(x))

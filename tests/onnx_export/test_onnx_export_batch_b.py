@@ -72,11 +72,19 @@ def test_transformer(norm_first):
     _check(model, [torch.randn(5, 2, 8), torch.randn(4, 2, 8)], "nn.Transformer")
 
 
-def test_decoder_masks_are_refused():
+def test_decoder_mask_given_as_an_input_is_added_to_the_scores():
     model = FnOf(lambda m, t, mem, mask: m.layer(t, mem, tgt_mask=mask))
     model.layer = nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0)
     mask = nn.Transformer.generate_square_subsequent_mask(4)
-    graph = capture(model.eval(), [torch.randn(4, 2, 8), torch.randn(5, 2, 8), mask])
+    _check(model, [torch.randn(4, 2, 8), torch.randn(5, 2, 8), mask], "nn.TransformerDecoderLayer")
+
+
+def test_decoder_masks_given_by_position_are_refused():
+    model = FnOf(lambda m, t, mem, mask: m.layer(t, mem, mask))
+    model.layer = nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0)
+    graph = capture(model.eval(), [torch.randn(4, 2, 8), torch.randn(5, 2, 8),
+                                   nn.Transformer.generate_square_subsequent_mask(4)])
+    graph.ops[[op.type for op in graph.ops].index("nn.TransformerDecoderLayer")].inputnames.clear()
     with pytest.raises(UnsupportedOperators, match="TransformerDecoderLayer"):
         build_model(graph)
 

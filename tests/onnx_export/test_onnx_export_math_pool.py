@@ -324,3 +324,15 @@ def test_complex_arithmetic(tmp_path):
 
 def test_complex_operand_of_an_ordinary_op_is_refused():
     _unsupported(Fn(lambda x: torch.fft.fft(x).exp()), [torch.randn(8)], "on complex operands")
+
+
+# --- lp pooling that ONNX LpPool cannot express ---------------------------------------------
+
+@pytest.mark.parametrize("module, shape", [(nn.LPPool2d(3, 3, stride=2, ceil_mode=True), (1, 4, 9, 11)),
+                                           (nn.LPPool1d(2, 2, ceil_mode=True), (2, 3, 9)),
+                                           (nn.LPPool2d(1.5, 2), (1, 3, 8, 6))])
+def test_lp_pool_with_ceil_mode_or_a_fractional_p_is_torchs_formula(tmp_path, module, shape):
+    """A partial window's mean times the full kernel size (ceil_mode), or p not an integer:
+    x ** p, AveragePool, then (sign * relu(abs) * kernel volume) ** (1 / p), as torch does."""
+    onnx_model = _check(module, [torch.rand(shape)], tmp_path, type(module).__name__.join(("nn.", "")))
+    assert "LpPool" not in {node.op_type for node in onnx_model.graph.node}

@@ -108,6 +108,39 @@ def test_transformer_encoder_layer(tmp_path):
     assert kinds.count("LayerNormalization") == 2 and "Gelu" in kinds
 
 
+class MaskedAttention(nn.Module):
+    """Attention modules called with masks made in forward (constants of the graph): a bool key
+    padding mask, a bool or float (L, S) mask, or both."""
+
+    def __init__(self, kind):
+        super().__init__()
+        torch.manual_seed(0)
+        self.kind = kind
+        self.mha = nn.MultiheadAttention(16, 4, batch_first=True)
+        self.encoder = nn.TransformerEncoderLayer(16, 4, 32, dropout=0.0)
+        self.decoder = nn.TransformerDecoderLayer(16, 4, 32, dropout=0.0, batch_first=True)
+
+    def forward(self, x, y):
+        padding = torch.arange(6).unsqueeze(0) >= torch.tensor([[6], [4]])
+        causal = torch.triu(torch.full((6, 6), float("-inf")), diagonal=1)
+        if self.kind == "mha_both":
+            return self.mha(x, x, x, key_padding_mask=padding, attn_mask=causal.isinf())
+        if self.kind == "encoder_both":
+            return self.encoder(x.transpose(0, 1), src_mask=causal, src_key_padding_mask=padding)
+        memory = torch.zeros(6, 5)
+        memory[:, -1] = float("-inf")
+        return self.decoder(x, y, tgt_mask=causal, memory_mask=memory, tgt_key_padding_mask=padding)
+
+
+@pytest.mark.parametrize("kind", ["mha_both", "encoder_both", "decoder"])
+def test_attention_masks_are_added_to_the_scores(kind, tmp_path):
+    """torch's merge of the masks (a bool mask -inf where True, the key padding mask over every
+    query) as one float mask input of each Attention node, expanded to the query rows."""
+    m = _export_compare(MaskedAttention(kind), (torch.rand(2, 6, 16), torch.rand(2, 5, 16)), tmp_path)
+    attention = [n for n in m.graph.node if n.op_type == "Attention"]
+    assert attention and all(len(n.input) == 4 for n in attention)
+
+
 def test_dynamic_batch_from_two_shapes(tmp_path):
     torch.manual_seed(0)
     model = SmallNet().eval()
@@ -123,3 +156,17 @@ def test_dynamic_batch_from_two_shapes(tmp_path):
         with torch.no_grad():
             want = model(x)
         assert_close(run_model(m, [x], tmp_path, f"b{batch}"), [want], atol=1e-4, rtol=1e-4)
+
+
+class _PaddedSdpa(nn.Module):
+    def forward(self, q, k, v, mask):
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+
+
+def test_sdpa_mask_with_one_row_is_expanded_to_the_query_rows(tmp_path):
+    """A key padding mask (N, 1, 1, S), as torch.export writes nn.TransformerEncoderLayer's:
+    onnxruntime's Attention refuses to broadcast it over the query rows."""
+    mask = torch.zeros(2, 1, 1, 5).masked_fill(torch.arange(5) >= 3, float("-inf"))
+    m = _export_compare(_PaddedSdpa(), (torch.rand(2, 2, 4, 8), torch.rand(2, 2, 5, 8), torch.rand(2, 2, 5, 8), mask),
+                        tmp_path)
+    assert "Expand" in [n.op_type for n in m.graph.node]

@@ -3,6 +3,8 @@ Q/K/V input projections, a sub-module's linear projection, and the (S, B, E) <->
 transposes around a layer that is not batch_first."""
 from __future__ import annotations
 
+from ...errors import Unsupported
+
 
 def in_projection(b, op, names: list[str], prefix: str, e: int) -> list[str]:
     """Q, K, V projections of batch-major (B, S, E) inputs with `<prefix>in_proj_*`."""
@@ -49,3 +51,36 @@ def sequence_output(b, op, y: str) -> None:
         b.nodes[-1].output[0] = b.y(op)
     else:
         b.node("Transpose", [y], b.y(op), perm=[1, 0, 2])
+
+
+def score_mask(b, attn_mask, key_padding_mask, query, key, batch_first: bool) -> str | None:
+    """One float mask added to the attention scores, as torch's attention modules merge theirs:
+    a bool mask is -inf where True, a float one is added as it is; the attn_mask is (L, S), the
+    key_padding_mask (B, S) covers every query. Expanded to (B or 1, 1, L, S): onnxruntime's
+    Attention does not broadcast a mask over the query rows. None without masks."""
+    if attn_mask is None and key_padding_mask is None:
+        return None
+    dtype = b.dtype(query)
+    axis = 1 if batch_first else 0
+    rows, columns = b.shape(query)[axis], b.shape(key)[axis]
+    if b.rank(query) != 3 or min(rows, columns) < 1:
+        raise Unsupported("attention masks need batched (3-D) sequences of known lengths")
+    parts = []
+    if attn_mask is not None:
+        if b.rank(attn_mask) != 2:
+            raise Unsupported("attn_mask per batch and head (3-D) is not lowered")
+        parts.append(_additive(b, attn_mask, dtype))
+    if key_padding_mask is not None:
+        if b.rank(key_padding_mask) != 2:
+            raise Unsupported("key_padding_mask must be (batch, source length)")
+        parts.append(b.node("Unsqueeze", [_additive(b, key_padding_mask, dtype), b.const([1, 2], hint="axes")]))
+    merged = parts[0] if len(parts) == 1 else b.node("Add", parts)
+    return b.node("Expand", [merged, b.const([1, 1, rows, columns], hint="shape")])
+
+
+def _additive(b, mask, dtype: str) -> str:
+    if b.dtype(mask) == "bool":
+        return b.node("Where", [mask.name, b.const(float("-inf"), dtype, "neg_inf"), b.const(0.0, dtype, "zero")])
+    if b.dtype(mask) != dtype:
+        raise Unsupported(f"a {b.dtype(mask)} attention mask over {dtype} scores")
+    return mask.name

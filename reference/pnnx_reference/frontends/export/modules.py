@@ -62,17 +62,24 @@ def _module_step(cls, path, members, plan, values, state, fqns, shared) -> Step 
     outputs = outputs_of(members)
     if any(n.op != "placeholder" and n.op != "call_function" for n in inputs):
         return None
-    args = tuple(values[n] for n in inputs)
+    args = tuple(_as_read(values, n, members) for n in inputs)
     expected = [values[n] for n in outputs]
     candidates = [shared[path]] if path in shared else _candidates(cls, own, members, args)
     for module in candidates:
-        call = _matching_call(module, args, expected)
+        call = _matching_call(module, args, expected, _call_keywords(module, members))
         if call is not None:
             shared.setdefault(path, module)
-            pack, picks = call
-            return Step(members, inputs, outputs, _runner(module, pack, picks, _positional(module)),
+            pack, named, picks = call
+            return Step(members, inputs, outputs, _runner(module, pack, named, picks, _positional(module)),
                         f"nn.{cls.__name__} {path}")
     return None
+
+
+def _as_read(values, node, members: list):
+    """The input's value when the module's first call reads it (written in place before: a
+    mask filled by index)."""
+    reader = next(m for m in members if node in m.all_input_nodes)
+    return values.as_read(reader, node) if isinstance(values, fx.Values) else values[node]
 
 
 def _candidates(cls, state: dict, members: list, args: tuple):
@@ -158,32 +165,54 @@ _OPEN = {nn.MultiheadAttention: _attention_variants, nn.TransformerEncoderLayer:
          nn.InstanceNorm2d: _channel_variants(2), nn.InstanceNorm3d: _channel_variants(3)}
 
 
-def _matching_call(module, args: tuple, expected: list):
-    """(how to pack the inputs, which flat result is each output) for a call of `module`
-    that reproduces `expected`; None when no order of the inputs does."""
+def _call_keywords(module, members: list) -> tuple[dict, ...]:
+    """Keyword arguments of an nn.MultiheadAttention call: need_weights=False changes the kernel,
+    not the value (scaled_dot_product_attention, as the graph shows, instead of bmm, softmax,
+    bmm), and the same call gives the oracle's bits; average_attn_weights=False keeps the
+    weights per head (their shape tells)."""
+    if not isinstance(module, nn.MultiheadAttention):
+        return ({},)
+    fused = any(fx.aten_name(n) in _FUSED_ATTENTION for n in members)
+    kernels = ({"need_weights": False}, {}) if fused else ({}, {"need_weights": False})
+    return (*kernels, {"average_attn_weights": False})
+
+
+_FUSED_ATTENTION = {"scaled_dot_product_attention", "_native_multi_head_attention"}
+
+
+def _matching_call(module, args: tuple, expected: list, keywords: tuple[dict, ...] = ({},)):
+    """(how to pack the inputs, the keyword arguments, which flat result is each output) for
+    a call of `module` that reproduces `expected` (masks may go by name: `argorder.mask_calls`);
+    None when no call does."""
     with torch._C.DisableTorchFunction(), torch.no_grad():  # unseen by the tracer
-        for packed in argorder.orders(module, args):
-            try:
-                got = argorder.flat(type(module).forward(module, *packed))
-            except Exception:  # a wrong order usually fails on shapes
-                continue
-            picks = _picks(got, expected)
-            if picks is not None:
-                return _template(packed, args), picks
+        for extra in keywords:
+            for packed, masks in argorder.mask_calls(module, args):
+                try:
+                    got = argorder.flat(type(module).forward(module, *packed, **extra, **masks))
+                except Exception:  # a wrong order usually fails on shapes
+                    continue
+                picks = _picks(got, expected)
+                if picks is not None:
+                    named = {**extra, **{k: _template(v, args) for k, v in masks.items()}}
+                    return _template(packed, args), named, picks
     return None
+
+
+class _At(int):
+    """In a call template: the call's input at this index (anything else is a constant)."""
 
 
 def _template(packed, args: tuple):
     """The packed call with each argument replaced by its index among `args`."""
     if isinstance(packed, tuple):
         return tuple(_template(p, args) for p in packed)
-    return next(i for i, a in enumerate(args) if a is packed)
+    return _At(next(i for i, a in enumerate(args) if a is packed))
 
 
 def _fill(template, values: list):
     if isinstance(template, tuple):
         return tuple(_fill(t, values) for t in template)
-    return values[template]
+    return values[template] if isinstance(template, _At) else template
 
 
 def _picks(got: list, expected: list) -> list[int] | None:
@@ -214,12 +243,13 @@ def _positional(module) -> int | None:
     return None
 
 
-def _runner(module, pack, picks, positional: int | None = None):
+def _runner(module, pack, named: dict, picks, positional: int | None = None):
     names = list(inspect.signature(type(module).forward).parameters)[1:] if positional is not None else []
 
     def run(inputs: list) -> list:
         args = _fill(pack, inputs)
-        named = dict(zip(names[positional:], args[positional:])) if positional is not None else {}
-        result = argorder.flat(module(*args[:positional], **named))
+        keywords = dict(zip(names[positional:], args[positional:])) if positional is not None else {}
+        keywords.update({k: _fill(v, inputs) for k, v in named.items()})
+        result = argorder.flat(module(*args[:positional], **keywords))
         return [result[i] for i in picks]
     return run

@@ -86,16 +86,34 @@ def _has_node(value) -> bool:
     return value is _NODE
 
 
-def evaluate(graph, bound: dict) -> dict:
+class Values(dict):
+    """node -> the value it gave when it ran; `as_read` gives what a later call read instead,
+    where an in-place call wrote the tensor in between (a mask filled by index, then passed
+    to a module)."""
+
+    def __init__(self, values: dict, reads: dict):
+        super().__init__(values)
+        self.reads = reads
+
+    def as_read(self, reader: Node, node: Node):
+        return self.reads.get((reader, node), self[node])
+
+
+def evaluate(graph, bound: dict) -> Values:
     """node -> value for every node, running each call as torch does (no tracer). Each value is
     the one the node gave when it ran: an in-place call (`relu_` after a batch norm, `add_` of a
-    residual) would change its argument's value afterwards, so what it writes is kept first."""
-    values, kept = dict(bound), {}
+    residual) would change its argument's value afterwards, so what it writes is kept first,
+    and what each later call read of it is kept beside (`Values.as_read`). A bound tensor
+    written in place (`embedding_renorm_` of a weight) is given back its value afterwards."""
+    values, kept, reads = dict(bound), {}, {}
     sharing = _Sharing(values)
     with torch._C.DisableTorchFunction(), torch.no_grad():
         for node in graph.nodes:
             if node.op != "call_function":
                 continue
+            for arg in node.all_input_nodes:
+                if arg in kept and isinstance(values[arg], torch.Tensor):
+                    reads[node, arg] = values[arg].clone()
             args = map_arg(node.args, values.__getitem__)
             kwargs = map_arg(node.kwargs, values.__getitem__)
             for tensor in _written(node, args, kwargs):
@@ -109,7 +127,10 @@ def evaluate(graph, bound: dict) -> dict:
                                       f"{node.name} ({node.target}): {type(err).__name__}: "
                                       f"{str(err).splitlines()[0] if str(err) else ''}") from None
             sharing.add(node, values[node])
-    return {**values, **kept}
+        for node, value in bound.items():  # the program's weights and the inputs stay as given
+            if node in kept and isinstance(value, torch.Tensor):
+                value.copy_(kept.pop(node))
+    return Values({**values, **kept}, reads)
 
 
 def _written(node: Node, args, kwargs) -> list:

@@ -10,7 +10,7 @@ from torch.export.graph_signature import InputKind, OutputKind
 from torch.utils import _pytree as pytree
 
 from ...errors import ConversionError
-from . import folds, modules, nodes as fx
+from . import folds, modules, nodes as fx, self_copies
 from .interpreter import run_node
 from .steps import Plan
 
@@ -31,6 +31,7 @@ class ProgramModule(nn.Module):
         values = fx.evaluate(graph, self._bind_placeholders(program, example_inputs, state, fqns))
         plan, shared = Plan(graph), {}
         modules.plan_modules(plan, graph, values, state, fqns, shared)
+        self_copies.plan_self_copies(plan, graph)
         folds.plan_folds(plan, graph, values)
         object.__setattr__(self, "_plan", plan)
         for path, module in sorted(shared.items(), key=lambda item: item[0].count(".")):

@@ -1,5 +1,6 @@
 """A step replaces several FX nodes by one Python-API call: a standard `nn.X` module rebuilt
-from `nn_module_stack` (`modules.py`) or a decomposed composite folded back (`folds.py`).
+from `nn_module_stack` (`modules.py`), a decomposed composite folded back (`folds.py`), or a
+copy of a view onto itself, skipped (`self_copies.py`).
 The interpreter runs a step where its last node stands."""
 from __future__ import annotations
 

@@ -156,17 +156,21 @@ def _calls(module, script, args: tuple):
     if isinstance(module, torch.nn.modules.pooling._MaxUnpoolNd) and _unpool_size(module) is not None:
         # the output size tracing made a constant: given by name, as models give it
         yield from ((packed, {"output_size": _unpool_size(module)}) for packed in orders(module, args))
-    plain = ((packed, {}) for packed in orders(module, args))
-    if not _mask_slots(module):
-        yield from plain
-        return
-    calls = [*_masked(module, args), *plain]  # masks by name first, as the emitters want them
+    calls = mask_calls(module, args)
     yield from calls
     slot = _CAUSAL_SLOT.get(type(module))
     if slot is not None and _causal(script):
         for packed, masks in calls:
             if slot not in masks:
                 yield packed, {**masks, slot: _causal_mask(module, packed)}
+
+
+def mask_calls(module, args: tuple) -> list[tuple[tuple, dict]]:
+    """(positional arguments, mask keywords): for a module with mask parameters each traced
+    tensor in a required parameter or a mask given by name (first, as the emitters want
+    them), then the plain orders."""
+    plain = [(packed, {}) for packed in orders(module, args)]
+    return [*_masked(module, args), *plain] if _mask_slots(module) else plain
 
 
 def _mask_slots(module) -> list[str]:

@@ -5,7 +5,7 @@ nn.MultiheadAttention -> input projections (MatMul/Add) + Attention + output pro
 from __future__ import annotations
 
 from ....errors import Unsupported
-from ..attention_blocks import batch_major, in_projection, projection, sequence_output
+from ..attention_blocks import batch_major, in_projection, projection, score_mask, sequence_output
 from ..registry import LOWERINGS
 from ..unbatched import lower_as_batch_of_one
 
@@ -26,10 +26,21 @@ def sdpa(b, op):
         return
     if b.rank(q) != 4:
         raise Unsupported("needs 2-D to 4-D query, key and value operands")
-    inputs = [q.name, k.name, v.name] + ([mask.name] if mask is not None else [])
+    inputs = [q.name, k.name, v.name] + ([_rows_of(b, mask, q)] if mask is not None else [])
     scale = op.params.get("scale")
     b.node("Attention", inputs, b.y(op), is_causal=int(bool(op.params.get("is_causal"))),
            scale=None if scale is None else float(scale))
+
+
+def _rows_of(b, mask, q) -> str:
+    """A mask with one row for every query (a key padding mask (N, 1, 1, S)), expanded to the
+    query rows: onnxruntime's Attention does not broadcast it over them."""
+    shape, rows = b.shape(mask), b.shape(q)[-2]
+    if b.rank(mask) < 2 or shape[-2] != 1 or rows == 1:
+        return mask.name
+    if rows < 1:
+        raise Unsupported("a mask broadcast over a query of unknown length")
+    return b.node("Expand", [mask.name, b.const([1] * (len(shape) - 2) + [rows, shape[-1]], hint="shape")])
 
 
 @LOWERINGS.register("nn.MultiheadAttention", unbatched_rank=2, batched_inputs=3,
@@ -41,18 +52,22 @@ def multihead_attention(b, op):
         raise Unsupported("Attention needs opset 23")
     if p.get("add_bias_kv") or p.get("add_zero_attn") or "in_proj_weight" not in op.attrs:
         raise Unsupported("add_bias_kv, add_zero_attn or separate kdim/vdim projections")
-    if len(op.inputs) > 3:
-        raise Unsupported("attention masks")
+    masks = [op.input(name) for name in ("attn_mask", "key_padding_mask")]
+    if len(op.inputs) > 3 and len(op.inputs) - 3 != sum(m is not None for m in masks):
+        raise Unsupported("attention masks given by position")
     if b.rank(op.inputs[0]) != 3:
         raise Unsupported(f"input of rank {b.rank(op.inputs[0])} (expected 2 or 3)")
     names = [o.name for o in op.inputs[:3]] if len(op.inputs) >= 3 else [b.x(op)] * 3
+    mask = score_mask(b, *masks, op.inputs[0], op.inputs[1] if len(op.inputs) > 1 else op.inputs[0],
+                      bool(p.get("batch_first")))
     q, k, v = in_projection(b, op, batch_major(b, op, names), "", e)
+    inputs = [q, k, v] + ([mask] if mask is not None else [])
     weights = op.outputs[1] if len(op.outputs) > 1 and op.outputs[1].consumers else None
     if weights is None:
-        att = b.node("Attention", [q, k, v], q_num_heads=heads, kv_num_heads=heads)
+        att = b.node("Attention", inputs, q_num_heads=heads, kv_num_heads=heads)
     else:  # the softmax output (B, heads, L, S), averaged over heads unless it is 4-D
         att, probs = b.fresh(f"{op.name}_att"), b.fresh(f"{op.name}_probs")
-        b.node("Attention", [q, k, v], [att, "", "", probs], q_num_heads=heads,
+        b.node("Attention", inputs, [att, "", "", probs], q_num_heads=heads,
                kv_num_heads=heads, qk_matmul_output_mode=3)
         if b.rank(weights) == 4:
             b.node("Identity", [probs], weights.name)

@@ -60,13 +60,26 @@ def lp_pool(b, op):
     n = spatial_rank(op.type)
     check_batched(b, op, n)
     p = float(op.params["norm_type"])
-    if p != int(p):
-        raise Unsupported(f"norm_type={p}: ONNX LpPool takes an integer p")
-    if op.params.get("ceil_mode"):
-        raise Unsupported("ceil_mode=True: torch rescales partial windows by the full kernel size")
     kernel, stride, _ = window(op, n)
-    b.node("LpPool", [b.x(op)], b.y(op), kernel_shape=kernel, strides=stride, p=int(p),
-           ceil_mode=int(bool(op.params.get("ceil_mode", False))))
+    if op.params.get("ceil_mode") or p != int(p):
+        # ONNX LpPool takes an integer p, and sums a partial window (ceil_mode) over its own
+        # positions, where torch scales that window's mean by the full kernel size
+        _lp_pool_by_average(b, op, p, kernel, stride)
+        return
+    b.node("LpPool", [b.x(op)], b.y(op), kernel_shape=kernel, strides=stride, p=int(p))
+
+
+def _lp_pool_by_average(b, op, p: float, kernel: list, stride: list) -> None:
+    """torch's own formula: (sign(m) * relu(|m|) * kernel volume) ** (1 / p), m the mean of
+    x ** p over each window (a partial window's mean over its positions in the input)."""
+    dtype = b.dtype(op.inputs[0])
+    powered = b.node("Pow", [b.x(op), b.const(p, dtype, "norm_type")])
+    mean = b.node("AveragePool", [powered], kernel_shape=kernel, strides=stride, pads=[0] * (2 * len(kernel)),
+                  ceil_mode=int(bool(op.params.get("ceil_mode", False))), count_include_pad=1)
+    magnitude = b.node("Relu", [b.node("Abs", [mean])])
+    signed = b.node("Mul", [b.node("Sign", [mean]), magnitude])
+    total = b.node("Mul", [signed, b.const(float(math.prod(kernel)), dtype, "kernel_volume")])
+    b.node("Pow", [total, b.const(1.0 / p, dtype, "inverse_norm_type")], b.y(op))
 
 
 @LOWERINGS.register("nn.AdaptiveAvgPool1d", "nn.AdaptiveAvgPool2d", "nn.AdaptiveAvgPool3d",

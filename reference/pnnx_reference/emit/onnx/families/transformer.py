@@ -10,7 +10,7 @@ import copy
 import numpy as np
 
 from ....errors import Unsupported
-from ..attention_blocks import batch_major, in_projection, projection, sequence_output
+from ..attention_blocks import batch_major, in_projection, projection, score_mask, sequence_output
 from ..dtypes import numpy_type
 from ..registry import LOWERINGS
 
@@ -45,11 +45,13 @@ class LayerParts:
         return b.node("LayerNormalization", [x, b.attr_weight(op, f"{key}.weight"), bias],
                       axis=-1, epsilon=self.eps)
 
-    def attention(self, x: str, memory: str, key: str) -> str:
-        """Multi-head attention of x over memory (x itself for self-attention)."""
+    def attention(self, x: str, memory: str, key: str, mask: str | None = None) -> str:
+        """Multi-head attention of x over memory (x itself for self-attention); `mask`: added
+        to the scores (attention_blocks.score_mask)."""
         prefix = f"{self.prefix}{key}."
         q, k, v = in_projection(self.b, self.op, [x, memory, memory], prefix, self.e)
-        att = self.b.node("Attention", [q, k, v], q_num_heads=self.heads, kv_num_heads=self.heads)
+        att = self.b.node("Attention", [q, k, v] + ([mask] if mask is not None else []),
+                          q_num_heads=self.heads, kv_num_heads=self.heads)
         return projection(self.b, self.op, att, f"{prefix}out_proj.")
 
     def feed_forward(self, x: str) -> str:
@@ -62,9 +64,32 @@ class LayerParts:
             return self.b.node("Add", [x, block(self.norm(x, norm_key))])
         return self.norm(self.b.node("Add", [x, block(x)]), norm_key)
 
-    def encoder_layer(self, x: str) -> str:
-        x = self.residual(x, lambda h: self.attention(h, h, "self_attn"), "norm1")
+    def encoder_layer(self, x: str, mask: str | None = None) -> str:
+        x = self.residual(x, lambda h: self.attention(h, h, "self_attn", mask), "norm1")
         return self.residual(x, self.feed_forward, "norm2")
+
+
+# each layer's sequences, then its (attn_mask, key_padding_mask) pairs: (queries, keys) they mask
+_LAYER_MASKS = {
+    "nn.TransformerEncoderLayer": (("src",), {"self": ("src_mask", "src_key_padding_mask", "src", "src")}),
+    "nn.TransformerDecoderLayer": (("tgt", "memory"), {
+        "self": ("tgt_mask", "tgt_key_padding_mask", "tgt", "tgt"),
+        "cross": ("memory_mask", "memory_key_padding_mask", "tgt", "memory")}),
+}
+
+
+def layer_masks(b, op) -> dict[str, str | None]:
+    """Per attention (self, cross): the score mask its masks make (score_mask), by keyword."""
+    sequences, attentions = _LAYER_MASKS[op.type]
+    inputs = {name: op.input(name, i) for i, name in enumerate(sequences)}
+    masks = [name for pair in attentions.values() for name in pair[:2] if op.input(name) is not None]
+    if len(op.inputs) != len(sequences) + len(masks):
+        raise Unsupported("attention masks given by position")
+    if any(flag for flag in ("is_causal", "tgt_is_causal") if op.params.get(flag)) and not masks:
+        raise Unsupported("is_causal without a mask")
+    batch_first = bool(op.params.get("batch_first"))
+    return {which: score_mask(b, op.input(mask), op.input(padding), inputs[query], inputs[key], batch_first)
+            for which, (mask, padding, query, key) in attentions.items()}
 
 
 @LOWERINGS.register("nn.TransformerEncoderLayer", unbatched_rank=2, batched_inputs=1,
@@ -72,26 +97,25 @@ class LayerParts:
 def transformer_encoder_layer(b, op):
     """Self-attention block and feed-forward block with residuals and LayerNorms, in
     torch's order (norm_first or not); ONNX has no encoder-layer operator."""
-    if len(op.inputs) > 1:
-        raise Unsupported("attention masks")
     parts = LayerParts(b, op)
-    sequence_output(b, op, parts.encoder_layer(batch_major(b, op, [b.x(op)])[0]))
+    masks = layer_masks(b, op)
+    sequence_output(b, op, parts.encoder_layer(batch_major(b, op, [b.x(op)])[0], masks["self"]))
 
 
-def _decoder_layer(parts: LayerParts, x: str, memory: str) -> str:
-    x = parts.residual(x, lambda h: parts.attention(h, h, "self_attn"), "norm1")
-    x = parts.residual(x, lambda h: parts.attention(h, memory, "multihead_attn"), "norm2")
+def _decoder_layer(parts: LayerParts, x: str, memory: str, masks: dict | None = None) -> str:
+    masks = masks or {}
+    x = parts.residual(x, lambda h: parts.attention(h, h, "self_attn", masks.get("self")), "norm1")
+    x = parts.residual(x, lambda h: parts.attention(h, memory, "multihead_attn", masks.get("cross")), "norm2")
     return parts.residual(x, parts.feed_forward, "norm3")
 
 
 @LOWERINGS.register("nn.TransformerDecoderLayer", unbatched_rank=2, batched_inputs=2,
                     unbatched_params=UNBATCHED)
 def transformer_decoder_layer(b, op):
-    if len(op.inputs) != 2:
-        raise Unsupported("attention masks")
     parts = LayerParts(b, op)
+    masks = layer_masks(b, op)
     x, memory = batch_major(b, op, [op.inputs[0].name, op.inputs[1].name])
-    sequence_output(b, op, _decoder_layer(parts, x, memory))
+    sequence_output(b, op, _decoder_layer(parts, x, memory, masks))
 
 
 @LOWERINGS.register("nn.Transformer", unbatched_rank=2, batched_inputs=2,

@@ -32,6 +32,13 @@ def _binary(name, kw):
     return _BINARY[name](kw["self"], second)
 
 
+@rule("bitwise_and", "bitwise_or", "bitwise_xor")
+def _bitwise(name, kw):
+    """Both operands by position, a Python number too (aten's `.Scalar` overload): the tracer
+    writes the call as a pnnx.Expression (`and(@0,2)`), as on the Python route."""
+    return getattr(torch, name)(kw["self"], kw["other"])
+
+
 @rule("div")
 def _div(name, kw):
     mode = kw.get("rounding_mode")
