@@ -7,7 +7,8 @@ and write JSON-lines `Result` records (table `models`) and run.json (tier, cases
     python -m pnnx_model_zoo.run [--models PATTERN] [--out DIR] [--no-upstream] [--no-onnx] [--jobs N]
 
 PATTERN: fnmatch patterns on case ids, or bare model names, comma-separated
-(`resnet18,mobilenet_v2`, `models.*lstm*`).
+(`resnet18,mobilenet_v2`, `models.*lstm*`); `sweep` is the torchvision sweep (sweep.py),
+`all` the zoo and the sweep. Without a pattern: the zoo.
 """
 from __future__ import annotations
 
@@ -27,9 +28,9 @@ from pnnx_conformance.units import Unit
 from pnnx_conformance.worker import WorkerConfig
 from pnnx_reference.errors import UsageError
 
-from .zoo import zoo_cases
+from .zoo import all_cases, zoo_cases
 
-PROVIDER = "pnnx_model_zoo.zoo:zoo_cases"
+PROVIDER = "pnnx_model_zoo.zoo:all_cases"
 RESULTS = "results.jsonl"
 # short name (as the reports show it) -> the spec the harness loads
 CONVERTERS = {"reference": "pnnx_model_zoo.converters:ZooReference",
@@ -51,10 +52,12 @@ def select(patterns: str | None) -> list:
     """Zoo cases matching any of the comma-separated patterns (all when none)."""
     if not patterns:
         return list(zoo_cases())
-    globs = [p if any(ch in p for ch in "*?[./") else f"models.{p}/*" for p in patterns.split(",") if p]
-    chosen = [c for c in zoo_cases() if any(fnmatch.fnmatchcase(c.id, g) for g in globs)]
+    names = [p for p in patterns.split(",") if p]
+    globs = [p if any(ch in p for ch in "*?[./") else f"models.{p}/*" for p in names]
+    chosen = [c for c in all_cases() if "all" in names or ("sweep" in names and c.sweep)
+              or any(fnmatch.fnmatchcase(c.id, g) for g in globs)]
     if not chosen:
-        known = ", ".join(c.op.removeprefix("models.") for c in zoo_cases())
+        known = ", ".join(c.op.removeprefix("models.") for c in all_cases())
         raise UsageError(f"no zoo model matches {patterns!r} (known: {known})")
     return chosen
 
