@@ -95,6 +95,14 @@ class TransposedWindowPartition(WindowPartition):
         return windows.transpose(2, 3).reshape(b, h, w, c)
 
 
+def _shifted_window_attention_v2():
+    """torchvision's Swin v2 block: its shift mask is a (1, windows, 1, N, N) constant added to
+    the scores viewed as (1, windows, heads, N, N), the windows carried as the ncnn batch."""
+    from torchvision.models.swin_transformer import ShiftedWindowAttentionV2
+
+    return ShiftedWindowAttentionV2(dim=C, window_size=[WS, WS], shift_size=[WS // 2, WS // 2], num_heads=HEADS)
+
+
 class UnmergeablePermute(nn.Module):
     def forward(self, x):
         return x.view(1, 2, 3, 2, 3, 2).permute(0, 5, 4, 3, 2, 1).reshape(1, 72)
@@ -106,6 +114,7 @@ MODELS = {
     "window_attention": (WindowAttention, (1, 8, 8, C)),
     "window_attention_unbind": (lambda: WindowAttention(unbind=True), (1, 8, 8, C)),
     "token_attention": (TokenAttention, (1, TOKENS, C)),
+    "shifted_window_attention_v2": (_shifted_window_attention_v2, (1, 8, 8, C)),
 }
 
 
