@@ -103,6 +103,16 @@ def _shifted_window_attention_v2():
     return ShiftedWindowAttentionV2(dim=C, window_size=[WS, WS], shift_size=[WS // 2, WS // 2], num_heads=HEADS)
 
 
+class ScaledCorrelation(nn.Module):
+    """RAFT's correlation volume: a rank-6 view scaled by a constant, then reshaped to images."""
+
+    def forward(self, a, b):
+        n, c, h, w = a.shape
+        corr = torch.matmul(a.view(n, c, h * w).transpose(1, 2), b.view(n, c, h * w))
+        corr = corr.view(n, h, w, 1, h, w) / torch.sqrt(torch.tensor(c, dtype=torch.float32))
+        return nn.functional.avg_pool2d(corr.reshape(n * h * w, 1, h, w), 2)
+
+
 class UnmergeablePermute(nn.Module):
     def forward(self, x):
         return x.view(1, 2, 3, 2, 3, 2).permute(0, 5, 4, 3, 2, 1).reshape(1, 72)
@@ -174,6 +184,16 @@ def test_unbatched_window_partition_matches_torch_on_cpu(tmp_path):
 @pytest.mark.parametrize("name", ["window_attention", "window_partition"])
 def test_high_rank_chain_matches_torch_on_vulkan(name, tmp_path):
     _check(name, tmp_path, "vulkan", LOW_PRECISION)  # the helper's Vulkan mode keeps ncnn's fp16 defaults
+
+
+def test_a_rank6_view_scaled_by_a_constant_lowers_without_it(tmp_path):
+    """view(1,H,W,1,H,W) / c -> reshape: the division runs on the matmul's output and the two
+    reshapes become one, so no blob holds the rank-6 view."""
+    torch.manual_seed(0)
+    model, inputs = ScaledCorrelation().eval(), [torch.rand(1, 8, 4, 4) * 2 - 1, torch.rand(1, 8, 4, 4) * 2 - 1]
+    expected = torch_outputs(model, inputs)
+    base = _export(model, inputs, tmp_path)
+    assert_close(run_ncnn(base, inputs, "fp32"), expected, FP32, "scaled correlation [fp32]")
 
 
 def test_unmergeable_rank6_permute_is_refused(tmp_path):

@@ -5,7 +5,9 @@ blobs have at most 4 dims (besides the batch). Both are exact (they only move da
       -> slice x along the indexed block, reshape without that axis, permute the rest;
   merge_permute_runs: input axes that stay adjacent and in order through a permute are merged
       into one axis, e.g. view(1,8,7,8,7,96).permute(0,1,3,2,4,5) -> view(8,7,8,672).permute(0,2,1,3)
-      (a window partition); the reshapes around it take the merged shapes."""
+      (a window partition); the reshapes around it take the merged shapes;
+  sink_scalar_arithmetic: x.view(S) -> arithmetic with scalars -> reshape(T) -> the arithmetic on x,
+      then reshape(T) (raft's correlation volume: view(1,H,W,1,H,W) / sqrt(C) -> reshape(HW,1,H,W))."""
 from __future__ import annotations
 
 import math
@@ -202,4 +204,36 @@ def transposes_as_permutes(graph: Graph) -> None:
             op.type, op.params = "Tensor.permute", {"dims": perm}
 
 
-HIGH_RANK_PREPASSES = (transposes_as_permutes, split_selected_permutes, merge_permute_runs)
+# --- sink_scalar_arithmetic --------------------------------------------------------------
+
+def _scalar_arithmetic(op: Operator, x: Operand) -> bool:
+    """An expression of `x` (read once) and constants of one element each, shaped like `x`:
+    it computes the same elements whatever shape `x` is viewed in."""
+    if op.type != "pnnx.Expression" or len(op.outputs) != 1 or op.inputs.count(x) != 1:
+        return False
+    others = [i for i in op.inputs if i is not x]
+    return op.outputs[0].shape == x.shape and all(
+        i.producer is not None and i.producer.type == "pnnx.Attribute" and i.shape is not None
+        and math.prod(i.shape) == 1 and len(i.shape) <= len(x.shape) for i in others)
+
+
+def sink_scalar_arithmetic(graph: Graph) -> None:
+    for view in [op for op in graph.ops if op.type in SHAPED_RESHAPES and len(op.inputs) == 1]:
+        out = view.outputs[0]
+        if not _static(out.shape) or not _too_many_dims(list(out.shape)) or len(out.consumers) != 1:
+            continue
+        arithmetic = out.consumers[0]
+        if not _scalar_arithmetic(arithmetic, out):
+            continue
+        result = arithmetic.outputs[0]
+        if not result.consumers or not all(c.type in SHAPED_RESHAPES and len(c.inputs) == 1 for c in result.consumers):
+            continue
+        src = view.inputs[0]
+        arithmetic.inputs = [src if i is out else i for i in arithmetic.inputs]
+        out.consumers.clear()
+        src.consumers.append(arithmetic)
+        result.shape = list(src.shape)
+        graph.remove_operator(view)
+
+
+HIGH_RANK_PREPASSES = (transposes_as_permutes, sink_scalar_arithmetic, split_selected_permutes, merge_permute_runs)
