@@ -12,8 +12,7 @@ from pnnx_conformance.backends.ncnn_backend import NO_BATCH, declared_batch_indi
 from ncnn_export_helpers import FP32, LOW_PRECISION, torch_outputs
 from pnnx_reference.api import capture
 from pnnx_reference.emit.ncnn import write_ncnn
-from pnnx_reference.emit.ncnn.highrank import _merged, _runs
-from pnnx_reference.errors import UnsupportedOperator
+from pnnx_reference.emit.ncnn.highrank import _merged, _runs, _steps
 from pnnx_reference.formats import ncnn_param
 
 WS, C, HEADS, TOKENS = 4, 8, 2, 6
@@ -196,12 +195,48 @@ def test_a_rank6_view_scaled_by_a_constant_lowers_without_it(tmp_path):
     assert_close(run_ncnn(base, inputs, "fp32"), expected, FP32, "scaled correlation [fp32]")
 
 
-def test_unmergeable_rank6_permute_is_refused(tmp_path):
+def test_an_unmergeable_rank6_permute_runs_as_a_chain_of_permutes(tmp_path):
+    """Reversing 5 axes merges nothing: it becomes two permutes of at most 4 runs each."""
+    torch.manual_seed(0)
     model, inputs = UnmergeablePermute().eval(), [torch.rand(72)]
-    with pytest.raises(UnsupportedOperator) as info:
-        _export(model, inputs, tmp_path)
-    # a rank-6 view: one dim (of size 1 here) in the Mat batch still leaves a rank-5 blob
-    assert "is a rank-5 blob: ncnn blobs have at most 4 dims besides the batch" in str(info.value)
+    expected = torch_outputs(model, inputs)
+    base = _export(model, inputs, tmp_path)
+    assert_close(run_ncnn(base, inputs, "fp32"), expected, FP32, "reversed rank-6 permute [fp32]")
+    assert [layer.type for layer in ncnn_param.load(f"{base}.ncnn.param").layers].count("Permute") == 2
+
+
+class GridPartition(nn.Module):
+    """MaxViT's block partition of a (1, C, H, W) map and its reverse: permute(0,2,4,3,5,1) of a
+    rank-6 view moves 6 runs, more than an ncnn blob holds."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.proj = nn.Linear(C, C)
+
+    def forward(self, x):
+        b, c, h, w = x.shape
+        p = WS
+        windows = x.reshape(b, c, h // p, p, w // p, p).permute(0, 2, 4, 3, 5, 1).reshape(b, -1, p * p, c)
+        windows = self.proj(windows).reshape(b, h // p, w // p, p, p, c)
+        return windows.permute(0, 5, 1, 3, 2, 4).reshape(b, c, h, w)
+
+
+def test_a_grid_partition_matches_torch_on_cpu(tmp_path):
+    torch.manual_seed(0)
+    model, inputs = GridPartition().eval(), [torch.rand(1, C, 8, 8) * 2 - 1]
+    expected = torch_outputs(model, inputs)
+    base = _export(model, inputs, tmp_path)
+    assert_close(run_ncnn(base, inputs, "fp32"), expected, FP32, "grid partition [fp32]")
+
+
+@pytest.mark.parametrize("perm", [(0, 2, 4, 3, 5, 1), (0, 5, 1, 3, 2, 4), (0, 5, 4, 3, 2, 1), (1, 0, 3, 2, 5, 4)])
+def test_permute_steps_compose_to_the_permutation(perm):
+    steps = _steps(perm)
+    assert steps is not None and all(len(_runs(list(s))) <= 4 for s in steps)
+    state = tuple(range(len(perm)))
+    for move in steps:
+        state = tuple(state[i] for i in move)
+    assert state == perm
 
 
 @pytest.mark.parametrize("perm, runs", [

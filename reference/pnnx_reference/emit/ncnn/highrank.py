@@ -7,9 +7,14 @@ blobs have at most 4 dims (besides the batch). Both are exact (they only move da
       into one axis, e.g. view(1,8,7,8,7,96).permute(0,1,3,2,4,5) -> view(8,7,8,672).permute(0,2,1,3)
       (a window partition); the reshapes around it take the merged shapes;
   sink_scalar_arithmetic: x.view(S) -> arithmetic with scalars -> reshape(T) -> the arithmetic on x,
-      then reshape(T) (raft's correlation volume: view(1,H,W,1,H,W) / sqrt(C) -> reshape(HW,1,H,W))."""
+      then reshape(T) (raft's correlation volume: view(1,H,W,1,H,W) / sqrt(C) -> reshape(HW,1,H,W));
+  decompose_permutes: a permute that still moves more than 4 runs of axes becomes the shortest
+      chain of permutes of at most 4 runs each (maxvit's view(1,C,8,7,8,7).permute(0,2,4,3,5,1)),
+      each on the merged shape, with a reshape between two steps."""
 from __future__ import annotations
 
+import functools
+import itertools
 import math
 
 from ...ir import Graph, Operand, Operator
@@ -236,4 +241,94 @@ def sink_scalar_arithmetic(graph: Graph) -> None:
         graph.remove_operator(view)
 
 
-HIGH_RANK_PREPASSES = (transposes_as_permutes, sink_scalar_arithmetic, split_selected_permutes, merge_permute_runs)
+# --- decompose_permutes ------------------------------------------------------------------
+
+MAX_DECOMPOSED_RANK = 7  # the search below visits rank! arrangements
+
+
+def _block_moves(rank: int) -> list[tuple[int, ...]]:
+    """Every permutation of `rank` axes that cuts them into at most 4 blocks of adjacent axes and
+    reorders the blocks (the identity left out): each is a permute of an at most 4-d tensor."""
+    moves = []
+    for k in range(2, MAX_BLOB_RANK + 1):
+        for cuts in itertools.combinations(range(1, rank), k - 1):
+            bounds = (0, *cuts, rank)
+            blocks = [tuple(range(bounds[i], bounds[i + 1])) for i in range(k)]
+            for order in itertools.permutations(range(k)):
+                if list(order) != sorted(order):
+                    moves.append(tuple(a for b in order for a in blocks[b]))
+    return moves
+
+
+@functools.lru_cache(maxsize=None)
+def _steps(perm: tuple[int, ...]) -> tuple[tuple[int, ...], ...] | None:
+    """The fewest block moves whose composition is `perm` (breadth-first over arrangements)."""
+    start = tuple(range(len(perm)))
+    moves, previous = _block_moves(len(perm)), {start: None}
+    frontier = [start]
+    while frontier and perm not in previous:
+        following = []
+        for state in frontier:
+            for move in moves:
+                nxt = tuple(state[i] for i in move)
+                if nxt not in previous:
+                    previous[nxt] = (state, move)
+                    following.append(nxt)
+        frontier = following
+    if perm not in previous:
+        return None
+    steps, state = [], perm
+    while previous[state] is not None:
+        state, move = previous[state]
+        steps.append(move)
+    return tuple(reversed(steps))
+
+
+def _needs_steps(perm: list[int]) -> bool:
+    """More runs than a blob holds, counting a leading run that stays first as the batch."""
+    runs = _runs(perm)
+    return len(runs) - (runs[0][0] == 0) > MAX_BLOB_RANK and len(perm) <= MAX_DECOMPOSED_RANK
+
+
+def decompose_permutes(graph: Graph) -> None:
+    for permute in [op for op in graph.ops if op.type in PERMUTES]:
+        perm, src, out = _perm(permute), permute.inputs[0], permute.outputs[0]
+        if perm is None or not _static(src.shape) or not _needs_steps(perm):
+            continue
+        producer = src.producer
+        if producer is None or producer.type not in SHAPED_RESHAPES or len(producer.inputs) != 1 \
+                or len(src.consumers) != 1 or not out.consumers or not all(c.type in ORDER_ONLY for c in out.consumers):
+            continue
+        steps = _steps(tuple(perm))
+        if steps is None:
+            continue
+        _chain(graph, permute, producer, steps)
+
+
+def _chain(graph: Graph, permute: Operator, producer: Operator, steps) -> None:
+    """`permute` as the permutes `steps`, each on its merged shape: the producing reshape gives the
+    first one's input shape, a reshape leads into each next one, `permute` itself is the last."""
+    src, out = permute.inputs[0], permute.outputs[0]
+    shape, current = list(src.shape), src
+    for k, move in enumerate(steps):
+        in_shape, dims, out_shape = _merged(shape, list(move)) or (shape, list(move), [shape[i] for i in move])
+        if k == 0:
+            producer.params["shape"] = list(in_shape)
+            src.shape = list(in_shape)
+        else:
+            current = _reshape(graph, current, in_shape, f"{permute.name}_step{k}_view", permute)
+        if k < len(steps) - 1:
+            current = _new_op(graph, "Tensor.permute", f"{permute.name}_step{k}", current, out_shape,
+                              {"dims": dims}, permute)
+        else:
+            if current is not src:
+                src.consumers.remove(permute)
+                permute.inputs = [current]
+                current.consumers.append(permute)
+            permute.params["dims"] = dims
+            out.shape = list(out_shape)
+        shape = [shape[i] for i in move]
+
+
+HIGH_RANK_PREPASSES = (transposes_as_permutes, sink_scalar_arithmetic, split_selected_permutes, merge_permute_runs,
+                       decompose_permutes)
