@@ -19,6 +19,7 @@ import sys
 import tempfile
 import time
 import warnings
+from collections import Counter
 from pathlib import Path
 
 from pnnx_conformance.pool import Stream, run_streams
@@ -128,13 +129,20 @@ class ZooRun:
         self.results: list[Result] = []
         self.on_result = on_result
         config = WorkerConfig(str(self.workroot), "full", PROVIDER, timeout_s)
-        self.stream = Stream(plan(self.cases, upstream, onnx), config, self.collect)
+        units = plan(self.cases, upstream, onnx)
+        # a case's artefacts go once its last unit reports: a whole sweep keeps tens of GB otherwise
+        self.pending = Counter(u.case for u in units)
+        self.folders = {c.id: self.workroot / c.safe_name for c in self.cases}
+        self.stream = Stream(units, config, self.collect)
 
     def collect(self, result: Result) -> None:
         result = short_names(result)
         result.tier = self.tier.get(result.case, result.tier)
         result.error = result.error.replace(str(self.workroot), "<work>")
         self.results.append(result)
+        self.pending[result.case] -= 1
+        if not self.keep_artefacts and self.pending[result.case] == 0:
+            shutil.rmtree(self.folders[result.case], ignore_errors=True)
         self.last = time.monotonic()  # sharing a run's workers, the zoo is done at its last record
         if self.on_result:
             self.on_result(result)
