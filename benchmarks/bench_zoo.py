@@ -37,7 +37,7 @@ from pnnx_model_zoo.run import select_for_cli  # noqa: E402
 OURS = """
 import sys, warnings
 warnings.filterwarnings("ignore")
-from pnnx_model_zoo.zoo import zoo_cases
+from pnnx_model_zoo.zoo import all_cases as zoo_cases
 from pnnx_reference.api import export
 case = {c.id: c for c in zoo_cases()}[sys.argv[1]]
 export(case.make_model(), case.make_inputs(), sys.argv[2], "model", **case.options)
@@ -45,7 +45,7 @@ export(case.make_model(), case.make_inputs(), sys.argv[2], "model", **case.optio
 TRACE = """
 import sys, warnings, torch
 warnings.filterwarnings("ignore")
-from pnnx_model_zoo.zoo import zoo_cases
+from pnnx_model_zoo.zoo import all_cases as zoo_cases
 case = {c.id: c for c in zoo_cases()}[sys.argv[1]]
 torch.jit.trace(case.make_model(), tuple(case.make_inputs()), check_trace=False).save(sys.argv[2])
 """

@@ -45,7 +45,7 @@ def cmd_run(args) -> int:
                       waivers=Path(args.waivers) if args.waivers else None,
                       keep_artefacts=args.keep_artefacts, progress=not args.quiet,
                       max_cases=args.max_cases, costs=Path(args.costs) if args.costs else None)
-    zoo = _zoo_run(Path(args.zoo), args.jobs) if args.zoo else None
+    zoo = _zoo_run(Path(args.zoo), args.jobs, args.tier) if args.zoo else None
     try:
         summary = run(opts, before=[zoo.stream] if zoo else [])
     finally:
@@ -61,10 +61,10 @@ def cmd_run(args) -> int:
     return 1 if summary.errors or failed else 0
 
 
-def _zoo_run(out: Path, jobs: int):
+def _zoo_run(out: Path, jobs: int, tier: str | None = None):
     from pnnx_model_zoo.run import ZooRun, select
 
-    return ZooRun(select(None), out, jobs=jobs)
+    return ZooRun(select("all" if tier == "full" else None), out, jobs=jobs)  # the torchvision sweep: full tier
 
 
 def _failures():

@@ -7,7 +7,8 @@ and write JSON-lines `Result` records (table `models`) and run.json (tier, cases
     python -m pnnx_model_zoo.run [--models PATTERN] [--out DIR] [--no-upstream] [--no-onnx] [--jobs N]
 
 PATTERN: fnmatch patterns on case ids, or bare model names, comma-separated
-(`resnet18,mobilenet_v2`, `models.*lstm*`).
+(`resnet18,mobilenet_v2`, `models.*lstm*`); `sweep` is the torchvision sweep (sweep.py),
+`all` the zoo and the sweep. Without a pattern: the zoo.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import sys
 import tempfile
 import time
 import warnings
+from collections import Counter
 from pathlib import Path
 
 from pnnx_conformance.pool import Stream, run_streams
@@ -27,9 +29,9 @@ from pnnx_conformance.units import Unit
 from pnnx_conformance.worker import WorkerConfig
 from pnnx_reference.errors import UsageError
 
-from .zoo import zoo_cases
+from .zoo import all_cases, zoo_cases
 
-PROVIDER = "pnnx_model_zoo.zoo:zoo_cases"
+PROVIDER = "pnnx_model_zoo.zoo:all_cases"
 RESULTS = "results.jsonl"
 # short name (as the reports show it) -> the spec the harness loads
 CONVERTERS = {"reference": "pnnx_model_zoo.converters:ZooReference",
@@ -51,10 +53,12 @@ def select(patterns: str | None) -> list:
     """Zoo cases matching any of the comma-separated patterns (all when none)."""
     if not patterns:
         return list(zoo_cases())
-    globs = [p if any(ch in p for ch in "*?[./") else f"models.{p}/*" for p in patterns.split(",") if p]
-    chosen = [c for c in zoo_cases() if any(fnmatch.fnmatchcase(c.id, g) for g in globs)]
+    names = [p for p in patterns.split(",") if p]
+    globs = [p if any(ch in p for ch in "*?[./") else f"models.{p}/*" for p in names]
+    chosen = [c for c in all_cases() if "all" in names or ("sweep" in names and c.sweep)
+              or any(fnmatch.fnmatchcase(c.id, g) for g in globs)]
     if not chosen:
-        known = ", ".join(c.op.removeprefix("models.") for c in zoo_cases())
+        known = ", ".join(c.op.removeprefix("models.") for c in all_cases())
         raise UsageError(f"no zoo model matches {patterns!r} (known: {known})")
     return chosen
 
@@ -125,13 +129,20 @@ class ZooRun:
         self.results: list[Result] = []
         self.on_result = on_result
         config = WorkerConfig(str(self.workroot), "full", PROVIDER, timeout_s)
-        self.stream = Stream(plan(self.cases, upstream, onnx), config, self.collect)
+        units = plan(self.cases, upstream, onnx)
+        # a case's artefacts go once its last unit reports: a whole sweep keeps tens of GB otherwise
+        self.pending = Counter(u.case for u in units)
+        self.folders = {c.id: self.workroot / c.safe_name for c in self.cases}
+        self.stream = Stream(units, config, self.collect)
 
     def collect(self, result: Result) -> None:
         result = short_names(result)
         result.tier = self.tier.get(result.case, result.tier)
         result.error = result.error.replace(str(self.workroot), "<work>")
         self.results.append(result)
+        self.pending[result.case] -= 1
+        if not self.keep_artefacts and self.pending[result.case] == 0:
+            shutil.rmtree(self.folders[result.case], ignore_errors=True)
         self.last = time.monotonic()  # sharing a run's workers, the zoo is done at its last record
         if self.on_result:
             self.on_result(result)

@@ -10,15 +10,40 @@ from functools import lru_cache
 
 from pnnx_op_cases.case import TIER_SMOKE, Case, InputSpec
 
+from . import sweep
+
 IMAGE = (InputSpec((1, 3, 224, 224)),)
 
 
 @dataclass(frozen=True)
 class ZooCase(Case):
     options: dict = field(default_factory=dict, hash=False, compare=False)
+    sweep: bool = field(default=False, compare=False)  # the torchvision sweep (sweep.py): full tier only
 
 
-def torchvision_source(ctor: str, post: str = "") -> str:
+CALIBRATE = '''
+
+def calibrate(net, *shapes):
+    """Batch-norm statistics of the network's own activations (one pass in training mode on a
+    seeded random batch of the input's shape), as training leaves them: without it, deep stacks
+    such as Inception's or a dilated ResNet-50 grow activations to thousands and every check
+    judges rounding on that scale."""
+    norms = [m for m in net.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
+    for m in norms:
+        m.reset_running_stats()
+        m.momentum = None  # a cumulative average: one pass sets the statistics
+    net.train()
+    with torch.no_grad():
+        net(*[torch.rand(s) for s in shapes])
+    net.eval()
+'''
+
+
+def torchvision_source(ctor: str, post: str = "", args: str = "x", calibrate: tuple | None = None) -> str:
+    """A torchvision network as a case's source. `calibrate`: the input shapes to set batch-norm
+    statistics on (the sweep's networks); without it the statistics are drawn at random."""
+    helper = CALIBRATE if calibrate else ""
+    step = f"\n        calibrate(self.net, {', '.join(map(str, calibrate))})" if calibrate else ""
     return f'''import torch
 import torch.nn as nn
 import torchvision
@@ -30,7 +55,7 @@ def randomize(net):
     norm layer and every all-zero weight values of a trained network's magnitude."""
     with torch.no_grad():
         for m in net.modules():
-            if isinstance(m, (nn.BatchNorm2d, nn.BatchNorm1d)):
+            if isinstance(m, (nn.BatchNorm2d, nn.BatchNorm1d, nn.BatchNorm3d)):
                 m.weight.uniform_(0.5, 1.5)
                 m.bias.uniform_(-0.2, 0.2)
                 m.running_mean.uniform_(-0.2, 0.2)
@@ -38,16 +63,16 @@ def randomize(net):
             for p in m.parameters(recurse=False):
                 if p.dim() >= 2 and not p.any():
                     p.normal_(0.0, 0.05)
-
+{helper}
 
 class Model(nn.Module):
     def __init__(self):
         super().__init__()
         self.net = {ctor}
-        randomize(self.net)
+        randomize(self.net){step}
 
-    def forward(self, x):
-        y = self.net(x)
+    def forward(self, {args}):
+        y = self.net({args})
         return y{post}
 '''
 
@@ -155,9 +180,26 @@ def _zoo() -> list[ZooCase]:
     return cases
 
 
+def _sweep() -> list[ZooCase]:
+    cases = []
+    for name, ctor, inputs, post, train_ok in sweep.cases():
+        args = ", ".join(f"x{i}" for i in range(len(inputs))) if len(inputs) > 1 else "x"
+        shapes = tuple(i.shape for i in inputs) if train_ok else None
+        cases.append(ZooCase(f"models.{name}/random_init", f"models.{name}",
+                             torchvision_source(ctor, post, args, shapes), inputs, sweep=True))
+    return cases
+
+
 @lru_cache(maxsize=None)
 def zoo_cases() -> tuple[ZooCase, ...]:
+    """The zoo: the networks every default run converts."""
     return tuple(sorted(_zoo(), key=lambda c: c.id))
+
+
+@lru_cache(maxsize=None)
+def all_cases() -> tuple[ZooCase, ...]:
+    """The zoo and the torchvision sweep (sweep.py, full tier only): what workers look case ids up in."""
+    return tuple(sorted(_zoo() + _sweep(), key=lambda c: c.id))
 
 
 def select_models(*, tier: str | None = None, pattern: str | None = None) -> list[ZooCase]:

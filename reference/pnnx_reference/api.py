@@ -161,7 +161,7 @@ def _capture(model, inputs, inputs2, input_shapes, input_shapes2, input_types, o
             model.train()
     random = selfcheck.random_outputs(captured.graph)
     _optimise_bodies(captured, optlevel)
-    graph = run_passes(captured.graph, optlevel, PassContext(captured.values))
+    graph = run_passes(captured.graph, optlevel, PassContext(captured.values, [r.values for r in runs if r.values is not captured.values]))
     return _Captured(graph, runs, random, notes)
 
 

@@ -55,6 +55,31 @@ def test_a_wrong_regenerated_model_is_an_error_naming_the_first_differing_operat
     assert list(tmp_path.iterdir()) == []  # nothing written: the artefacts are wrong
 
 
+class NormedNet(Net):
+    """Net with a batchnorm after its conv: optlevel 2 folds it into the conv's weights."""
+
+    def __init__(self):
+        super().__init__()
+        self.bn = nn.BatchNorm2d(4)
+        with torch.no_grad():
+            self.bn.running_mean.uniform_(-1, 1)
+            self.bn.running_var.uniform_(0.2, 3)
+
+    def forward(self, x):
+        return (torch.sigmoid(torch.relu(self.bn(self.conv(x)))) + 1).flatten(1).tanh()
+
+
+@pytest.mark.parametrize("shape2", [None, (1, 3, 6, 6)], ids=["one_input_set", "inputshape2"])
+def test_a_conv_with_its_batchnorm_folded_in_is_not_named_as_the_difference(tmp_path, broken_add, shape2):
+    """The folded conv computes what the batchnorm did: it is held to the batchnorm's traced value,
+    so the error names the broken add, not the conv (which differs from its own pre-batchnorm value)."""
+    torch.manual_seed(0)
+    inputs2 = torch.rand(shape2) if shape2 else None
+    with pytest.raises(ConversionError) as info:
+        api.export(NormedNet().eval(), _x(), tmp_path, "m", inputs2=inputs2)
+    assert "first differing operator pnnx.Expression pnnx_expr_0 (output " in str(info.value), str(info.value)
+
+
 def test_the_check_can_be_switched_off(tmp_path, broken_add):
     result = api.export(Net().eval(), _x(), tmp_path, "m", self_check=False)
     assert result.self_check == "off" and result.paths["pnnxpy"].is_file()

@@ -82,6 +82,22 @@ def test_api_export_writes_the_artefacts_and_matches_torch(tmp_path):
     assert_close(got, [expected], tolerance(1e-5, 1e-4, "fp32 reference"))
 
 
+class _Meshgrid(nn.Module):
+    def forward(self, x):
+        gy, gx = torch.meshgrid(torch.arange(x.shape[2]), torch.arange(x.shape[3]), indexing="ij")
+        return x + torch.stack([gx, gy]).float()[None]
+
+
+def test_meshgrid_of_a_list_of_tensors_is_torch_meshgrid(tmp_path):
+    """aten.meshgrid takes its tensors as one list (raft's coordinate grid through the .pt2 route)."""
+    x = torch.rand(1, 2, 3, 5)
+    program = torch.export.export(_Meshgrid().eval(), (x,))
+    result = api.export(program, None, tmp_path, "net")
+    got = run_backend("pnnx-python", {"pnnx.param": result.paths["pnnxparam"], "pnnx.bin": result.paths["pnnxbin"],
+                                      "pnnx.py": result.paths["pnnxpy"]}, [x])
+    assert_close(got, [_Meshgrid()(x)], tolerance(0.0, 0.0, "integer grid added exactly"))
+
+
 class _OwnBatchNorm(nn.Module):
     """A user module calling F.batch_norm on statistics of its own: no nn.BatchNorm to recover."""
 

@@ -124,3 +124,20 @@ def test_whole_network_bounds_apply_to_zoo_models_only_where_the_table_says():
     for backend, precision in (("ncnn-cpu", "default"), ("ncnn-vulkan", "fp16")):
         assert tolerance_for(case, backend, precision).max_rel_l2 is not None
     assert tolerance_for(case, "ncnn-cpu", "fp32").max_rel_l2 is None
+
+
+@pytest.mark.parametrize("keep", [False, True], ids=["removed", "kept"])
+def test_a_case_artefacts_go_when_its_last_unit_reports(tmp_path, keep):
+    """A whole sweep would hold every network's artefacts (GBs each) until the run ends."""
+    cases = [CASES["resnet18"], CASES["lstm_seq"]]
+    zoo = run.ZooRun(cases, tmp_path / "out", upstream=False, onnx=False, keep_artefacts=keep)
+    units = zoo.stream.units
+    for case in cases:
+        zoo.folders[case.id].mkdir(parents=True)
+    first = [u for u in units if u.case == cases[0].id]
+    for unit in first:
+        assert zoo.folders[cases[0].id].is_dir()
+        zoo.collect(Result(unit.case, cases[0].op, "models", unit.converter, unit.check, "pass", unit.backend,
+                           unit.precision))
+    assert zoo.folders[cases[0].id].is_dir() == keep and zoo.folders[cases[1].id].is_dir()
+    zoo.finish()

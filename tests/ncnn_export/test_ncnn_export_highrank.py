@@ -2,8 +2,6 @@
 4-d ncnn blobs before lowering: exported from our capture, run in ncnn and compared with torch."""
 from __future__ import annotations
 
-import math
-
 import ncnn
 import pytest
 import torch
@@ -14,8 +12,7 @@ from pnnx_conformance.backends.ncnn_backend import NO_BATCH, declared_batch_indi
 from ncnn_export_helpers import FP32, LOW_PRECISION, torch_outputs
 from pnnx_reference.api import capture
 from pnnx_reference.emit.ncnn import write_ncnn
-from pnnx_reference.emit.ncnn.highrank import _decomposed, _merged, _runs
-from pnnx_reference.errors import UnsupportedOperator
+from pnnx_reference.emit.ncnn.highrank import _merged, _runs, _steps
 from pnnx_reference.formats import ncnn_param
 
 WS, C, HEADS, TOKENS = 4, 8, 2, 6
@@ -97,9 +94,25 @@ class TransposedWindowPartition(WindowPartition):
         return windows.transpose(2, 3).reshape(b, h, w, c)
 
 
-class UnmergeablePermute(nn.Module):
-    """No two axes stay adjacent: decomposed into permutes of at most 4 merged axes."""
+def _shifted_window_attention_v2():
+    """torchvision's Swin v2 block: its shift mask is a (1, windows, 1, N, N) constant added to
+    the scores viewed as (1, windows, heads, N, N), the windows carried as the ncnn batch."""
+    from torchvision.models.swin_transformer import ShiftedWindowAttentionV2
 
+    return ShiftedWindowAttentionV2(dim=C, window_size=[WS, WS], shift_size=[WS // 2, WS // 2], num_heads=HEADS)
+
+
+class ScaledCorrelation(nn.Module):
+    """RAFT's correlation volume: a rank-6 view scaled by a constant, then reshaped to images."""
+
+    def forward(self, a, b):
+        n, c, h, w = a.shape
+        corr = torch.matmul(a.view(n, c, h * w).transpose(1, 2), b.view(n, c, h * w))
+        corr = corr.view(n, h, w, 1, h, w) / torch.sqrt(torch.tensor(c, dtype=torch.float32))
+        return nn.functional.avg_pool2d(corr.reshape(n * h * w, 1, h, w), 2)
+
+
+class UnmergeablePermute(nn.Module):
     def forward(self, x):
         return x.view(1, 2, 3, 2, 3, 2).permute(0, 5, 4, 3, 2, 1).reshape(1, 72)
 
@@ -118,20 +131,15 @@ class PatchUnfold(nn.Module):
         return t.reshape(b, 2, 2, h // 2, w // 2, c).permute(0, 5, 3, 1, 4, 2).reshape(b, c, h, w)
 
 
-class EightAxes(nn.Module):
-    def forward(self, x):
-        return x.view(2, 2, 2, 2, 2, 2, 2, 2).permute(7, 6, 5, 4, 3, 2, 1, 0).reshape(256)
-
-
 MODELS = {
+    "patch_unfold": (PatchUnfold, (1, C, 8, 8)),
+    "patch_unfold_batch2": (PatchUnfold, (2, C, 8, 8)),
     "window_partition": (WindowPartition, (1, 8, 8, C)),
     "window_partition_transposed": (TransposedWindowPartition, (1, 8, 8, C)),
     "window_attention": (WindowAttention, (1, 8, 8, C)),
     "window_attention_unbind": (lambda: WindowAttention(unbind=True), (1, 8, 8, C)),
     "token_attention": (TokenAttention, (1, TOKENS, C)),
-    "unmergeable_permute": (UnmergeablePermute, (72,)),
-    "patch_unfold": (PatchUnfold, (1, C, 8, 8)),
-    "patch_unfold_batch2": (PatchUnfold, (2, C, 8, 8)),
+    "shifted_window_attention_v2": (_shifted_window_attention_v2, (1, 8, 8, C)),
 }
 
 
@@ -193,30 +201,58 @@ def test_high_rank_chain_matches_torch_on_vulkan(name, tmp_path):
     _check(name, tmp_path, "vulkan", LOW_PRECISION)  # the helper's Vulkan mode keeps ncnn's fp16 defaults
 
 
-def test_patch_unfold_lowers_to_the_fewest_permutes(tmp_path):
-    base = _check("patch_unfold", tmp_path, "fp32")
-    types = [layer.type for layer in ncnn_param.load(f"{base}.ncnn.param").layers]
-    assert types.count("Permute") == 4, types  # two steps for each of the two rank-6 permutes
+def test_a_rank6_view_scaled_by_a_constant_lowers_without_it(tmp_path):
+    """view(1,H,W,1,H,W) / c -> reshape: the division runs on the matmul's output and the two
+    reshapes become one, so no blob holds the rank-6 view."""
+    torch.manual_seed(0)
+    model, inputs = ScaledCorrelation().eval(), [torch.rand(1, 8, 4, 4) * 2 - 1, torch.rand(1, 8, 4, 4) * 2 - 1]
+    expected = torch_outputs(model, inputs)
+    base = _export(model, inputs, tmp_path)
+    assert_close(run_ncnn(base, inputs, "fp32"), expected, FP32, "scaled correlation [fp32]")
 
 
-def test_a_permute_of_too_many_axes_to_search_is_refused(tmp_path):
-    with pytest.raises(UnsupportedOperator) as info:
-        _export(EightAxes().eval(), [torch.rand(256)], tmp_path)
-    assert "ncnn blobs have at most 4 dims" in str(info.value)
+def test_an_unmergeable_rank6_permute_runs_as_a_chain_of_permutes(tmp_path):
+    """Reversing 5 axes merges nothing: it becomes two permutes of at most 4 runs each."""
+    torch.manual_seed(0)
+    model, inputs = UnmergeablePermute().eval(), [torch.rand(72)]
+    expected = torch_outputs(model, inputs)
+    base = _export(model, inputs, tmp_path)
+    assert_close(run_ncnn(base, inputs, "fp32"), expected, FP32, "reversed rank-6 permute [fp32]")
+    assert [layer.type for layer in ncnn_param.load(f"{base}.ncnn.param").layers].count("Permute") == 2
 
 
-@pytest.mark.parametrize("seed", range(20))
-def test_decomposed_steps_compose_to_the_permutation(seed):
-    g = torch.Generator().manual_seed(seed)
-    rank = 5 + seed % 3
-    shape = [int(d) for d in torch.randint(1, 4, (rank,), generator=g)]
-    perm = [int(d) for d in torch.randperm(rank, generator=g)]
-    x = torch.arange(math.prod(shape)).reshape(shape)
-    y = x.reshape(-1)
-    for in_shape, dims in _decomposed(shape, perm):
-        assert len(in_shape) <= 4
-        y = y.reshape(in_shape).permute(dims).reshape(-1)
-    assert torch.equal(y, x.permute(perm).reshape(-1))
+class GridPartition(nn.Module):
+    """MaxViT's block partition of a (1, C, H, W) map and its reverse: permute(0,2,4,3,5,1) of a
+    rank-6 view moves 6 runs, more than an ncnn blob holds."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.proj = nn.Linear(C, C)
+
+    def forward(self, x):
+        b, c, h, w = x.shape
+        p = WS
+        windows = x.reshape(b, c, h // p, p, w // p, p).permute(0, 2, 4, 3, 5, 1).reshape(b, -1, p * p, c)
+        windows = self.proj(windows).reshape(b, h // p, w // p, p, p, c)
+        return windows.permute(0, 5, 1, 3, 2, 4).reshape(b, c, h, w)
+
+
+def test_a_grid_partition_matches_torch_on_cpu(tmp_path):
+    torch.manual_seed(0)
+    model, inputs = GridPartition().eval(), [torch.rand(1, C, 8, 8) * 2 - 1]
+    expected = torch_outputs(model, inputs)
+    base = _export(model, inputs, tmp_path)
+    assert_close(run_ncnn(base, inputs, "fp32"), expected, FP32, "grid partition [fp32]")
+
+
+@pytest.mark.parametrize("perm", [(0, 2, 4, 3, 5, 1), (0, 5, 1, 3, 2, 4), (0, 5, 4, 3, 2, 1), (1, 0, 3, 2, 5, 4)])
+def test_permute_steps_compose_to_the_permutation(perm):
+    steps = _steps(perm)
+    assert steps is not None and all(len(_runs(list(s))) <= 4 for s in steps)
+    state = tuple(range(len(perm)))
+    for move in steps:
+        state = tuple(state[i] for i in move)
+    assert state == perm
 
 
 @pytest.mark.parametrize("perm, runs", [

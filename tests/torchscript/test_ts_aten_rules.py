@@ -76,3 +76,14 @@ def test_lowered_calls_fold_back_to_one_operator(tmp_path, name):
     export(rebuild(traced(name, model, inputs)), inputs, tmp_path, "m")
     types = [op.type for op in pnnx_param.load_text(tmp_path / "m.pnnx.param").ops]
     assert types == ["pnnx.Input", FOLDED[name], "pnnx.Output"], types
+
+
+def test_an_unmappable_aten_call_names_its_argument_types():
+    """ssdlite's traced .pt stacks image sizes the trace kept symbolic: the one error line says so
+    (list[SymInt]) instead of only that aten::stack has no mapping."""
+    from pnnx_reference.errors import ConversionError
+    from pnnx_reference.frontends.aten import _generic
+
+    with pytest.raises(ConversionError, match=r"aten::stack has no Python API mapping for its arguments "
+                                              r"\(tensors=list\[int\], dim=int\)$"):
+        _generic("stack", {"tensors": [3, 4], "dim": 0})

@@ -166,6 +166,21 @@ class ClassToken(nn.Module):
         return x[:, 0] + x[:, None, 1:2, :].sum(1).squeeze(1), x[:, :, None] * 2
 
 
+class SizeScaled(nn.Module):
+    """RAFT's correlation scale: aten::sqrt on a traced size (an int), not on a tensor."""
+
+    def forward(self, x):
+        return x / torch.sqrt(torch.tensor(x.shape[1]))
+
+
+class Meshgrid(nn.Module):
+    """RAFT's coordinate grid: aten::meshgrid takes its tensors as one list."""
+
+    def forward(self, x):
+        gy, gx = torch.meshgrid(torch.arange(x.shape[2]), torch.arange(x.shape[3]), indexing="ij")
+        return x + torch.stack([gx, gy]).float()[None]
+
+
 # traced under torch.no_grad(), as users often do: nn.MultiheadAttention and the transformer
 # layers then take their fused fast paths (aten::_native_multi_head_attention, ...)
 class Lowered(nn.Module):
@@ -203,6 +218,8 @@ def _x4(*shape):
 
 
 MODELS = {
+    "sqrt_of_size": (SizeScaled, _x4(1, 4, 3, 5)),
+    "meshgrid": (Meshgrid, _x4(1, 2, 3, 5)),
     "conv1d_same": (lambda: conv_same(1), _x4(1, 3, 9)),
     "conv2d_same": (lambda: conv_same(2), _x4(1, 3, 7, 8)),
     "conv3d_same": (lambda: conv_same(3), _x4(1, 3, 5, 6, 5)),

@@ -46,6 +46,8 @@ def run(graph: Graph, context=None) -> bool:
         if bn is None or not _fusable(layer, bn):
             continue
         _fold(layer, bn)
+        if context is not None:
+            context.takes_over(layer.outputs[0], bn.outputs[0])
         bypass(graph, bn, layer.outputs[0])
         changed = True
     return changed

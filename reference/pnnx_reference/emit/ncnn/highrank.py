@@ -6,9 +6,11 @@ blobs have at most 4 dims (besides the batch). Both are exact (they only move da
   merge_permute_runs: input axes that stay adjacent and in order through a permute are merged
       into one axis, e.g. view(1,8,7,8,7,96).permute(0,1,3,2,4,5) -> view(8,7,8,672).permute(0,2,1,3)
       (a window partition); the reshapes around it take the merged shapes;
-  decompose_permutes: a permute that still has too many axes once merged (MobileViT's patch
-      unfold, view(1,c,h,p,w,p).permute(0,3,5,2,4,1)) becomes the fewest permutes of at most 4
-      merged axes each, size-1 axes dropped, with a reshape before each."""
+  sink_scalar_arithmetic: x.view(S) -> arithmetic with scalars -> reshape(T) -> the arithmetic on x,
+      then reshape(T) (raft's correlation volume: view(1,H,W,1,H,W) / sqrt(C) -> reshape(HW,1,H,W));
+  decompose_permutes: a permute that still moves more than 4 runs of axes becomes the shortest
+      chain of permutes of at most 4 runs each (maxvit's view(1,C,8,7,8,7).permute(0,2,4,3,5,1)),
+      each on the merged shape, with a reshape between two steps."""
 from __future__ import annotations
 
 import functools
@@ -16,7 +18,6 @@ import itertools
 import math
 
 from ...ir import Graph, Operand, Operator
-from ...passes.rewire import set_inputs
 from .context import MAX_BLOB_RANK
 
 INT_MAX = 2147483647
@@ -185,75 +186,6 @@ def merge_permute_runs(graph: Graph) -> None:
         permute.outputs[0].shape = list(out_shape)
 
 
-# --- decompose_permutes ------------------------------------------------------------------
-
-MAX_DECOMPOSED_RANK = 7  # the search below visits every order of the axes
-
-
-def _step_perms(rank: int) -> list[tuple[int, ...]]:
-    """The permutations of `rank` axes that merge to at most MAX_BLOB_RANK axes."""
-    return [p for p in itertools.permutations(range(rank)) if len(_runs(list(p))) <= MAX_BLOB_RANK]
-
-
-@functools.lru_cache(maxsize=None)
-def _fewest_steps(target: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
-    """The shortest chain of step permutations (each merging to a blob ncnn holds) whose
-    composition is `target` (breadth first from the identity)."""
-    start = tuple(range(len(target)))
-    steps = _step_perms(len(target))
-    came: dict[tuple[int, ...], tuple] = {start: ()}
-    frontier = [start]
-    while target not in came:
-        following = []
-        for order in frontier:
-            for step in steps:
-                nxt = tuple(order[i] for i in step)
-                if nxt not in came:
-                    came[nxt] = came[order] + (step,)
-                    following.append(nxt)
-        frontier = following
-    return came[target]
-
-
-def _decomposed(shape: list[int], perm: list[int]) -> list[tuple[list[int], list[int]]] | None:
-    """(input shape, permutation) per step, size-1 axes dropped and runs merged."""
-    kept = [a for a in range(len(shape)) if shape[a] != 1]
-    if len(kept) > MAX_DECOMPOSED_RANK:
-        return None
-    target = tuple(kept.index(a) for a in perm if shape[a] != 1)
-    sizes = [shape[a] for a in kept]
-    order, plan = list(range(len(kept))), []
-    for step in _fewest_steps(target):
-        current = [sizes[a] for a in order]
-        merged = _merged(current, list(step))
-        plan.append((merged[0], merged[1]) if merged else (current, list(step)))
-        order = [order[i] for i in step]
-    return plan
-
-
-def decompose_permutes(graph: Graph) -> None:
-    for permute in [op for op in graph.ops if op.type in PERMUTES]:
-        if not _mergeable(permute):
-            continue
-        plan = _decomposed(list(permute.inputs[0].shape), _perm(permute))
-        if plan is None:
-            continue
-        out, reshape = permute.outputs[0], permute.inputs[0].producer
-        readers, first_reader = list(out.consumers), next(op for op in graph.ops if op in out.consumers)
-        (in_shape, dims), rest = plan[0], plan[1:]
-        reshape.params["shape"] = list(in_shape)
-        permute.inputs[0].shape = list(in_shape)
-        permute.params["dims"] = list(dims)
-        out.shape = [in_shape[d] for d in dims]
-        value = out
-        for k, (in_shape, dims) in enumerate(rest, 1):
-            value = _reshape(graph, value, in_shape, f"{permute.name}_step{k}_reshape", first_reader)
-            value = _new_op(graph, "Tensor.permute", f"{permute.name}_step{k}", value,
-                            [in_shape[d] for d in dims], {"dims": list(dims)}, first_reader)
-        for reader in readers:
-            set_inputs(graph, reader, [value if x is out else x for x in reader.inputs], reader.inputnames)
-
-
 # --- transposes_as_permutes --------------------------------------------------------------
 
 def _swap(op: Operator) -> list[int] | None:
@@ -277,4 +209,126 @@ def transposes_as_permutes(graph: Graph) -> None:
             op.type, op.params = "Tensor.permute", {"dims": perm}
 
 
-HIGH_RANK_PREPASSES = (transposes_as_permutes, split_selected_permutes, merge_permute_runs, decompose_permutes)
+# --- sink_scalar_arithmetic --------------------------------------------------------------
+
+def _scalar_arithmetic(op: Operator, x: Operand) -> bool:
+    """An expression of `x` (read once) and constants of one element each, shaped like `x`:
+    it computes the same elements whatever shape `x` is viewed in."""
+    if op.type != "pnnx.Expression" or len(op.outputs) != 1 or op.inputs.count(x) != 1:
+        return False
+    others = [i for i in op.inputs if i is not x]
+    return op.outputs[0].shape == x.shape and all(
+        i.producer is not None and i.producer.type == "pnnx.Attribute" and i.shape is not None
+        and math.prod(i.shape) == 1 and len(i.shape) <= len(x.shape) for i in others)
+
+
+def sink_scalar_arithmetic(graph: Graph) -> None:
+    for view in [op for op in graph.ops if op.type in SHAPED_RESHAPES and len(op.inputs) == 1]:
+        out = view.outputs[0]
+        if not _static(out.shape) or not _too_many_dims(list(out.shape)) or len(out.consumers) != 1:
+            continue
+        arithmetic = out.consumers[0]
+        if not _scalar_arithmetic(arithmetic, out):
+            continue
+        result = arithmetic.outputs[0]
+        if not result.consumers or not all(c.type in SHAPED_RESHAPES and len(c.inputs) == 1 for c in result.consumers):
+            continue
+        src = view.inputs[0]
+        arithmetic.inputs = [src if i is out else i for i in arithmetic.inputs]
+        out.consumers.clear()
+        src.consumers.append(arithmetic)
+        result.shape = list(src.shape)
+        graph.remove_operator(view)
+
+
+# --- decompose_permutes ------------------------------------------------------------------
+
+MAX_DECOMPOSED_RANK = 7  # the search below visits rank! arrangements
+
+
+def _block_moves(rank: int) -> list[tuple[int, ...]]:
+    """Every permutation of `rank` axes that cuts them into at most 4 blocks of adjacent axes and
+    reorders the blocks (the identity left out): each is a permute of an at most 4-d tensor."""
+    moves = []
+    for k in range(2, MAX_BLOB_RANK + 1):
+        for cuts in itertools.combinations(range(1, rank), k - 1):
+            bounds = (0, *cuts, rank)
+            blocks = [tuple(range(bounds[i], bounds[i + 1])) for i in range(k)]
+            for order in itertools.permutations(range(k)):
+                if list(order) != sorted(order):
+                    moves.append(tuple(a for b in order for a in blocks[b]))
+    return moves
+
+
+@functools.lru_cache(maxsize=None)
+def _steps(perm: tuple[int, ...]) -> tuple[tuple[int, ...], ...] | None:
+    """The fewest block moves whose composition is `perm` (breadth-first over arrangements)."""
+    start = tuple(range(len(perm)))
+    moves, previous = _block_moves(len(perm)), {start: None}
+    frontier = [start]
+    while frontier and perm not in previous:
+        following = []
+        for state in frontier:
+            for move in moves:
+                nxt = tuple(state[i] for i in move)
+                if nxt not in previous:
+                    previous[nxt] = (state, move)
+                    following.append(nxt)
+        frontier = following
+    if perm not in previous:
+        return None
+    steps, state = [], perm
+    while previous[state] is not None:
+        state, move = previous[state]
+        steps.append(move)
+    return tuple(reversed(steps))
+
+
+def _needs_steps(perm: list[int]) -> bool:
+    """More runs than a blob holds, counting a leading run that stays first as the batch."""
+    runs = _runs(perm)
+    return len(runs) - (runs[0][0] == 0) > MAX_BLOB_RANK and len(perm) <= MAX_DECOMPOSED_RANK
+
+
+def decompose_permutes(graph: Graph) -> None:
+    for permute in [op for op in graph.ops if op.type in PERMUTES]:
+        perm, src, out = _perm(permute), permute.inputs[0], permute.outputs[0]
+        if perm is None or not _static(src.shape) or not _needs_steps(perm):
+            continue
+        producer = src.producer
+        if producer is None or producer.type not in SHAPED_RESHAPES or len(producer.inputs) != 1 \
+                or len(src.consumers) != 1 or not out.consumers or not all(c.type in ORDER_ONLY for c in out.consumers):
+            continue
+        steps = _steps(tuple(perm))
+        if steps is None:
+            continue
+        _chain(graph, permute, producer, steps)
+
+
+def _chain(graph: Graph, permute: Operator, producer: Operator, steps) -> None:
+    """`permute` as the permutes `steps`, each on its merged shape: the producing reshape gives the
+    first one's input shape, a reshape leads into each next one, `permute` itself is the last."""
+    src, out = permute.inputs[0], permute.outputs[0]
+    shape, current = list(src.shape), src
+    for k, move in enumerate(steps):
+        in_shape, dims, out_shape = _merged(shape, list(move)) or (shape, list(move), [shape[i] for i in move])
+        if k == 0:
+            producer.params["shape"] = list(in_shape)
+            src.shape = list(in_shape)
+        else:
+            current = _reshape(graph, current, in_shape, f"{permute.name}_step{k}_view", permute)
+        if k < len(steps) - 1:
+            current = _new_op(graph, "Tensor.permute", f"{permute.name}_step{k}", current, out_shape,
+                              {"dims": dims}, permute)
+        else:
+            if current is not src:
+                src.consumers.remove(permute)
+                permute.inputs = [current]
+                current.consumers.append(permute)
+            permute.params["dims"] = dims
+            out.shape = list(out_shape)
+        shape = [shape[i] for i in move]
+
+
+HIGH_RANK_PREPASSES = (transposes_as_permutes, sink_scalar_arithmetic, split_selected_permutes, merge_permute_runs,
+                       decompose_permutes)

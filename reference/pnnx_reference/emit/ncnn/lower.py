@@ -146,8 +146,11 @@ def _view(ctx: Context, x: Operand, axis: int | None) -> tuple[str | None, int |
     if ctx.constant(x) is not None:
         if axis is None or x.shape[axis] == 1:
             return None, axis  # materialized in that form on first use (a batch of 1 dropped)
-        ctx.views[x.name] = (None, None)
-        return batch.convert(ctx, x, ctx.blob(x), None, axis), axis
+        # materialized whole, then given its batch; a constant of rank 5 or more does not fit a
+        # blob whole, so it drops one of its dims of 1 as a batch of 1 first (swin v2's shift mask)
+        src = None if len(x.shape) <= MAX_BLOB_RANK else next((d for d, n in enumerate(x.shape) if n == 1), None)
+        ctx.views[x.name] = (None, src)
+        return batch.convert(ctx, x, ctx.blob(x), src, axis), axis
     current = ctx.axes.get(x.name)
     if current == axis:
         return None, axis

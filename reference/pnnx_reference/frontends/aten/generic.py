@@ -55,7 +55,18 @@ def _generic(name: str, kwargs: dict):
             return fn(*first, *_leading_tensors(fn, rest), **_accepts(fn, rest))
         except TypeError:
             continue
-    raise ConversionError(f"TorchScript operator aten::{name} has no Python API mapping")
+    given = {**({"self": this} if this is not None else {}), **kwargs}
+    args = ", ".join(f"{k}={_kind(v)}" for k, v in given.items())
+    raise ConversionError(f"TorchScript operator aten::{name} has no Python API mapping for its arguments ({args})")
+
+
+def _kind(value) -> str:
+    """An argument's type as the error shows it: `list[SymInt]` for sizes a trace kept symbolic
+    (ssdlite's torch.stack of image sizes)."""
+    if isinstance(value, (list, tuple)):
+        kinds = sorted({type(v).__name__ for v in value})
+        return f"{type(value).__name__}[{'|'.join(kinds)}]"
+    return type(value).__name__
 
 
 _PREFIXES = {torch.special: "special_", torch.linalg: "linalg_", torch.fft: "fft_"}

@@ -20,7 +20,9 @@ SCALAR_OPS = {"add": lambda a, b, alpha=1: a + b * alpha, "sub": lambda a, b, al
               "append": lambda lst, x: lst.append(x) or lst, "floor": math.floor, "ceil": math.ceil,
               "__lshift__": operator.lshift, "__rshift__": operator.rshift,
               "to": lambda value, *rest: _cast(value, rest), "detach": lambda value: value,
-              "clone": lambda value, *rest: value}
+              "clone": lambda value, *rest: value,
+              # aten::sqrt(int) -> float on a traced size (raft: corr / torch.sqrt(torch.tensor(C)))
+              "sqrt": math.sqrt, "exp": math.exp, "log": math.log}
 
 
 def _cast(value, arguments):

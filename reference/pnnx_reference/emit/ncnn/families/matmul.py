@@ -15,7 +15,7 @@ import numpy as np
 
 from ....errors import Unsupported
 from ..arithmetic import ADD, MUL, scaled
-from ..context import AlongBatch, Context, param, required_inputs
+from ..context import AlongBatch, Context, dims_params, param, required_inputs
 from ..inner_product import inner_product, inner_product_rows
 from ..registry import LEADING, LOWERINGS
 
@@ -134,27 +134,90 @@ def _drop_batch(ctx: Context, op, tokens: list[str], rhs: str) -> tuple[list[str
     return [t.replace(letter, "") for t in tokens], rhs.replace(letter, "")
 
 
-def ncnn_equation(ctx: Context, op) -> str:
-    tokens, rhs = _parse(str(param(op, "equation")), len(op.inputs))
-    tokens, rhs = _drop_batch(ctx, op, tokens, rhs)
+def _merged_letters(tokens: list[str], rhs: str) -> list[str]:
+    """Runs of letters that every operand and the output holding one of them hold all of,
+    adjacent and in the same order (maxvit's `GHID,GHJD->GHIJ`: G and H): each run can be one
+    index over the product of its dims. Returns the runs, one string each."""
+    words = [*tokens, rhs]
+    letters = list(dict.fromkeys("".join(words)))
+    if any(len(set(w)) != len(w) for w in words):
+        return letters  # a repeated letter (a diagonal): merge nothing
+    runs, used = [], set()
+    for c in letters:
+        if c in used:
+            continue
+        run = c
+        while True:
+            after = {w[w.index(run[-1]) + 1] if w.index(run[-1]) + 1 < len(w) else None for w in words if c in w}
+            nxt = after.pop() if len(after) == 1 else None
+            if nxt is None or nxt in used or nxt in run or any((nxt in w) != (c in w) for w in words):
+                break
+            run += nxt
+        used.update(run)
+        runs.append(run)
+    return runs
+
+
+def _merge(word: str, runs: list[str], shape: list[int] | None = None) -> tuple[str, list[int]]:
+    """`word` with each run written as its first letter, and `shape` (a dim per letter) merged alike."""
+    merged, dims, i = "", [], 0
+    while i < len(word):
+        run = next(r for r in runs if r[0] == word[i])
+        merged += run[0]
+        if shape is not None:
+            dims.append(int(np.prod(shape[i:i + len(run)])))
+        i += len(run)
+    return merged, dims
+
+
+def _tokens(ctx: Context, op) -> tuple[list[str], str]:
+    """The equation's per-operand letters and output letters, per sample (the batch letter dropped)."""
+    return _drop_batch(ctx, op, *_parse(str(param(op, "equation")), len(op.inputs)))
+
+
+def ncnn_equation(ctx: Context, op, runs: list[str] | None = None) -> str:
+    tokens, rhs = _tokens(ctx, op)
     if not rhs:
         raise Unsupported("einsum to a 0-d result is not lowered (ncnn Einsum writes rank 1 to 4)")
     if len(set(rhs)) != len(rhs):
         raise Unsupported(f"einsum output {rhs!r} repeats a letter")
-    summed = [c for c in dict.fromkeys("".join(tokens)) if c not in rhs]
-    order = list(rhs) + summed
-    if len(order) > len(NCNN_LETTERS):
-        raise Unsupported(f"einsum over {len(order)} distinct indices: ncnn Einsum handles at most 4")
     for token, operand in zip(tokens, op.inputs):
         if len(token) != ctx.rank(operand):
             raise Unsupported(f"einsum operand {operand.name} has rank {ctx.rank(operand)} in ncnn, "
                               f"the equation gives it {len(token)} indices")
+    if runs is not None:
+        tokens, rhs = [_merge(t, runs)[0] for t in tokens], _merge(rhs, runs)[0]
+    summed = [c for c in dict.fromkeys("".join(tokens)) if c not in rhs]
+    order = list(rhs) + summed
+    if len(order) > len(NCNN_LETTERS):
+        raise Unsupported(f"einsum over {len(order)} distinct indices: ncnn Einsum handles at most 4")
     rename = dict(zip(order, NCNN_LETTERS))
     return ",".join("".join(rename[c] for c in t) for t in tokens) + "->" + "".join(rename[c] for c in rhs)
 
 
+def _letter_runs(ctx: Context, op) -> list[str] | None:
+    """The runs of letters to merge when that brings an einsum over more than 4 indices to at most
+    4; None otherwise."""
+    tokens, rhs = _tokens(ctx, op)
+    letters = set("".join(tokens))
+    if len(letters) <= len(NCNN_LETTERS):
+        return None
+    runs = _merged_letters(tokens, rhs)
+    return runs if len(runs) <= len(NCNN_LETTERS) else None
+
+
 @LOWERINGS.register("torch.einsum", batch=LEADING)
 def einsum(ctx: Context, op) -> None:
-    equation = ncnn_equation(ctx, op)
-    ctx.emit("Einsum", "einsum", [ctx.blob(x) for x in op.inputs], [op.outputs[0].name],
-             {0: [ord(c) for c in equation]})
+    runs = _letter_runs(ctx, op)
+    equation = ncnn_equation(ctx, op, runs)
+    if runs is None:
+        ctx.emit("Einsum", "einsum", [ctx.blob(x) for x in op.inputs], [op.outputs[0].name],
+                 {0: [ord(c) for c in equation]})
+        return
+    # each operand viewed with a run's dims as one, the result viewed back
+    tokens, _ = _tokens(ctx, op)
+    blobs = [ctx.reshaped(ctx.blob(x), _merge(t, runs, ctx.shape(x))[1], x.name) for t, x in zip(tokens, op.inputs)]
+    out = op.outputs[0]
+    product = ctx.temp(out.name)
+    ctx.emit("Einsum", "einsum", blobs, [product], {0: [ord(c) for c in equation]})
+    ctx.emit("Reshape", "reshape", [product], [out.name], dims_params(ctx.shape(out)))
