@@ -10,7 +10,7 @@ from functools import lru_cache
 
 from pnnx_op_cases.case import TIER_SMOKE, Case, InputSpec
 
-from . import sweep
+from . import blocks, sweep
 
 IMAGE = (InputSpec((1, 3, 224, 224)),)
 
@@ -187,6 +187,8 @@ def _sweep() -> list[ZooCase]:
         shapes = tuple(i.shape for i in inputs) if train_ok else None
         cases.append(ZooCase(f"models.{name}/random_init", f"models.{name}",
                              torchvision_source(ctor, post, args, shapes), inputs, sweep=True))
+    for case_id, source, inputs in blocks.cases():  # blocks written the way the field writes them
+        cases.append(ZooCase(f"models.{case_id}", f"models.{case_id.split('/')[0]}", source, inputs, sweep=True))
     return cases
 
 
@@ -198,7 +200,8 @@ def zoo_cases() -> tuple[ZooCase, ...]:
 
 @lru_cache(maxsize=None)
 def all_cases() -> tuple[ZooCase, ...]:
-    """The zoo and the torchvision sweep (sweep.py, full tier only): what workers look case ids up in."""
+    """The zoo and the sweep (torchvision's networks, sweep.py, and the field's blocks, blocks.py; full
+    tier only): what workers look case ids up in."""
     return tuple(sorted(_zoo() + _sweep(), key=lambda c: c.id))
 
 
