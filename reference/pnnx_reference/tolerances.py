@@ -101,6 +101,16 @@ def export_screen(case) -> Tolerance:
     return replace(EXPORT_SCREEN, atol=max(tol.atol, EXPORT_SCREEN.atol), rtol=max(tol.rtol, EXPORT_SCREEN.rtol))
 
 
+# The self-check's second look when a whole network misses the bound above: deep networks (tens
+# of conv+bn layers, inception, fcn, resnext) round more than 1e-5 in fp32 alone. The regenerated
+# model then runs in fp64 too: |ours fp32 - ours fp64| is this network's own fp32 rounding, and
+# the original's fp32 output must lie within this factor of it from the fp64 result (on top of
+# the bound). Measured on the torchvision sweep: torch's own fp32 run is 0.8-1.6x as far from
+# fp64 as ours (inception_v3 3.1e-4 against 2.5e-4, resnext50 6.3e-5 against 8.2e-5); a wrong
+# conversion is off by far more than its rounding.
+SELF_CHECK_ROUNDING_FACTOR = 4.0
+
+
 def self_check_tolerance() -> Tolerance:
     """The bound of the converter's self-check (regenerated `_pnnx.py` against the original
     model, fp32, a whole user network): the pnnx-python entry for whole networks, since the

@@ -155,3 +155,50 @@ def test_the_command_line_checks_by_default_and_selfcheck_0_skips(tmp_path, caps
 
 def test_the_tolerance_is_the_tables_whole_network_entry():
     assert self_check_tolerance() is OP_OVERRIDES[("models.*", "pnnx-python", "fp32")]
+
+
+def _deep_stack(seed: int = 0) -> nn.Module:
+    torch.manual_seed(seed)
+    return nn.Sequential(*[nn.Linear(64, 64) for _ in range(12)]).eval()
+
+
+def _rounding_run(model, offset_in_roundings: float):
+    """A Run whose original outputs are the fp64 result moved by `offset_in_roundings` times this
+    model's own fp32 rounding (|fp32 - fp64|, max over the output)."""
+    from pnnx_reference.selfcheck import Run
+
+    x = torch.rand(2, 64, generator=torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        fp32 = model(x)
+        fp64 = model.double()(x.double())
+    model.float()
+    rounding = float((fp32.double() - fp64).abs().max())
+    assert rounding > 0
+    original = (fp64 + offset_in_roundings * rounding).float()
+    return Run("example", [x], [original], {}), fp32, rounding
+
+
+@pytest.mark.parametrize("offset, passes", [(2.0, True), (40.0, False)])
+def test_a_miss_within_the_networks_own_fp32_rounding_passes_and_beyond_it_fails(offset, passes):
+    """The fp64 second look: the original's fp32 output may be as far from the regenerated model's
+    fp64 result as SELF_CHECK_ROUNDING_FACTOR times the regenerated fp32 rounding, not further."""
+    from pnnx_reference.selfcheck import _within_own_rounding
+    from pnnx_reference.tolerances import Tolerance
+
+    model = _deep_stack()
+    run, fp32, _ = _rounding_run(model, offset)
+    exact = Tolerance(0.0, 0.0, "test: rounding only")
+    assert _within_own_rounding(model, run, [fp32], [0], exact) is passes
+    assert all(p.dtype == torch.float32 for p in model.parameters())  # narrowed back
+    with torch.no_grad():
+        assert torch.equal(model(run.inputs[0]), fp32)  # with the same values
+
+
+def test_no_second_look_for_a_model_with_other_precisions():
+    from pnnx_reference.selfcheck import _within_own_rounding
+
+    model = _deep_stack()
+    run, fp32, _ = _rounding_run(model, 1.0)
+    model[0].register_buffer("mask16", torch.zeros(2, dtype=torch.float16))
+    assert not _within_own_rounding(model, run, [fp32], [0], self_check_tolerance())
+    assert model[0].mask16.dtype == torch.float16
