@@ -317,7 +317,9 @@ def check(graph: Graph, py_path: Path, runs: list[Run], device: torch.device, ra
                                   f"{type(err).__name__}: {_first_line(err)}") from err
         problems = [f"output {i}: {why}" for i in compared
                     if (why := _output_difference(got, i, run.outputs[i] if i < len(run.outputs) else None, tol))]
-        if problems and not _within_own_rounding(model, run, got, compared, tol):
+        if problems and not within_own_rounding(model, run.inputs, {i: run.outputs[i] for i in compared
+                                                                     if i < len(run.outputs)},
+                                                {i: got[i] for i in compared if i < len(got)}, tol):
             raise ConversionError(_mismatch(graph, model, run, tol, skip, problems[0]))
         widened = widened or bool(problems)
     return (f"passed: {len(compared)} output(s) on {len(runs)} input set(s) within "
@@ -326,25 +328,26 @@ def check(graph: Graph, py_path: Path, runs: list[Run], device: torch.device, ra
             + (f", {len(outputs) - len(compared)} random output(s) not compared" if len(compared) < len(outputs) else ""))
 
 
-def _within_own_rounding(model, run: Run, got: list, compared: list[int], tol: Tolerance) -> bool:
-    """Whether each compared output of the original (fp32) is as close to the regenerated model's
-    fp64 result as the regenerated fp32 result is, times SELF_CHECK_ROUNDING_FACTOR, on top of
-    `tol` (tolerances.py): a deep network's fp32 rounding, not another computation. The model is
-    widened in place for the fp64 run and narrowed back (its fp32 values are exact in fp64)."""
-    expected = [run.outputs[i] if i < len(run.outputs) else None for i in compared]
+def within_own_rounding(model, inputs: list, expected: dict[int, torch.Tensor], got: dict[int, torch.Tensor],
+                        tol: Tolerance) -> bool:
+    """Whether each original output `expected[i]` (fp32) is as close to the regenerated model's
+    fp64 result as the regenerated fp32 result `got[i]` is, times SELF_CHECK_ROUNDING_FACTOR, on
+    top of `tol` (tolerances.py): a deep network's fp32 rounding, not another computation. The
+    model is widened in place for the fp64 run and narrowed back (its fp32 values are exact in
+    fp64); a model holding other float precisions gets no second look."""
     if any(t.is_floating_point() and t.dtype != torch.float32 for t in (*model.parameters(), *model.buffers())):
         return False  # narrowing back would change them
-    if any(not isinstance(e, torch.Tensor) or not e.is_floating_point() or e.dtype != torch.float32 for e in expected):
+    if any(not isinstance(e, torch.Tensor) or e.dtype != torch.float32 for e in expected.values()):
         return False
     try:
         with torch.no_grad():
-            wide = _outputs(model.double()(*[t.double() if t.is_floating_point() else t.clone() for t in run.inputs]))
+            wide = _outputs(model.double()(*[t.double() if t.is_floating_point() else t.clone() for t in inputs]))
     except Exception:  # an operator without fp64 (or a dtype the code pins): no second look
         return False
     finally:
         model.float()
-    for i, e in zip(compared, expected):
-        if i >= len(wide) or i >= len(got) or not isinstance(wide[i], torch.Tensor) or wide[i].shape != e.shape:
+    for i, e in expected.items():
+        if i >= len(wide) or i not in got or not isinstance(wide[i], torch.Tensor) or wide[i].shape != e.shape:
             return False
         truth = wide[i].detach().cpu()
         rounding = float((got[i].detach().cpu().double() - truth).abs().max())

@@ -182,23 +182,23 @@ def _rounding_run(model, offset_in_roundings: float):
 def test_a_miss_within_the_networks_own_fp32_rounding_passes_and_beyond_it_fails(offset, passes):
     """The fp64 second look: the original's fp32 output may be as far from the regenerated model's
     fp64 result as SELF_CHECK_ROUNDING_FACTOR times the regenerated fp32 rounding, not further."""
-    from pnnx_reference.selfcheck import _within_own_rounding
+    from pnnx_reference.selfcheck import within_own_rounding
     from pnnx_reference.tolerances import Tolerance
 
     model = _deep_stack()
     run, fp32, _ = _rounding_run(model, offset)
     exact = Tolerance(0.0, 0.0, "test: rounding only")
-    assert _within_own_rounding(model, run, [fp32], [0], exact) is passes
+    assert within_own_rounding(model, run.inputs, {0: run.outputs[0]}, {0: fp32}, exact) is passes
     assert all(p.dtype == torch.float32 for p in model.parameters())  # narrowed back
     with torch.no_grad():
         assert torch.equal(model(run.inputs[0]), fp32)  # with the same values
 
 
 def test_no_second_look_for_a_model_with_other_precisions():
-    from pnnx_reference.selfcheck import _within_own_rounding
+    from pnnx_reference.selfcheck import within_own_rounding
 
     model = _deep_stack()
     run, fp32, _ = _rounding_run(model, 1.0)
     model[0].register_buffer("mask16", torch.zeros(2, dtype=torch.float16))
-    assert not _within_own_rounding(model, run, [fp32], [0], self_check_tolerance())
+    assert not within_own_rounding(model, run.inputs, {0: run.outputs[0]}, {0: fp32}, self_check_tolerance())
     assert model[0].mask16.dtype == torch.float16

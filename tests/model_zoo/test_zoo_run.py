@@ -141,3 +141,27 @@ def test_a_case_artefacts_go_when_its_last_unit_reports(tmp_path, keep):
                            unit.precision))
     assert zoo.folders[cases[0].id].is_dir() == keep and zoo.folders[cases[1].id].is_dir()
     zoo.finish()
+
+
+def test_a_network_missing_the_fp32_bound_by_its_own_rounding_passes_pnnx_python(tmp_path, monkeypatch):
+    """The self-check's fp64 second look in the harness: with the whole-network bound set to 0,
+    YOLOv5's folded conv+bn layers miss it by rounding alone and pass within the factor of their
+    own fp32 rounding, saying so; with the factor 0 they fail."""
+    from pnnx_conformance import cases, checks
+    from pnnx_conformance.checks import Executor
+    from pnnx_conformance.units import Unit
+    from pnnx_reference import tolerances
+
+    zero = tolerances.Tolerance(0.0, 0.0, "test: no rounding allowed", accum=0.0)
+    monkeypatch.setitem(tolerances.OP_OVERRIDES, ("models.*", "pnnx-python", "fp32"), zero)
+    unit = Unit("models.yolov5_focus/moduleop", "reference", "parity", "pnnx-python", "fp32")
+    cases.use_provider("pnnx_model_zoo.zoo:all_cases")
+    try:
+        passed = Executor(tmp_path / "a", tier="full").execute(unit)
+        monkeypatch.setattr(checks, "SELF_CHECK_ROUNDING_FACTOR", 0.0)
+        monkeypatch.setattr("pnnx_reference.selfcheck.SELF_CHECK_ROUNDING_FACTOR", 0.0)
+        failed = Executor(tmp_path / "b", tier="full").execute(unit)
+    finally:
+        cases.use_provider(None)
+    assert passed.status == "pass" and "network's own fp32 rounding" in passed.detail, passed
+    assert failed.status == "fail-numeric", failed
