@@ -136,3 +136,21 @@ def test_plain_tensor_attribute_is_named_by_its_path():
 
     graph = api.capture(Plain().eval(), [torch.rand(2, 3)])
     assert [op.name for op in graph.ops if op.type == "pnnx.Attribute"] == ["scale"]
+
+
+@pytest.mark.parametrize("fn, shape", [
+    (lambda x: torch.chunk(x, 1, 1)[0] * 2, (2, 3)),
+    (lambda x: torch.meshgrid(x, indexing="ij")[0] * 2, (6,)),
+    (lambda x: torch.unbind(x, 0)[0] * 2, (1, 3)),
+    (lambda x: torch.split(x, 3, 1)[0] * 2, (2, 3)),
+])
+def test_a_sequence_call_with_one_result_unpacks_it(tmp_path, fn, shape):
+    """torch.chunk(x, 1) and friends return a one-element sequence: `_pnnx.py` unpacks it
+    (`v_1, = ...`) and the self-check passes."""
+    class One(nn.Module):
+        def forward(self, x):
+            return fn(x)
+
+    x = torch.rand(*shape)
+    assert api.export(One(), (x,), tmp_path, "m").self_check.startswith("passed")
+    assert ", = torch." in (tmp_path / "m_pnnx.py").read_text()

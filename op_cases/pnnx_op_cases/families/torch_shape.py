@@ -36,6 +36,8 @@ def _meshgrid():
     return table("torch.meshgrid", [
         ("ij", "torch.stack(torch.meshgrid(x0, x1, indexing='ij'), 0)", [f(5), f(7)]),
         ("xy_three", "sum(torch.meshgrid(x0, x1, x2, indexing='xy'))", [f(3), f(4), f(2)]),
+        ("one", "torch.meshgrid(x0, indexing='ij')[0] * 2", [f(6)]),
+        ("ij_four", "sum(torch.meshgrid(x0, x1, x2, x3, indexing='ij'))", [f(2), f(3), f(2), f(4)]),
         # YOLO's anchors: grids of aranges over a feature map's size, added to it
         ("anchor_grid", "x0 + torch.stack(torch.meshgrid(torch.arange(x0.shape[-2]) + 0.5, "
                         "torch.arange(x0.shape[-1]) + 0.5, indexing='ij'), 0)", [f(1, 2, 6, 8)]),

@@ -50,8 +50,15 @@ RESULT_SHAPES = {"nn.LSTM": (1, (1, 1)), "nn.GRU": (1, 1), "nn.RNN": (1, 1),
 FORWARD_PARAMS = {"nn.MaxUnpool1d": ("output_size",), "nn.MaxUnpool2d": ("output_size",),
                   "nn.MaxUnpool3d": ("output_size",),
                   "nn.MultiheadAttention": ("need_weights", "average_attn_weights")}
+# calls returning a sequence of tensors: one output is unpacked from a one-element sequence
+SEQUENCE_RESULTS = {f"{table}.{name}" for table in ("torch", "Tensor") for name in (
+    "split", "chunk", "unbind", "tensor_split", "hsplit", "vsplit", "dsplit", "split_with_sizes")} | {
+    "torch.meshgrid", "torch.broadcast_tensors"}
+
+
 def _targets(op: Operator, ctx) -> str:
-    return ", ".join(ctx.var(o) for o in op.outputs)
+    trailing = "," if len(op.outputs) == 1 and op.type in SEQUENCE_RESULTS else ""
+    return ", ".join(ctx.var(o) for o in op.outputs) + trailing
 
 
 def _assign(op: Operator, ctx, rhs: str) -> list[str]:
