@@ -1,8 +1,6 @@
 """Shape queries."""
 from __future__ import annotations
 
-import torch
-
 from ..registry import rule
 
 
@@ -26,9 +24,3 @@ def _view(name, kw):
     """A decomposed (.pt2) graph views tensors that are contiguous only in its own memory plan."""
     x = kw["self"]
     return x.view(kw["size"]) if x.is_contiguous() else x.reshape(kw["size"])
-
-
-@rule("meshgrid", produces=("torch.meshgrid",))
-def _meshgrid(name, kw):
-    """aten's meshgrid takes its tensors as one list; torch.meshgrid takes them one by one (raft)."""
-    return torch.meshgrid(*kw["tensors"], **({"indexing": kw["indexing"]} if kw.get("indexing") else {}))
