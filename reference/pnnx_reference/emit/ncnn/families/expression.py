@@ -56,11 +56,11 @@ def _typed(node, kinds: list[int]):
         return node, FLOAT if isinstance(node.value, float) else INT
     if not isinstance(node, ex.Call):
         return node, FLOAT
+    quotient = _integer_quotient(node, kinds) if node.func in _ROUNDED_QUOTIENT else None
+    if quotient is not None:
+        return _ROUNDED_QUOTIENT[node.func](*quotient), INT
     typed = [_typed(a, kinds) for a in node.args]
     args = tuple(a for a, _ in typed)
-    quotient = _integer_quotient(node, kinds)
-    if node.func in _ROUNDED_QUOTIENT and quotient is not None:
-        return _ROUNDED_QUOTIENT[node.func](*quotient), INT
     kind = max((k for _, k in typed), default=FLOAT)
     if node.func not in _KEEP_INTEGER:
         return ex.Call(node.func, args), FLOAT
