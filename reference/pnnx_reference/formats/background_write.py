@@ -44,14 +44,16 @@ class BackgroundWriter:
         if n < SMALL:
             self._small += view
             if len(self._small) >= SMALL:
-                self._hand_over(bytes(self._small))
-                self._small.clear()
+                self._hand_over_small()
         else:
-            if self._small:
-                self._hand_over(bytes(self._small))
-                self._small.clear()
+            self._hand_over_small()
             self._hand_over(view)
         return n
+
+    def _hand_over_small(self) -> None:
+        if self._small:
+            self._hand_over(bytes(self._small))
+            self._small.clear()
 
     def writelines(self, pieces) -> None:
         for piece in pieces:
@@ -90,9 +92,8 @@ class BackgroundWriter:
 
     def close(self) -> None:
         """Write what is left and wait for the thread; raise its error if it had one."""
-        if self._small and self._error is None:
-            self._hand_over(bytes(self._small))
-            self._small.clear()
+        if self._error is None:
+            self._hand_over_small()
         self._stop()
         if self._error is not None:
             raise self._error
