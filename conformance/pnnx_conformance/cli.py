@@ -6,8 +6,8 @@
     pnnx-conformance report --results DIR [--out DIR/report] [--readme README.md] [--html DIR] [--bench FILE] [--check]
     pnnx-conformance history [REPORTS] [--from-git]
     pnnx-conformance keygen --out KEY.pem
-    pnnx-conformance certify --backend NAME [--key KEY.pem] [--tier smoke] [--waivers FILE | --results DIR] [--out DIR]
-    pnnx-conformance verify-certificate FILE.json [--trust FINGERPRINT] [--pubkey KEY.pub.pem] [--rerun N [--seed S]]
+    pnnx-conformance certify --backend NAME [--key KEY.pem] [--tier smoke] [--op/--table/--pattern ...] [--waivers FILE | --results DIR] [--out DIR]
+    pnnx-conformance verify-certificate FILE.json (--trust FINGERPRINT | --pubkey KEY.pub.pem) [--rerun N --backend NAME [--seed S]]
     pnnx-conformance diff OLD NEW [--fail-on-new-failures]
     pnnx-conformance behind RESULTS --route reference-pt --base upstream [--known FILE] [--strict]
     pnnx-conformance freeze --tier smoke --out corpus/
@@ -162,18 +162,21 @@ def cmd_history(args) -> int:
 def cmd_certify(args) -> int:
     from .report.certify import certify
 
-    cert, js, page = certify(args.backend, Path(args.out), tier=args.tier, ops=_csv(args.op),
-                             waivers=Path(args.waivers) if args.waivers else None, max_cases=args.max_cases,
-                             jobs=args.jobs, cases_provider=args.cases, progress=not args.quiet,
-                             key=Path(args.key) if args.key else None,
+    cert, js, page = certify(args.backend, Path(args.out), tier=args.tier, ops=_csv(args.op), tables=_csv(args.table),
+                             pattern=args.pattern, waivers=Path(args.waivers) if args.waivers else None,
+                             max_cases=args.max_cases, jobs=args.jobs, cases_provider=args.cases,
+                             progress=not args.quiet, key=Path(args.key) if args.key else None,
                              results=Path(args.results) if args.results else None)
-    for table, rate in cert["pass_rates"].items():
-        print(f"{table}: {rate['passed']}/{rate['total']} passed, {rate.get('waived', 0)} waived", file=sys.stderr)
     print(f"certificate: {js}\n             {page}\ndigest {cert['digest']}", file=sys.stderr)
     if "signature" in cert:
         print(f"signed by {cert['signature']['fingerprint']}", file=sys.stderr)
     else:
         print("warning: unsigned (no --key): verify-certificate refuses it without --allow-unsigned", file=sys.stderr)
+    for mode, c in cert["summary"].items():
+        rate = "n/a" if c["pass_rate"] is None else f"{c['pass_rate'] * 100:.1f}%"
+        print(f"{cert['backend']['name']} {mode} ({cert['precisions'][mode]['compute']}): {c['passed']}/{c['total']} "
+              f"cases passed ({rate}), {c['waived']} waived, {c['failed']} failed, {c['not_applicable']} not applicable",
+              file=sys.stderr)
     return 0
 
 
@@ -186,24 +189,33 @@ def cmd_keygen(args) -> int:
 
 
 def cmd_verify_certificate(args) -> int:
+    from .errors import HarnessError
+    from .report.certificate import trust_problems
     from .report.certify import read_certificate, rerun, signer, trusted_fingerprints, verify_file
 
     name = args.certificate
+    if args.rerun and not args.backend:
+        raise HarnessError("verify-certificate --rerun needs --backend NAME: the backend to re-run is named by you, "
+                           "never taken from the certificate")
     trusted = trusted_fingerprints(args.trust or [], args.pubkey or [])
     problems = verify_file(Path(name), check_cases=not args.no_case_check, trusted=trusted,
-                           allow_unsigned=args.allow_unsigned)
-    if args.rerun:
-        seed, differences = rerun(Path(name), args.rerun, seed=args.seed, jobs=args.jobs, progress=not args.quiet)
-        print(f"{name}: re-ran {args.rerun} case(s) drawn with --seed {seed}", file=sys.stderr)
+                           allow_unsigned=args.allow_unsigned, cases=args.cases)
+    who = signer(read_certificate(Path(name)))
+    if args.rerun and problems:
+        print(f"{name}: not re-run: the certificate does not verify", file=sys.stderr)
+    elif args.rerun:
+        seed, ran, differences = rerun(Path(name), args.rerun, args.backend, seed=args.seed, jobs=args.jobs,
+                                       progress=not args.quiet, cases=args.cases)
+        if ran:
+            print(f"{name}: re-ran {ran} case(s) drawn with --seed {seed}", file=sys.stderr)
         problems += differences
     for p in problems:
         print(f"{name}: {p}", file=sys.stderr)
-    who = signer(read_certificate(Path(name)))
-    if who and not trusted:
-        print(f"{name}: signed by {who} (not pinned: pass --trust {who} or --pubkey to require this signer)",
-              file=sys.stderr)
-    elif who:
-        print(f"{name}: signed by {who} (trusted)", file=sys.stderr)
+    if who:
+        cert = read_certificate(Path(name))
+        standing = ("trusted" if not trust_problems(cert, trusted) else "signature does not verify" if who in trusted
+                    else "not one of the trusted keys" if trusted else "no key pinned")
+        print(f"{name}: signed by {who} ({standing})", file=sys.stderr)
     print(f"{name}: " + ("verifies" if not problems else "does NOT verify"), file=sys.stderr)
     return 1 if problems else 0
 
@@ -354,8 +366,10 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--tier", default="smoke", choices=("smoke", "full"))
     c.add_argument("--waivers", help="vendor waiver file (TOML, see waivers.py)")
     c.add_argument("--out", default="certificates")
-    c.add_argument("--op", action="append", help="restrict to operators (fnmatch), repeatable")
-    c.add_argument("--max-cases", type=int, default=None)
+    c.add_argument("--op", action="append", help="operator (fnmatch pattern), repeatable or comma-separated")
+    c.add_argument("--table", action="append", help="nn | F | Tensor | torch | models | onnx")
+    c.add_argument("--pattern", help="fnmatch pattern on case ids")
+    c.add_argument("--max-cases", type=int, default=None, help="cap on cases (default: every case of the tier)")
     c.add_argument("--cases", help="case provider module:function")
     c.add_argument("--jobs", "-j", type=int, default=2)
     c.add_argument("--quiet", "-q", action="store_true")
@@ -370,8 +384,12 @@ def parser() -> argparse.ArgumentParser:
     vc.add_argument("--pubkey", action="append", metavar="PEM", help="accept only this signer's key, repeatable")
     vc.add_argument("--allow-unsigned", action="store_true",
                     help="accept an unsigned certificate (its digest alone proves nothing)")
+    vc.add_argument("--cases", help="the case provider module:function the certificate names, if any: it is "
+                    "imported only when you name the same one")
+    vc.add_argument("--backend", help="for --rerun: the backend to re-run (entry-point name or module:Class); its "
+                    "name and installed versions must be the certified ones")
     vc.add_argument("--rerun", type=int, default=0, metavar="N",
-                    help="audit: re-run N cases drawn at random with the certified backend; any other status fails")
+                    help="audit: re-run N cases drawn at random with --backend; any other status fails")
     vc.add_argument("--seed", type=int, default=None, help="the draw of --rerun (default: a fresh one, printed)")
     vc.add_argument("--jobs", "-j", type=int, default=2)
     vc.add_argument("--quiet", "-q", action="store_true")

@@ -3,49 +3,48 @@ from __future__ import annotations
 
 import json
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from certificates import VENDOR, certificate, fp, rec
 
-from pnnx_conformance.report.certificate import (case_set_hash, make_certificate, verify_certificate,
+from pnnx_conformance.report.certificate import (case_set_hash, case_set_problems, content_problems, trust_problems,
                                                  write_certificate)
 from pnnx_conformance.report.diff import diff_results
-from pnnx_conformance.results import Metrics, Result
 from pnnx_op_cases.case import Case, InputSpec
-
-ENV = {"os": "test", "packages": {}}
-KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))  # a fixed test key: no randomness
-
-
-def rec(case, status, backend="vendor-x", waiver=""):
-    return Result(case=case, op=case.split("/")[0], table="nn", converter="reference", check="parity",
-                  status=status, backend=backend, precision="fp32", metrics=Metrics(max_abs=0.0), waiver=waiver)
 
 
 def results():
     return [rec("nn.ReLU/a", "pass"), rec("nn.ReLU/b", "xfail", waiver="known ncnn bug"),
-            rec("nn.Conv2d/a", "fail-numeric"), rec("nn.Conv2d/a", "pass", backend="other")]
+            rec("nn.Conv2d/a", "fail-numeric"), rec("F.dropout/train", "skipped")]
 
 
-def test_certificate_counts_waivers_as_waived_not_passed(tmp_path):
-    cert = make_certificate("vendor-x", results(), tier="smoke", case_hash="abc", environment=ENV, key=KEY)
-    assert cert["pass_rates"]["nn"] == {"passed": 1, "waived": 1, "failed": 1, "total": 3, "pass_rate": 0.333333}
-    assert cert["waivers"] == [{"case": "nn.ReLU/b", "reason": "known ncnn bug"}]
-    assert verify_certificate(cert, "abc") == []
+def problems(cert, case_hash="abc"):
+    return (trust_problems(cert, [fp(VENDOR)]) + content_problems(cert)
+            + case_set_problems(cert, case_hash, {r["case"] for r in cert["results"]}))
+
+
+def test_certificate_counts_cases_per_mode_waivers_as_waived_not_applicable_apart(tmp_path):
+    cert = certificate(results())
+    assert cert["summary"]["fp32"] == {
+        "passed": 1, "waived": 1, "failed": 1, "not_applicable": 1, "total": 3, "pass_rate": 0.333333,
+        "tables": {"F": {"passed": 0, "waived": 0, "failed": 0, "not_applicable": 1, "total": 0, "pass_rate": None},
+                   "nn": {"passed": 1, "waived": 1, "failed": 1, "not_applicable": 0, "total": 3,
+                          "pass_rate": 0.333333}}}
+    assert cert["waivers"] == [{"case": "nn.ReLU/b", "precision": "fp32", "reason": "known ncnn bug"}]
+    assert problems(cert) == []
     js, page = write_certificate(cert, tmp_path)
-    assert verify_certificate(json.loads(js.read_text()), "abc") == []
-    assert "vendor-x" in page.read_text()
+    assert problems(json.loads(js.read_text())) == []
+    assert "vendor-x" in page.read_text() and not list(tmp_path.glob("*.part"))
 
 
 def test_editing_one_result_breaks_verification():
-    cert = make_certificate("vendor-x", results(), tier="smoke", case_hash="abc", environment=ENV, key=KEY)
+    cert = certificate(results())
     cert["results"][0]["status"] = "pass" if cert["results"][0]["status"] != "pass" else "crash"
-    assert verify_certificate(cert, "abc")[:2] == [
+    assert problems(cert)[:2] == [
         "digest mismatch: the certificate was modified after it was issued",
         "bad signature: the certificate was changed after it was signed"]
 
 
 def test_changed_case_set_is_reported():
-    cert = make_certificate("vendor-x", results(), tier="smoke", case_hash="abc", environment=ENV, key=KEY)
-    assert verify_certificate(cert, "def") == ["case set changed: certificate abc, current def"]
+    assert problems(certificate(results()), "def") == ["case set changed: certificate abc, current def"]
 
 
 def test_case_set_hash_changes_with_any_case_source():

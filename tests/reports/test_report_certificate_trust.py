@@ -1,10 +1,10 @@
-"""Certificates that can be trusted (issue 20, item 4): signed with Ed25519; a forged one
-(edited, digest recomputed), an inconsistent one, one naming cases the suite does not have,
-one signed by another key, an unsigned or downgraded one are rejected; `--rerun` re-runs a
-random sample with the certified backend and catches a backend whose behaviour changed."""
+"""Certificates that can be trusted (issue 20, item 4; issue 28, item 1): signed with
+Ed25519; a forged one (edited, digest recomputed), an inconsistent one, one naming cases the
+suite does not have, one signed by another key or by none, and a signed one without a pinned
+key are rejected; `--rerun` re-runs a random sample with the backend the user names and
+catches a backend whose behaviour changed."""
 from __future__ import annotations
 
-import copy
 import json
 import os
 import subprocess
@@ -12,57 +12,44 @@ import sys
 from pathlib import Path
 
 import pytest
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from certificates import MALLORY, VENDOR, certificate as make, fp as _fp, rec
 
-from pnnx_conformance.report.certificate import (digest_of, fingerprint, make_certificate, sign_certificate,
-                                                 verify_certificate)
+from pnnx_conformance.report.certificate import (case_set_problems, content_problems, digest_of, sign_certificate,
+                                                 trust_problems)
 from pnnx_conformance.report.certify import trusted_fingerprints
-from pnnx_conformance.results import Metrics, Result
 
 ROOT = Path(__file__).resolve().parents[2]
-ENV = {"os": "test", "packages": {}}
-VENDOR = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))        # fixed keys: no randomness
-MALLORY = Ed25519PrivateKey.from_private_bytes(bytes(range(1, 33)))
 CASES = ["nn.ReLU/a", "nn.ReLU/b", "nn.Conv2d/a"]
-
-
-def _fp(key) -> str:
-    from cryptography.hazmat.primitives import serialization
-
-    return fingerprint(key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw))
-
-
-def rec(case, status, waiver=""):
-    return Result(case=case, op=case.split("/")[0], table="nn", converter="reference", check="parity",
-                  status=status, backend="vendor-x", precision="fp32", metrics=Metrics(max_abs=0.0), waiver=waiver)
 
 
 def certificate(key=VENDOR) -> dict:
     results = [rec("nn.ReLU/a", "pass"), rec("nn.ReLU/b", "xfail", waiver="known bug"),
                rec("nn.Conv2d/a", "fail-numeric")]
-    return make_certificate("vendor-x", results, tier="smoke", case_hash="abc", environment=ENV, key=key)
+    return make(results, key=key)
 
 
 def result_of(cert, case) -> dict:
     return next(r for r in cert["results"] if r["case"] == case)
 
 
-def verify(cert, **kw):
-    kw.setdefault("case_ids", CASES)
-    return verify_certificate(cert, "abc", **kw)
+def verify(cert, trusted=(VENDOR,), allow_unsigned=False):
+    return (trust_problems(cert, [_fp(k) for k in trusted], allow_unsigned) + content_problems(cert)
+            + case_set_problems(cert, "abc", CASES))
 
 
 def test_a_signed_certificate_verifies_and_names_its_signer():
     cert = certificate()
     assert cert["signature"]["fingerprint"] == _fp(VENDOR)
     assert verify(cert) == []
-    assert verify(cert, trusted=[_fp(VENDOR)]) == []
+    assert verify(cert, trusted=()) == [f"signed by {_fp(VENDOR)}, but no key is trusted: pass --trust "
+                                        f"{_fp(VENDOR)} or --pubkey FILE.pem if you trust this signer"]
 
 
 def test_a_forged_certificate_edited_and_rehashed_is_rejected():
     cert = certificate()
     result_of(cert, "nn.Conv2d/a")["status"] = "pass"
-    cert["pass_rates"]["nn"].update(passed=2, failed=0, pass_rate=0.666667)
+    cert["summary"]["fp32"].update(passed=2, failed=0, pass_rate=0.666667)
+    cert["summary"]["fp32"]["tables"]["nn"].update(passed=2, failed=0, pass_rate=0.666667)
     cert["digest"] = digest_of(cert)  # everything consistent again, except the signature
     assert verify(cert) == ["bad signature: the certificate was changed after it was signed"]
 
@@ -70,11 +57,11 @@ def test_a_forged_certificate_edited_and_rehashed_is_rejected():
 def test_a_forgery_resigned_with_another_key_fails_once_the_signer_is_pinned():
     cert = certificate()
     result_of(cert, "nn.Conv2d/a")["status"] = "pass"
-    cert["pass_rates"]["nn"].update(passed=2, failed=0, pass_rate=0.666667)
+    cert["summary"]["fp32"].update(passed=2, failed=0, pass_rate=0.666667)
+    cert["summary"]["fp32"]["tables"]["nn"].update(passed=2, failed=0, pass_rate=0.666667)
     sign_certificate(cert, MALLORY)  # self-consistent: only pinning the issuer tells
-    assert verify(cert) == []
-    assert verify(cert, trusted=[_fp(VENDOR)]) == [
-        f"signed by {_fp(MALLORY)}, which is not one of the trusted keys"]
+    assert verify(cert, trusted=(MALLORY,)) == []
+    assert verify(cert) == [f"signed by {_fp(MALLORY)}, which is not one of the trusted keys"]
 
 
 def test_swapping_in_another_public_key_without_resigning_is_rejected():
@@ -82,41 +69,41 @@ def test_swapping_in_another_public_key_without_resigning_is_rejected():
     other = certificate(MALLORY)["signature"]
     cert["signature"]["public_key"], cert["signature"]["fingerprint"] = other["public_key"], other["fingerprint"]
     cert["digest"] = digest_of(cert)
-    assert verify(cert) == ["bad signature: the certificate was changed after it was signed"]
+    assert verify(cert, trusted=(MALLORY,)) == ["bad signature: the certificate was changed after it was signed"]
 
 
 def test_an_inconsistent_certificate_is_rejected_even_when_signed():
     cert = certificate()
-    cert["pass_rates"]["nn"].update(passed=3, failed=0, waived=0, pass_rate=1.0)   # rates that lie
+    cert["summary"]["fp32"].update(passed=3, failed=0, waived=0, pass_rate=1.0)     # rates that lie
     cert["waivers"] = []                                                          # and a hidden waiver
     cert["results"].append(dict(result_of(cert, "nn.ReLU/a")))                     # and a duplicate
+    del cert["signature"]
     sign_certificate(cert, VENDOR)  # the issuer's own key: the lie is in the content, not the transport
-    assert verify(cert) == ["1 case(s) recorded twice, e.g. nn.ReLU/a",
-                            "pass rates disagree with the per-case results (table nn)",
+    assert verify(cert) == ["1 result(s) recorded twice, e.g. nn.ReLU/a (fp32)",
+                            "the summary disagrees with the per-case results (precision fp32)",
                             "the waiver list disagrees with the per-case results"]
 
 
 def test_a_certificate_naming_unknown_cases_or_missing_some_is_rejected():
     cert = certificate()
     result_of(cert, "nn.ReLU/a")["case"] = "nn.ReLU/ghost"
-    cert["waivers"] = [{"case": "nn.ReLU/b", "reason": "known bug"}]
     sign_certificate(cert, VENDOR)
     assert verify(cert) == ["1 result(s) name a case that is not in the case set, e.g. nn.ReLU/ghost",
                             "1 case(s) of the case set have no result, e.g. nn.ReLU/a"]
 
 
-def test_unsigned_and_downgraded_certificates_are_rejected_unless_allowed():
+def test_a_mode_left_out_of_some_case_is_rejected():
+    cert = make([rec("nn.ReLU/a", "pass"), rec("nn.ReLU/a", "pass", "fp16"), rec("nn.ReLU/b", "pass")],
+                modes={"fp32": None, "fp16": "fp16"})
+    assert content_problems(cert) == ["1 case(s) lack a result in some declared precision mode, e.g. nn.ReLU/b"]
+
+
+def test_unsigned_certificates_are_rejected_unless_allowed():
     unsigned = certificate(key=None)
-    assert verify(unsigned) == ["not signed: anyone who edits it can recompute its digest "
-                                "(issue it with certify --key KEY.pem)"]
-    assert verify(unsigned, allow_unsigned=True) == []
-    downgraded = copy.deepcopy(certificate())
-    del downgraded["signature"]
-    downgraded["format_version"] = 1
-    downgraded["digest"] = digest_of(downgraded)
-    assert verify(downgraded)[0].startswith("not signed")
-    assert verify(downgraded, allow_unsigned=True, trusted=[_fp(VENDOR)]) == [
-        "not signed, but a trusted signer was required"]
+    assert verify(unsigned, trusted=()) == ["not signed: anyone who edits it can recompute its digest "
+                                            "(issue it with certify --key KEY.pem)"]
+    assert verify(unsigned, trusted=(), allow_unsigned=True) == []
+    assert verify(unsigned, allow_unsigned=True) == ["not signed, but a trusted signer was required"]
 
 
 def test_pubkey_files_pin_their_fingerprint(tmp_path):
@@ -146,9 +133,12 @@ def test_rerun_catches_a_backend_whose_behaviour_changed(tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     js = next((tmp_path / "cert").glob("certificate-*.json"))
     assert {r["status"] for r in json.loads(js.read_text())["results"]} == {"pass"}
-    same = _cli("verify-certificate", str(js), "--rerun", "2", "--seed", "7", "-q", cwd=tmp_path)
+    pin = ["--pubkey", str(tmp_path / "k.pub.pem"), "--cases", "harness_cases:cases",
+           "--backend", "harness_fake_backends:DriftBackend"]
+    same = _cli("verify-certificate", str(js), *pin, "--rerun", "2", "--seed", "7", "-q", cwd=tmp_path)
     assert same.returncode == 0, same.stderr
     assert "re-ran 2 case(s) drawn with --seed 7" in same.stderr and "verifies" in same.stderr
-    changed = _cli("verify-certificate", str(js), "--rerun", "1", "--seed", "7", "-q", cwd=tmp_path, drift=True)
+    changed = _cli("verify-certificate", str(js), *pin, "--rerun", "1", "--seed", "7", "-q", cwd=tmp_path,
+                   drift=True)
     assert changed.returncode == 1
     assert "certified pass, now fail-numeric" in changed.stderr and "does NOT verify" in changed.stderr

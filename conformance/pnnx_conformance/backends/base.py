@@ -34,6 +34,7 @@ class Backend(ABC):
     precisions: dict[str, str | None] = {"fp32": None}
     device: str = ""  # filled in by prepare() where the backend runs on a named device
     pure: bool = False
+    runtime: str = ""  # the distribution (pip name) of the runtime wrapped, e.g. "onnxruntime"
 
     def applicable(self, case) -> str | None:
         """A reason this backend cannot run `case` at all, or None."""
@@ -51,6 +52,12 @@ class Backend(ABC):
 
     def release(self) -> None:
         """Drop per-case state; the instance is reused for the next case."""
+
+    def compute_type(self, precision: str) -> str:
+        """The type the runtime computes in for `precision` ("fp32", "fp16", "bf16"): by default
+        the mode's pre-rounding; a mode such as "default" that the runtime resolves itself
+        (bf16 on a CPU with AMX, say) reports what it resolved to."""
+        return self.precisions[precision] or "fp32"
 
     def describe(self) -> dict:
         """Name, version and device, for the environment record."""

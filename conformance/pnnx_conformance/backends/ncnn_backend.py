@@ -94,6 +94,7 @@ def _blob_order(names: list[str], prefix: str) -> list[str]:
 
 class _NcnnBackend(Backend):
     consumes = ("ncnn.param", "ncnn.bin")
+    runtime = "ncnn"
     pure = True  # one thread, fixed options: the same files give the same outputs
     vulkan = False
 

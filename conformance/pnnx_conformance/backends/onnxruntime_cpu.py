@@ -10,6 +10,7 @@ class OnnxRuntimeBackend(Backend):
     name = "onnxruntime"
     consumes = ("pnnx.onnx",)
     precisions = {"fp32": None}
+    runtime = "onnxruntime"
 
     def session_options(self):
         import onnxruntime as ort

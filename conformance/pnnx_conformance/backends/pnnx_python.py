@@ -42,6 +42,7 @@ class PnnxPythonBackend(TorchModuleBackend):
     name = "pnnx-python"
     consumes = ("pnnx.py", "pnnx.bin")
     precisions = {"fp32": None}
+    runtime = "torch"
 
     def prepare(self, artefacts, precision):
         self.model = load_generated_model(artefacts.paths["pnnx.py"])

@@ -23,6 +23,7 @@ class TorchBackend(TorchModuleBackend):
     name = "torch"
     consumes = ()
     precisions = {"fp32": None}
+    runtime = "torch"
 
     def prepare(self, artefacts, precision):
         from ..cases import load_case

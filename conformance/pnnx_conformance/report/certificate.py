@@ -1,27 +1,32 @@
 """Vendor certificates: a signed record of one backend's results on a case set.
 
-A certificate holds the environment fingerprint, the case-set hash, per-case results,
-waivers (shown as waived, never as passed), pass rates per table, an Ed25519 signature by
-the issuer's key (`certify --key`; the public key and its fingerprint are in the
-certificate) and a sha256 digest, both over the canonical JSON of everything else.
+A certificate (format 3) states what was certified: the backend by its `name`, the plug-in's
+and the runtime's distributions and versions (read from the installed distributions), the
+device, each precision mode with what it means, the selection (tier, operator patterns,
+tables, case count, case-set hash), the suite's version, the environment, per-case results
+(with the failing stage and reason), waivers (shown as waived, never as passed) and a summary
+per precision mode counting cases; then an Ed25519 signature by the issuer's key (`certify
+--key`; the public key and its fingerprint are in the certificate) and a sha256 digest, both
+over the canonical JSON of everything else. Every summary figure is derived from the signed
+results, and nothing is stated twice.
 
-`verify_certificate` checks the digest, the signature, that the signer is one the verifier
-trusts (when given fingerprints to pin), the certificate's internal consistency (pass rates
-and waivers recomputed from the per-case results, no duplicate results) and, given the
-installed suite's case set, that its hash matches and every result names a case of it.
+Verifying is in three steps that import and run nothing the certificate names:
+`certificate_schema.read` (size, nesting, duplicate keys, exact types), `trust_problems`
+(digest, signature, signer among the keys the user trusts), `content_problems` (the summary,
+waivers and case count re-derived from the results). `certify.verify_file` then compares
+with today's case set, using a case provider the certificate names only when the user names
+the same one.
 
 Trust model: the signature proves the certificate is unchanged since the holder of that
 private key issued it. Anyone can make a key, so a verifier pins the issuers it trusts
-(`--trust FINGERPRINT` / `--pubkey FILE.pem`); without pinning, verification says which key
-signed and that it was not pinned. An unsigned certificate (format 1, or `certify` without a
-key) verifies only with `allow_unsigned`: its digest proves nothing, since anyone who edits
-it can recompute the digest.
+(`--trust FINGERPRINT` / `--pubkey FILE.pem`); a signed certificate verifies only against a
+pinned key. An unsigned one (format 1, or `certify` without a key) verifies only with
+`allow_unsigned`: its digest proves nothing, since anyone who edits it can recompute it.
 """
 from __future__ import annotations
 
 import base64
 import hashlib
-import html
 import json
 import platform
 import re
@@ -33,10 +38,8 @@ from typing import Iterable
 
 from ..environment import environment
 from ..results import STATUSES, Result
-from .summary import GOOD
 
-FORMAT_VERSION = 2
-READABLE_VERSIONS = (1, 2)   # 1: before signatures and per-result tables
+FORMAT_VERSION = 3          # 1: unsigned, rates per table (the committed device runs); 2: retired
 SIGNATURE = "ed25519"
 
 
@@ -195,151 +198,219 @@ def _signature_problems(cert: dict) -> list[str]:
     return problems
 
 
-def pass_rates(entries: Iterable[tuple[str, str]]) -> dict:
-    """Per table: passed / waived / failed / total and the pass rate, from (table, status)."""
-    per_table: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    for table, status in entries:
-        bucket = "passed" if status in GOOD else "waived" if status == "xfail" else "failed"
-        per_table[table][bucket] += 1
-        per_table[table]["total"] += 1
-    return {t: {**c, "pass_rate": round(c["passed"] / c["total"], 6)} for t, c in sorted(per_table.items())}
+# --- what a certificate states, derived from its per-case results -----------------------
+GOOD = {"pass", "xpass"}            # xpass: the runtime passed; only the waiver was stale
+WAIVED = {"xfail"}
+NOT_APPLICABLE = {"not-applicable", "skipped"}   # the route cannot run the case, or it has no oracle
+ROUNDING_MEANING = {
+    "none": "weights and inputs as generated (fp32), judged by the fp32 oracle",
+    "fp16": "weights and inputs pre-rounded to fp16, judged by the oracle on the same rounded values",
+    "bf16": "weights and inputs pre-rounded to bf16, judged by the oracle on the same rounded values",
+}
 
 
-def _table_of(entry: dict) -> str:
-    """A result's table (format 1 did not record it: the case id's operator prefix)."""
-    return entry.get("table") or entry["case"].split("/")[0].split(".")[0]
+def bucket(status: str) -> str:
+    if status in GOOD:
+        return "passed"
+    if status in WAIVED:
+        return "waived"
+    return "not_applicable" if status in NOT_APPLICABLE else "failed"
 
 
-def make_certificate(backend: str, results: list[Result], *, tier: str, case_hash: str,
-                     environment: dict | None = None, selection: dict | None = None,
-                     key=None) -> dict:
-    """The certificate of `backend`'s parity results, signed with `key` (an Ed25519 private
-    key) when given."""
-    mine = [r for r in results if r.backend == backend and r.check == "parity"]
-    if not mine:
-        raise ValueError(f"no parity results for backend {backend!r}")
-    rates = pass_rates((r.table, r.status) for r in mine)
+def _counts(buckets: list[str]) -> dict:
+    c = {k: buckets.count(k) for k in ("passed", "waived", "failed", "not_applicable")}
+    c["total"] = c["passed"] + c["waived"] + c["failed"]
+    c["pass_rate"] = round(c["passed"] / c["total"], 6) if c["total"] else None
+    return c
+
+
+def summarize(results: list[dict], modes: Iterable[str]) -> dict:
+    """Per precision mode: cases passed / waived / failed / not applicable, the total the rate
+    counts (not-applicable cases are outside it) and the pass rate; the same per table."""
+    out = {}
+    for mode in sorted(modes):
+        mine = [r for r in results if r["precision"] == mode]
+        tables = sorted({r["table"] for r in mine})
+        out[mode] = {**_counts([bucket(r["status"]) for r in mine]),
+                     "tables": {t: _counts([bucket(r["status"]) for r in mine if r["table"] == t])
+                                for t in tables}}
+    return out
+
+
+def waiver_list(results: list[dict]) -> list[dict]:
+    return [{"case": r["case"], "precision": r["precision"], "reason": r["waiver"]}
+            for r in sorted(results, key=lambda r: (r["case"], r["precision"])) if r["waiver"]]
+
+
+def precision_modes(rounding: dict, compute: dict) -> dict:
+    """Each mode with its pre-rounding, the type the runtime computes in (as the backend
+    reports it: a "default" mode resolved) and what that means."""
+    out = {}
+    for mode, r in sorted(rounding.items()):
+        r = r or "none"
+        out[mode] = {"rounding": r, "compute": compute[mode],
+                     "meaning": f"{ROUNDING_MEANING.get(r, r)}; the runtime computes in {compute[mode]}"}
+    return out
+
+
+def result_record(r: Result) -> dict:
+    return {"case": r.case, "table": r.table, "precision": r.precision or "", "status": r.status,
+            "stage": getattr(r, "stage", "") or "", "reason": r.error, "waiver": r.waiver,
+            "max_abs": r.metrics.max_abs if r.metrics else None}
+
+
+def make_certificate(records: list[Result], *, backend: dict, precisions: dict, selection: dict,
+                     environment: dict, suite: dict, key=None) -> dict:
+    """The certificate of one backend's parity records through the certification route.
+    `backend`: name, plugin and runtime distributions, device, what describe() said;
+    `precisions`: precision_modes(); `selection`: what was selected, with its case count and
+    case-set hash. Signed with `key` (an Ed25519 private key) when given."""
+    if not records:
+        raise ValueError(f"no parity results for backend {backend['name']!r}")
+    results = sorted((result_record(r) for r in records), key=lambda r: (r["case"], r["precision"]))
     cert = {
         "format_version": FORMAT_VERSION,
-        "backend": backend,
-        "tier": tier,
         "created": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "case_set_hash": case_hash,
-        "selection": selection or {},
-        "environment": environment if environment is not None else environment_fingerprint(),
-        "pass_rates": rates,
-        "waivers": sorted({(r.case, r.waiver) for r in mine if r.waiver}),
-        "results": [{"case": r.case, "table": r.table, "converter": r.converter, "precision": r.precision,
-                     "status": r.status, "waiver": r.waiver, "max_abs": r.metrics.max_abs if r.metrics else None}
-                    for r in sorted(mine, key=lambda r: r.key)],
+        "suite": suite,
+        "backend": backend,
+        "precisions": precisions,
+        "selection": selection,
+        "environment": environment,
+        "summary": summarize(results, precisions),
+        "waivers": waiver_list(results),
+        "results": results,
     }
-    cert["waivers"] = [{"case": c, "reason": w} for c, w in cert["waivers"]]
     if key is not None:
         return sign_certificate(cert, key)
     cert["digest"] = digest_of(cert)
     return cert
 
 
-def _counts(rates) -> dict:
-    """Pass rates with absent buckets as 0 (a bucket no result fell in is not written)."""
-    if not isinstance(rates, dict):
-        return {}
-    return {t: {k: c.get(k, 0) for k in ("passed", "waived", "failed", "total", "pass_rate")}
-            if isinstance(c, dict) else c for t, c in rates.items()}
-
-
-def consistency_problems(cert: dict) -> list[str]:
-    """What the certificate says about itself that its per-case results contradict."""
-    results = cert.get("results")
-    if not isinstance(results, list) or not all(isinstance(r, dict) and isinstance(r.get("case"), str)
-                                                 for r in results):
-        return ["malformed results: a list of per-case records is needed"]
+# --- verification: nothing here imports or runs anything the certificate names ------------
+def trust_problems(cert: dict, trusted: Iterable[str] = (), allow_unsigned: bool = False) -> list[str]:
+    """The digest, the signature and whether its signer is one the user trusts."""
     problems = []
-    unknown = sorted({str(r.get("status")) for r in results} - set(STATUSES))
-    if unknown:
-        problems.append(f"unknown result status {', '.join(unknown)}")
-    keys = [(r["case"], r.get("converter"), r.get("precision")) for r in results]
-    duplicates = sorted({k for k in keys if keys.count(k) > 1}, key=str)
-    if duplicates:
-        problems.append(f"{len(duplicates)} case(s) recorded twice, e.g. {duplicates[0][0]}")
-    recomputed = _counts(pass_rates((_table_of(r), r.get("status")) for r in results))
-    claimed = _counts(cert.get("pass_rates"))
-    if claimed != recomputed:
-        differ = sorted(str(t) for t in set(recomputed) | set(claimed) if claimed.get(t) != recomputed.get(t))
-        problems.append(f"pass rates disagree with the per-case results (table {', '.join(differ)})")
-    waivers = [{"case": c, "reason": w} for c, w in sorted({(r["case"], r.get("waiver")) for r in results
-                                                              if r.get("waiver")})]
-    if cert.get("waivers") != waivers:
-        problems.append("the waiver list disagrees with the per-case results")
-    return problems
-
-
-def verify_certificate(cert: dict, current_case_hash: str | None = None, *, case_ids=None,
-                       trusted: Iterable[str] | None = None, allow_unsigned: bool = False) -> list[str]:
-    """Problems found; an empty list means the certificate verifies. `current_case_hash` and
-    `case_ids`: the case set the certificate's selection gives today (None: not checked).
-    `trusted`: the fingerprints of the signers to accept (None or empty: any signer)."""
-    problems = []
-    if cert.get("format_version") not in READABLE_VERSIONS:
-        return [f"unknown certificate format version {cert.get('format_version')!r}"]
     if cert.get("digest") != digest_of(cert):
         problems.append("digest mismatch: the certificate was modified after it was issued")
+    trusted = set(trusted or ())
     if "signature" in cert:
         problems += _signature_problems(cert)
-        if trusted and signer(cert) not in set(trusted):
+        if not trusted and not allow_unsigned:
+            problems.append(f"signed by {signer(cert)}, but no key is trusted: pass --trust {signer(cert)} "
+                            "or --pubkey FILE.pem if you trust this signer")
+        elif trusted and signer(cert) not in trusted:
             problems.append(f"signed by {signer(cert)}, which is not one of the trusted keys")
+    elif trusted:
+        problems.append("not signed, but a trusted signer was required")
     elif not allow_unsigned:
         problems.append("not signed: anyone who edits it can recompute its digest (issue it with "
                         "certify --key KEY.pem)")
-    elif trusted:
-        problems.append("not signed, but a trusted signer was required")
-    problems += consistency_problems(cert)
-    if current_case_hash is not None and cert.get("case_set_hash") != current_case_hash:
-        problems.append(f"case set changed: certificate {str(cert.get('case_set_hash', ''))[:12]}, "
-                        f"current {current_case_hash[:12]}")
-    if case_ids is not None and isinstance(cert.get("results"), list):
-        known = set(case_ids)
-        named = {r.get("case") for r in cert["results"] if isinstance(r, dict)}
-        missing = sorted(str(c) for c in named - known)
-        if missing:
-            problems.append(f"{len(missing)} result(s) name a case that is not in the case set, "
-                            f"e.g. {missing[0]}")
-        absent = sorted(known - named)
-        if absent:
-            problems.append(f"{len(absent)} case(s) of the case set have no result, e.g. {absent[0]}")
     return problems
 
 
-def certificate_html(cert: dict) -> str:
-    rows = "".join(
-        f"<tr><td>{html.escape(t)}</td><td>{c['passed']}</td><td>{c.get('waived', 0)}</td><td>{c.get('failed', 0)}</td>"
-        f"<td>{c['total']}</td><td>{c['pass_rate'] * 100:.2f}%</td></tr>" for t, c in cert["pass_rates"].items())
-    env = html.escape(json.dumps(cert["environment"], indent=2))
-    waivers = "".join(f"<li>{html.escape(w['case'])}: {html.escape(w['reason'])}</li>" for w in cert["waivers"])
-    res = "".join(f"<tr><td>{html.escape(r['case'])}</td><td>{html.escape(r['converter'])}</td>"
-                  f"<td>{html.escape(str(r['precision']))}</td><td>{html.escape(r['status'])}</td></tr>"
-                  for r in cert["results"])
-    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>Certificate: {html.escape(cert['backend'])}</title>"
-            "<style>body{font-family:system-ui,sans-serif;margin:1.5em}td,th{border:1px solid #ccc;padding:.2em .5em}"
-            "table{border-collapse:collapse}</style></head><body>"
-            f"<h1>PNNX conformance certificate: {html.escape(cert['backend'])}</h1>"
-            f"<p>tier {html.escape(cert['tier'])}, issued {html.escape(cert['created'])}</p>"
-            f"<p>case set <code>{cert['case_set_hash']}</code><br>digest <code>{cert['digest']}</code><br>"
-            f"signed by <code>{html.escape(signer(cert) or 'nobody (unsigned)')}</code></p>"
-            "<h2>Pass rates per table</h2><table><tr><th>table</th><th>passed</th><th>waived</th><th>failed</th>"
-            f"<th>total</th><th>rate</th></tr>{rows}</table>"
-            f"<h2>Waivers</h2><ul>{waivers or '<li>none</li>'}</ul>"
-            f"<h2>Environment</h2><pre>{env}</pre>"
-            f"<h2>Results</h2><table><tr><th>case</th><th>converter</th><th>precision</th><th>status</th></tr>{res}</table>"
-            "</body></html>\n")
+def content_problems(cert: dict) -> list[str]:
+    """What the certificate states that its own per-case results and selection contradict
+    (format 3; the schema has already been checked)."""
+    if cert["format_version"] == 1:
+        return legacy_problems(cert)
+    results, selection, backend = cert["results"], cert["selection"], cert["backend"]
+    problems = []
+    unknown = sorted({r["status"] for r in results} - set(STATUSES))
+    if unknown:
+        problems.append(f"unknown result status {', '.join(unknown)}")
+    keys = [(r["case"], r["precision"]) for r in results]
+    twice = sorted({k for k in keys if keys.count(k) > 1})
+    if twice:
+        problems.append(f"{len(twice)} result(s) recorded twice, e.g. {twice[0][0]} ({twice[0][1]})")
+    modes = set(cert["precisions"])
+    stray = sorted({r["precision"] for r in results} - modes)
+    if stray:
+        problems.append(f"results in precision mode(s) {', '.join(stray)} the certificate does not declare")
+    cases = sorted({r["case"] for r in results})
+    incomplete = [c for c in cases if {p for c2, p in keys if c2 == c} != modes]
+    if incomplete:
+        problems.append(f"{len(incomplete)} case(s) lack a result in some declared precision mode, "
+                        f"e.g. {incomplete[0]}")
+    if selection["case_count"] != len(cases):
+        problems.append(f"the selection counts {selection['case_count']} case(s), the results hold {len(cases)}")
+    if cert["summary"] != summarize(results, modes):
+        differ = sorted(m for m in modes | set(cert["summary"])
+                        if cert["summary"].get(m) != summarize(results, modes).get(m))
+        problems.append(f"the summary disagrees with the per-case results (precision {', '.join(differ)})")
+    if cert["waivers"] != waiver_list(results):
+        problems.append("the waiver list disagrees with the per-case results")
+    said = backend["described"] if isinstance(backend["described"], dict) else {}
+    for field in ("name", "device"):
+        if field in said and said[field] != backend[field]:
+            problems.append(f"the backend's {field} is {backend[field]!r}, its description says {said[field]!r}")
+    for mode, p in cert["precisions"].items():
+        if p["rounding"] not in ROUNDING_MEANING:
+            problems.append(f"precision {mode}: unknown rounding {p['rounding']!r}")
+    return problems
 
+
+def case_set_problems(cert: dict, current_hash: str, case_ids: Iterable[str]) -> list[str]:
+    """The certificate against the case set its selection gives today."""
+    signed = cert["case_set_hash"] if cert["format_version"] == 1 else cert["selection"]["case_set_hash"]
+    problems = []
+    if signed != current_hash:
+        problems.append(f"case set changed: certificate {signed[:12]}, current {current_hash[:12]}")
+    known = set(case_ids)
+    named = {r["case"] for r in cert["results"]}
+    missing = sorted(named - known)
+    if missing:
+        problems.append(f"{len(missing)} result(s) name a case that is not in the case set, e.g. {missing[0]}")
+    absent = sorted(known - named)
+    if absent:
+        problems.append(f"{len(absent)} case(s) of the case set have no result, e.g. {absent[0]}")
+    return problems
+
+
+# --- format 1 (unsigned, pass rates per table counting records) ----------------------------
+def pass_rates(entries: Iterable[tuple[str, str]]) -> dict:
+    per_table: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for table, status in entries:
+        per_table[table]["passed" if status == "pass" else "waived" if status == "xfail" else "failed"] += 1
+        per_table[table]["total"] += 1
+    return {t: {**c, "pass_rate": round(c["passed"] / c["total"], 6)} for t, c in sorted(per_table.items())}
+
+
+def _filled(rates: dict) -> dict:
+    return {t: {k: c.get(k, 0) for k in ("passed", "waived", "failed", "total", "pass_rate")}
+            for t, c in rates.items()}
+
+
+def legacy_problems(cert: dict) -> list[str]:
+    results = cert["results"]
+    problems = []
+    if cert["tier"] != cert["selection"]["tier"]:
+        problems.append(f"tier {cert['tier']!r} but the selection's tier is {cert['selection']['tier']!r}")
+    keys = [(r["case"], r["converter"], r["precision"]) for r in results]
+    if len(set(keys)) != len(keys):
+        problems.append("a case recorded twice")
+    recomputed = pass_rates((r["case"].split("/")[0].split(".")[0], r["status"]) for r in results)
+    if _filled(cert["pass_rates"]) != _filled(recomputed):
+        problems.append("pass rates disagree with the per-case results")
+    waivers = [{"case": c, "reason": w} for c, w in sorted({(r["case"], r["waiver"]) for r in results if r["waiver"]})]
+    if cert["waivers"] != waivers:
+        problems.append("the waiver list disagrees with the per-case results")
+    return problems
 
 def write_certificate(cert: dict, out_dir: Path) -> tuple[Path, Path]:
+    """The certificate's JSON and HTML, both rendered before either is written, each written
+    whole (a temporary file renamed): a failure leaves neither a partial nor a stale pair."""
+    from .certificate_html import certificate_html
+
     out_dir = Path(out_dir)
+    stem = "certificate-" + re.sub(r"[^A-Za-z0-9_.-]+", "_", cert["backend"]["name"])
+    texts = {out_dir / f"{stem}.json": json.dumps(cert, indent=1, sort_keys=True) + "\n",
+             out_dir / f"{stem}.html": certificate_html(cert)}
     out_dir.mkdir(parents=True, exist_ok=True)
-    stem = "certificate-" + re.sub(r"[^A-Za-z0-9_.-]+", "_", cert["backend"])
-    js = out_dir / f"{stem}.json"
-    js.write_text(json.dumps(cert, indent=1, sort_keys=True) + "\n")
-    page = out_dir / f"{stem}.html"
-    page.write_text(certificate_html(cert))
+    for path in texts:
+        path.unlink(missing_ok=True)
+    for path, text in texts.items():
+        part = path.with_name(path.name + ".part")
+        part.write_text(text)
+        part.replace(path)
+    js, page = texts
     return js, page

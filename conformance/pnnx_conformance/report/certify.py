@@ -2,7 +2,11 @@
 through the reference converter and issue a (signed) certificate; check one against its
 signature, its own per-case results and today's cases, and audit it by re-running a random
 sample of its cases with the certified backend (as MLPerf's compliance tests re-check a
-submission)."""
+submission).
+
+Verifying never imports or runs what the certificate names: the case provider and the
+backend it names are used only when the user names the same ones on the command line
+(`--cases`, `--backend`), and only after the signature verified against a trusted key."""
 from __future__ import annotations
 
 import json
@@ -10,25 +14,33 @@ import os
 import random
 import secrets
 import tempfile
+from importlib import metadata
 from pathlib import Path
 
 from ..errors import HarnessError
-from .certificate import (case_set_hash, environment_fingerprint, load_private_key, load_public_key_fingerprint,
-                          make_certificate, new_key_pem, signer, verify_certificate, write_certificate)
+from . import certificate_schema
+from .certificate import (FORMAT_VERSION, case_set_hash, case_set_problems, content_problems, environment_fingerprint,
+                          load_private_key, load_public_key_fingerprint, make_certificate, new_key_pem,
+                          precision_modes, signer, trust_problems, write_certificate)
 
 CONVERTER = "reference"
 PASSWORD_ENV = "PNNX_CERT_KEY_PASSWORD"   # the passphrase of an encrypted --key, if any
+SUITE = "pnnx-reference-suite"
 
 
 def selected_cases(selection: dict) -> list:
-    """The case set a certificate covers, re-selected from its recorded selection."""
+    """The case set a certificate covers, re-selected from its selection. The caller has
+    checked that the case provider, if any, is one the user named."""
     from ..cases import select_cases, use_provider
     from ..tiers import case_limit
 
     use_provider(selection.get("cases_provider"))
-    ops = selection.get("ops") or []
-    limit = case_limit(selection["tier"], selection.get("max_cases"), bool(ops))
-    return select_cases(selection["tier"], ops, None, None, limit)
+    if "case_count" not in selection:   # format 1: a smoke run's budget subset unless filtered
+        ops = selection.get("ops") or []
+        return select_cases(selection["tier"], ops, None, None,
+                            case_limit(selection["tier"], selection.get("max_cases"), bool(ops)))
+    return select_cases(selection["tier"], selection["ops"], selection["tables"], selection["pattern"],
+                        selection["max_cases"] or 0)
 
 
 def load_key(path: Path | None):
@@ -42,57 +54,114 @@ def load_key(path: Path | None):
 
 
 def certify(backend: str, out: Path, *, tier: str = "smoke", ops: list[str] | None = None,
+            tables: list[str] | None = None, pattern: str | None = None,
             waivers: Path | None = None, max_cases: int | None = None, jobs: int = 2,
             cases_provider: str | None = None, progress: bool = False,
             key: Path | None = None, results: Path | None = None) -> tuple[dict, Path, Path]:
-    """Run the selection and certify it, or with `results` certify an earlier run's records
-    (merged shards, say) of that selection instead of running it again; signed with the
-    Ed25519 key at `key` when given."""
+    """Run the selection (default: every case of the tier) and certify it, or with `results`
+    certify an earlier run's records (merged shards, say) of that selection instead of running
+    it again; signed with the Ed25519 key at `key` when given."""
+    from ..backends import load_backend
+
     private_key = load_key(key)  # a bad key fails before the long run, not after
+    instance = load_backend(backend)
+    identity = backend_identity(instance)
     out = Path(out)
-    selection = {"tier": tier, "ops": sorted(ops or []), "max_cases": max_cases, "cases_provider": cases_provider}
+    selection = {"tier": tier, "converter": CONVERTER, "ops": sorted(ops or []), "tables": sorted(tables or []),
+                 "pattern": pattern, "max_cases": max_cases or None, "cases_provider": cases_provider}
     cases = selected_cases(selection)
+    if not cases:
+        raise HarnessError("the selection holds no case: nothing to certify")
+    selection.update(case_count=len(cases), case_set_hash=case_set_hash(cases))
     if results is None:
-        records, env = _run(backend, out, tier, ops, waivers, max_cases, jobs, cases_provider, progress), None
+        records, env = _run(backend, out, selection, waivers, jobs, progress), None
     elif waivers is not None:
         raise HarnessError("certify --results takes the waivers its run applied; --waivers is for a new run")
     else:
-        records, env = recorded(Path(results), backend, tier, cases), _recorded_environment(Path(results))
-    cert = make_certificate(backend, records, tier=tier, case_hash=case_set_hash(cases),
-                            environment=env or environment_fingerprint({backend: _describe(backend)}),
-                            selection=selection, key=private_key)
+        records, env = recorded(Path(results), {backend, instance.name}, tier, cases), _recorded_environment(Path(results))
+    cert = make_certificate(records, backend=identity,
+                            precisions=precision_modes(instance.precisions,
+                                                       {m: instance.compute_type(m) for m in instance.precisions}),
+                            selection=selection, suite=suite_identity(),
+                            environment=env or environment_fingerprint({instance.name: identity["described"]}),
+                            key=private_key)
     js, page = write_certificate(cert, out)
     return cert, js, page
 
 
-def _run(backend, out, tier, ops, waivers, max_cases, jobs, cases_provider, progress) -> list:
+def suite_identity() -> dict:
+    from ..environment import suite_commit
+
+    return {"name": SUITE, "version": _version(SUITE) or "not installed", "commit": suite_commit()}
+
+
+def _version(dist: str) -> str:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return ""
+
+
+def distribution_of(module: str) -> dict | None:
+    """The installed distribution that provides `module`'s top-level package, with its version
+    (None: the module is not part of an installed distribution, e.g. on PYTHONPATH)."""
+    top = module.split(".")[0]
+    for dist in metadata.packages_distributions().get(top, []):
+        if _version(dist):
+            return {"distribution": dist, "version": _version(dist)}
+    return None
+
+
+def backend_identity(instance) -> dict:
+    """What identifies the certified backend: its `name`, the plug-in's distribution (of the
+    backend class's module) and the runtime's (`Backend.runtime`), read from the installed
+    distributions, its device and what its describe() says."""
+    described = instance.describe()
+    if not isinstance(described, dict):
+        raise HarnessError(f"backend {instance.name!r}: describe() must return a dict, not {type(described).__name__}")
+    runtime = None
+    if instance.runtime:
+        if not _version(instance.runtime):
+            raise HarnessError(f"backend {instance.name!r} wraps the runtime distribution {instance.runtime!r}, "
+                               "which is not installed")
+        runtime = {"distribution": instance.runtime, "version": _version(instance.runtime)}
+    try:
+        described = json.loads(json.dumps(described))
+    except (TypeError, ValueError) as e:
+        raise HarnessError(f"backend {instance.name!r}: describe() must return JSON data ({e})") from None
+    return {"name": instance.name, "plugin": distribution_of(type(instance).__module__), "runtime": runtime,
+            "device": str(described.get("device") or instance.device or ""), "described": described}
+
+
+def _run(backend, out, selection, waivers, jobs, progress) -> list:
     from ..runner import RunOptions, run
 
-    opts = RunOptions(out=out / "run", tier=tier, ops=list(ops or []), backends=[backend],
-                      converters=[CONVERTER], jobs=jobs, waivers=waivers, max_cases=max_cases,
-                      cases_provider=cases_provider, progress=progress)
+    opts = RunOptions(out=out / "run", tier=selection["tier"], ops=selection["ops"], tables=selection["tables"],
+                      pattern=selection["pattern"], backends=[backend], converters=[CONVERTER], jobs=jobs,
+                      waivers=waivers, max_cases=selection["max_cases"] or 0,
+                      cases_provider=selection["cases_provider"], progress=progress)
     summary = run(opts)
     if summary.errors:
         raise HarnessError(f"certification run failed: {'; '.join(summary.errors)}")
-    return summary.results
+    return [r for r in summary.results if r.backend == backend and r.check == "parity" and r.converter == CONVERTER]
 
 
-def recorded(results: Path, backend: str, tier: str, cases: list) -> list:
-    """The backend's parity records through the reference converter in `results`, which must
-    be of `tier` and hold every case of the selection."""
+def recorded(results: Path, names: set, tier: str, cases: list) -> list:
+    """The backend's parity records through the reference converter in `results` (the backend
+    recorded under any of `names`), which must be of `tier` and hold every case of the selection."""
     from .committed import load_any
 
     if not results.exists():
         raise HarnessError(f"{results}: no such results folder or file")
     mine = [r for r in load_any(results) if r.converter == CONVERTER and r.check == "parity"
-            and r.backend == backend and r.case in {c.id for c in cases}]
+            and r.backend in names and r.case in {c.id for c in cases}]
     tiers = {r.tier for r in mine}
     if tiers - {tier}:
         raise HarnessError(f"{results}: records of the {', '.join(sorted(tiers))} tier, not {tier}")
     missing = sorted({c.id for c in cases} - {r.case for r in mine})
     if missing:
-        raise HarnessError(f"{results}: no {backend} parity record for {len(missing)} of the {len(cases)} "
-                           f"selected case(s), e.g. {', '.join(missing[:3])}")
+        raise HarnessError(f"{results}: no {'/'.join(sorted(names))} parity record for {len(missing)} of the "
+                           f"{len(cases)} selected case(s), e.g. {', '.join(missing[:3])}")
     return mine
 
 
@@ -105,20 +174,13 @@ def _recorded_environment(results: Path) -> dict | None:
         raise HarnessError(f"{path}: unreadable ({e})") from None
 
 
-def _describe(backend: str):
-    from ..backends import load_backend
-
-    return load_backend(backend).describe()
-
-
 def read_certificate(path: Path) -> dict:
+    """The certificate at `path`, read with limits and checked against its schema; any
+    refusal is one line naming the file."""
     try:
-        cert = json.loads(Path(path).read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise HarnessError(f"{path}: not a readable certificate: {e}") from None
-    if not isinstance(cert, dict) or "digest" not in cert:
-        raise HarnessError(f"{path}: not a certificate (no digest)")
-    return cert
+        return certificate_schema.read(Path(path))
+    except ValueError as e:
+        raise HarnessError(f"{path}: {e}") from None
 
 
 def trusted_fingerprints(fingerprints=(), pubkeys=()) -> list[str]:
@@ -132,21 +194,36 @@ def trusted_fingerprints(fingerprints=(), pubkeys=()) -> list[str]:
     return found
 
 
-def verify_file(path: Path, *, check_cases: bool = True, trusted=(), allow_unsigned: bool = False) -> list[str]:
-    """Problems with the certificate at `path` (empty: it verifies)."""
-    cert = read_certificate(path)
-    current = ids = None
-    if check_cases:
-        cases = selected_cases(_selection(cert))
-        current, ids = case_set_hash(cases), [c.id for c in cases]
-    return verify_certificate(cert, current, case_ids=ids, trusted=list(trusted), allow_unsigned=allow_unsigned)
-
-
 def _selection(cert: dict) -> dict:
-    selection = cert.get("selection")
-    if not isinstance(selection, dict) or selection.get("tier") not in ("smoke", "full"):
-        return {"tier": cert.get("tier") if cert.get("tier") in ("smoke", "full") else "smoke"}
-    return selection
+    return cert["selection"]
+
+
+def provider_problem(cert: dict, cases: str | None) -> str | None:
+    """Why the certificate's case provider may not be used: it is used only when the user
+    names the same one (`--cases`), never taken from the file."""
+    named = _selection(cert)["cases_provider"]
+    if named == cases:
+        return None
+    if named is None:
+        return f"the certificate covers the suite's own cases, not --cases {cases}"
+    return (f"the certificate's cases come from the provider {named!r}, which is not imported unless you "
+            f"name it: pass --cases {named} to check against it (or --no-case-check)")
+
+
+def verify_file(path: Path, *, check_cases: bool = True, trusted=(), allow_unsigned: bool = False,
+                cases: str | None = None) -> list[str]:
+    """Problems with the certificate at `path` (empty: it verifies). Raises HarnessError when
+    the file is not a readable certificate."""
+    cert = read_certificate(path)
+    trust = trust_problems(cert, trusted, allow_unsigned)
+    problems = trust + content_problems(cert)
+    if check_cases and not trust:   # nothing is selected for a certificate not (yet) trusted
+        refused = provider_problem(cert, cases)
+        if refused:
+            return problems + [refused]
+        chosen = selected_cases(_selection(cert))
+        problems += case_set_problems(cert, case_set_hash(chosen), [c.id for c in chosen])
+    return problems
 
 
 # --- audit: re-run a random sample -----------------------------------------------------
@@ -161,41 +238,69 @@ def _consistent(certified: str, now: str) -> bool:
     return certified == now
 
 
-def rerun(path: Path, n: int, *, seed: int | None = None, jobs: int = 2, progress: bool = False) -> tuple[int, list[str]]:
+def version_problems(cert: dict, instance) -> list[str]:
+    """The certified backend against the one installed now: the same `name`, plug-in and
+    runtime distributions and versions."""
+    signed, now = cert["backend"], backend_identity(instance)
+    if now["name"] != signed["name"]:
+        return [f"--backend is {now['name']!r}, the certificate certifies {signed['name']!r}"]
+    problems = []
+    for part, what in (("plugin", "plug-in"), ("runtime", "runtime")):
+        if now[part] != signed[part]:
+            problems.append(f"the installed {what} is {_said(now[part])}, the certificate's {_said(signed[part])}")
+    return problems
+
+
+def _said(dist) -> str:
+    return "not an installed distribution" if dist is None else f"{dist['distribution']} {dist['version']}"
+
+
+def rerun(path: Path, n: int, backend: str, *, seed: int | None = None, jobs: int = 2, progress: bool = False,
+          cases: str | None = None) -> tuple[int, int, list[str]]:
     """Re-run `n` of the certificate's cases, drawn at random (`seed`; a fresh one when None),
-    with its backend through the reference converter. Returns (the seed, the differences)."""
+    with `backend` (the user's, which must be the certified one in the same versions) through
+    the reference converter. Returns (the seed, how many cases were re-run, the differences or
+    why none was). The caller has verified the certificate's signature against a trusted key."""
+    from ..backends import load_backend
     from ..runner import RunOptions, run
 
     cert = read_certificate(path)
     seed = secrets.randbelow(2 ** 32) if seed is None else seed
-    selection = _selection(cert)
+    if cert["format_version"] != FORMAT_VERSION:
+        return seed, 0, [f"--rerun needs a format {FORMAT_VERSION} certificate (this is format {cert['format_version']})"]
+    refused = provider_problem(cert, cases)
+    if refused:
+        return seed, 0, [refused]
+    changed = version_problems(cert, load_backend(backend))
+    if changed:
+        return seed, 0, changed
     by_case: dict[str, list[dict]] = {}
-    for r in cert.get("results") or []:
-        if isinstance(r, dict) and isinstance(r.get("case"), str):
-            by_case.setdefault(r["case"], []).append(r)
+    for r in cert["results"]:
+        by_case.setdefault(r["case"], []).append(r)
     sample = random.Random(seed).sample(sorted(by_case), min(n, len(by_case)))
     if not sample:
-        return seed, ["the certificate has no results to re-run"]
+        return seed, 0, ["the certificate has no results to re-run"]
+    selection = _selection(cert)
     with tempfile.TemporaryDirectory(prefix="pnnx-rerun-") as scratch:
         no_waivers = Path(scratch) / "no-waivers.toml"
         no_waivers.write_text("")
         opts = RunOptions(out=Path(scratch) / "run", tier=selection["tier"], ids=sample,
-                          backends=[cert["backend"]], converters=[CONVERTER], jobs=jobs, waivers=no_waivers,
-                          max_cases=0, cases_provider=selection.get("cases_provider"), progress=progress)
+                          backends=[backend], converters=[CONVERTER], jobs=jobs, waivers=no_waivers,
+                          max_cases=0, cases_provider=cases, progress=progress)
         summary = run(opts)
-    now = {(r.case, r.converter, r.precision): r for r in summary.results
-           if r.check == "parity" and r.backend == cert["backend"]}
+    now = {(r.case, r.precision): r for r in summary.results
+           if r.check == "parity" and r.backend == backend and r.converter == CONVERTER}
     problems = []
     for case in sample:
         for certified in by_case[case]:
-            got = now.get((case, certified.get("converter"), certified.get("precision")))
+            got = now.get((case, certified["precision"]))
             if got is None:
-                problems.append(f"re-run of {case} ({certified.get('precision')}): no result "
+                problems.append(f"re-run of {case} ({certified['precision']}): no result "
                                 "(the case or precision is gone)")
-            elif not _consistent(certified.get("status"), got.status):
-                problems.append(f"re-run of {case} ({certified.get('precision')}): certified "
-                                f"{certified.get('status')}, now {got.status}" + (f" ({got.error})" if got.error else ""))
-    return seed, problems
+            elif not _consistent(certified["status"], got.status):
+                problems.append(f"re-run of {case} ({certified['precision']}): certified "
+                                f"{certified['status']}, now {got.status}" + (f" ({got.error})" if got.error else ""))
+    return seed, len(sample), problems
 
 
 def keygen(out: Path) -> tuple[Path, Path, str]:
