@@ -35,7 +35,7 @@ def selected_cases(selection: dict) -> list:
     from ..tiers import case_limit
 
     use_provider(selection.get("cases_provider"))
-    if "case_count" not in selection:   # format 1: a smoke run's budget subset unless filtered
+    if "converter" not in selection:   # format 1: a smoke run's budget subset unless filtered
         ops = selection.get("ops") or []
         return select_cases(selection["tier"], ops, None, None,
                             case_limit(selection["tier"], selection.get("max_cases"), bool(ops)))
