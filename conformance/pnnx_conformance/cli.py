@@ -172,6 +172,9 @@ def cmd_certify(args) -> int:
         print(f"signed by {cert['signature']['fingerprint']}", file=sys.stderr)
     else:
         print("warning: unsigned (no --key): verify-certificate refuses it without --allow-unsigned", file=sys.stderr)
+    if cert["backend"]["plugin"] is None:
+        print(f"warning: {args.backend} is not part of an installed distribution: the certificate records no plug-in "
+              "version (pip install the plug-in package to have it recorded)", file=sys.stderr)
     for mode, c in cert["summary"].items():
         rate = "n/a" if c["pass_rate"] is None else f"{c['pass_rate'] * 100:.1f}%"
         print(f"{cert['backend']['name']} {mode} ({cert['precisions'][mode]['compute']}): {c['passed']}/{c['total']} "

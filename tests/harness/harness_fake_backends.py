@@ -109,3 +109,16 @@ class DriftBackend(_Misbehaving):
             out = self.model(*[torch.from_numpy(np.asarray(x)) for x in inputs])
         outputs = [o.numpy() for o in (out if isinstance(out, tuple) else (out,))]
         return [o + 1 for o in outputs] if os.environ.get("PNNX_TEST_DRIFT") else outputs
+
+
+class DefaultModeBackend(WrongBackend):
+    """Offers a "default" mode pre-rounded to fp16 that it reports computing in bf16 (as a
+    CPU runtime with AMX resolves its default), and names the runtime it wraps."""
+
+    name = "default-mode"
+    precisions = {"fp32": None, "default": "fp16"}
+    runtime = "numpy"
+    device = "cpu:0"
+
+    def compute_type(self, precision):
+        return "bf16" if precision == "default" else super().compute_type(precision)
