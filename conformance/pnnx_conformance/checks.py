@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import stages
 from .artefacts import MANIFEST, Artefacts, case_workdir, keep_actual
 from .backends import load_backend
 from .cases import load_case
@@ -112,6 +113,7 @@ class Executor:
         res = Result(case=unit.case, op="", table="", converter=unit.converter, check=unit.check,
                      status="pass", backend=unit.backend, precision=unit.precision, tier=self.tier)
         start = time.perf_counter()
+        stages.mark("")
         try:
             case = load_case(unit.case)
             res.op, res.table = case.op, case.table
@@ -119,8 +121,11 @@ class Executor:
             CHECKS[unit.check](self, case, unit, res)
         except CheckOutcome as e:
             res.status, res.error, res.detail = e.status, _first_line(e.message), e.detail
+            if unit.check == "parity" and e.status not in ("skipped", "not-applicable"):
+                res.stage = e.stage or stages.BY_STATUS.get(e.status, "")
         except MemoryError:
             res.status, res.error = "oom", "MemoryError: the worker's memory limit was reached"
+            res.stage = stages.current() if unit.check == "parity" else ""
             res.detail = traceback.format_exc()[-4000:]
         except Exception as e:
             res.status, res.error = "harness-error", _first_line(f"{type(e).__name__}: {e}")
@@ -138,10 +143,13 @@ def _upstream_outcome(e: CheckOutcome) -> CheckOutcome:
 
 
 def _artefacts_or_outcome(ex: Executor, case, unit: Unit, rounding=None) -> Artefacts:
+    stages.mark("convert")
     try:
         return ex.artefacts(case, unit.converter, rounding)
     except CheckOutcome as e:
-        raise _upstream_outcome(e) from None
+        outcome = _upstream_outcome(e)
+        outcome.stage = "convert"
+        raise outcome from None
 
 
 def check_convert(ex: Executor, case, unit: Unit, res: Result) -> None:
@@ -268,7 +276,7 @@ def parity_outputs(ex: Executor, case, unit: Unit, res: Result | None = None):
         raise HarnessError(f"backend {unit.backend} has no precision {unit.precision!r}")
     reason = backend.applicable(case)
     if reason:
-        raise NotSupported(reason)
+        raise NotSupported(reason, stage="load")
     if RANDOM in case.tags:
         raise Skipped(f"random output: {case.reasons.get(RANDOM, 'random')}")
     rounding = backend.precisions[unit.precision]
@@ -311,7 +319,7 @@ def _content_key(backend, arts: Artefacts, unit: Unit, rounding):
 
 def parity_verdict(case, unit: Unit, backend, subject, outputs):
     """The outputs against the oracle under the tolerance table: (tolerance, Verdict)."""
-    tol = tolerance_for(case, backend.name or unit.backend, unit.precision)
+    tol = tolerance_for(case, backend.name or unit.backend, unit.precision, backend.compute_type(unit.precision))
     return tol, compare(outputs, subject.expected, tol, _accumulation_bound(subject, case, tol),
                         loose_rank=bool(backend.consumes) and backend.consumes[0].startswith("ncnn"))
 
@@ -356,15 +364,24 @@ def _within_network_rounding(ex: Executor, case, unit: Unit, subject, outputs, t
 
 
 def _run_backend(backend, arts, precision, inputs):
+    stage = "load"
     try:
+        stages.mark(stage)
         backend.prepare(arts, precision)
+        stage = "compile"
+        stages.mark(stage)
+        backend.compile()
+        stage = "run"
+        stages.mark(stage)
         return backend.run(inputs)
-    except CheckOutcome:
+    except CheckOutcome as e:
+        e.stage = e.stage or stage
         raise
     except MemoryError:
         raise
     except Exception as e:
-        raise RuntimeFailed(_first_line(f"{type(e).__name__}: {e}"), traceback.format_exc()[-4000:]) from None
+        raise RuntimeFailed(stages.cause_line(f"{type(e).__name__}: {e}"), traceback.format_exc()[-4000:],
+                            stage) from None
     finally:
         try:
             backend.release()

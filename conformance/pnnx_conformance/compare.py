@@ -71,18 +71,21 @@ def compare(actual: list, expected: list, tol: Tolerance, extra_bound: list | No
             loose_rank: bool = False) -> Verdict:
     """Outputs against the oracle. `extra_bound` is the K-scaled accumulation bound per
     output (None for none). `loose_rank` accepts shapes that differ only by size-1 axes."""
-    metrics = Metrics(max_abs=0.0, max_rel=0.0, cosine=1.0, mismatch_pct=0.0, atol=tol.atol, rtol=tol.rtol)
+    # outputs that cannot be compared element by element have no error figures, not zero ones
+    unmatched = Metrics(mismatch_pct=100.0, atol=tol.atol, rtol=tol.rtol)
     if len(actual) != len(expected):
-        return Verdict(False, metrics, f"{len(actual)} outputs, the oracle has {len(expected)}")
+        return Verdict(False, unmatched, f"output count mismatch: {len(actual)} outputs, the oracle has {len(expected)}")
+    metrics = Metrics(max_abs=0.0, max_rel=0.0, cosine=1.0, mismatch_pct=0.0, atol=tol.atol, rtol=tol.rtol)
     bad_total, n_total, ulps, problems = 0, 0, [], []
     for i, (a, r) in enumerate(zip(actual, expected)):
         a, r = np.asarray(a), np.asarray(r)
         aligned = _align(a, r, loose_rank)
         if aligned is None:
-            return Verdict(False, metrics, f"output {i}: shape {a.shape}, the oracle has {r.shape}")
+            return Verdict(False, unmatched, f"shape mismatch: output {i} has shape {list(a.shape)}, "
+                                             f"the oracle's {list(r.shape)}")
         a = aligned
         if tol.exact and a.dtype != r.dtype:
-            return Verdict(False, metrics, f"output {i}: dtype {a.dtype}, the oracle has {r.dtype}")
+            return Verdict(False, unmatched, f"dtype mismatch: output {i} is {a.dtype}, the oracle's {r.dtype}")
         pairs = "c" in (a.dtype.kind, r.dtype.kind)
         if pairs:
             a, r = _real_view(a.astype(np.result_type(a.dtype, np.complex64))), _real_view(r)

@@ -6,11 +6,14 @@ class CheckOutcome(Exception):
     """A non-pass outcome of one check: `status` is one of results.STATUSES."""
 
     status = "harness-error"
+    stage = ""  # stages.STAGES: where a failure happened ("" where it says nothing)
 
-    def __init__(self, message: str, detail: str = "") -> None:
+    def __init__(self, message: str, detail: str = "", stage: str = "") -> None:
         super().__init__(message)
         self.message = message
         self.detail = detail
+        if stage:
+            self.stage = stage
 
 
 class NotSupported(CheckOutcome):
@@ -34,6 +37,7 @@ class Skipped(CheckOutcome):
 
 class ConvertFailed(CheckOutcome):
     status = "fail-convert"
+    stage = "convert"
 
 
 class FormatFailed(CheckOutcome):
@@ -46,6 +50,7 @@ class RuntimeFailed(CheckOutcome):
 
 class NumericFailed(CheckOutcome):
     status = "fail-numeric"
+    stage = "mismatch"
 
 
 class HarnessError(CheckOutcome):

@@ -63,6 +63,7 @@ class Result:
     device: str = ""              # e.g. the Vulkan device name
     waiver: str = ""              # reason of the waiver that applied, if any
     tier: str = "smoke"
+    stage: str = ""               # where a failure happened: convert | load | compile | run | mismatch (stages.py)
 
     @property
     def key(self) -> tuple:

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from .results import Result
+from .stages import last_marked
 from .units import Unit
 
 OOM_MARKERS = ("MemoryError", "std::bad_alloc", "Cannot allocate memory", "out of memory")
@@ -64,8 +65,10 @@ def _worker_main(conn, config: WorkerConfig, log_path: str) -> None:
     _limit_memory(config.memory_mb)
     from .cases import use_provider
     from .checks import Executor
+    from .stages import enable_marks
 
     use_provider(config.cases_provider)
+    enable_marks()
     import torch  # noqa: F401  (warm-up outside any unit's time limit)
 
     executor = Executor(Path(config.workroot), config.tier)
@@ -156,10 +159,11 @@ class Worker:
             self.proc.join(5)
             status, error = _died_status(self.proc.exitcode, _tail(self.log_path, offset))
             self._kill()
+        tail = _tail(self.log_path, offset)
         return Result(case=unit.case, op="", table="", converter=unit.converter, check=unit.check,
                       status=status, backend=unit.backend, precision=unit.precision, error=error,
-                      detail=_stable(_tail(self.log_path, offset)), tier=self.config.tier,
-                      time_s=round(time.perf_counter() - start, 4))
+                      detail=_stable(tail), tier=self.config.tier, time_s=round(time.perf_counter() - start, 4),
+                      stage=last_marked(tail) if unit.check == "parity" else "")
 
     def close(self) -> None:
         if self.proc is not None and self.proc.is_alive():

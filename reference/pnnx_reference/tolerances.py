@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 
 FP32_U = 2.0 ** -24
 FP16_U = 2.0 ** -11
+BF16_U = 2.0 ** -8
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,8 @@ TABLE: dict[tuple[str, str], Tolerance] = {
                     "inputs and weights pre-rounded to fp16", unit=FP16_U),
     ("*", "fp32"): Tolerance(1e-4, 1e-4, "default for fp32 plug-in backends"),
     ("*", "fp16"): Tolerance(1e-2, 1e-2, "default for fp16 plug-in modes, on pre-rounded data", unit=FP16_U),
+    ("*", "bf16"): Tolerance(8e-2, 8e-2, "default for bf16 plug-in modes, on data pre-rounded to bf16: the fp16 "
+                                         "rows' ~20 unit roundoffs at bf16's 8 significant bits (2^-8)", unit=BF16_U),
     ("*", "default"): Tolerance(1e-2, 1e-2, "default for a runtime's own default mode", unit=FP16_U),
     ("*", "*"): Tolerance(1e-4, 1e-4, "fallback"),
 }
@@ -190,9 +193,13 @@ def _lookup(table: dict, *keys: str):
     return table.get(tuple(keys))
 
 
-def tolerance_for(case, backend: str, precision: str) -> Tolerance:
-    tol = (_lookup(TABLE, backend, precision) or _lookup(TABLE, "*", precision)
-           or _lookup(TABLE, "*", "*"))
+def tolerance_for(case, backend: str, precision: str, computes: str | None = None) -> Tolerance:
+    """The bound for `case` on `backend` in mode `precision`: the backend's own row, else the
+    "*" row of what the mode computes in (`computes`: fp32, fp16, bf16, as the backend reports
+    it), else the "*" row of the mode's name, else the fallback; then operator overrides and
+    the case's hint. A plug-in's "default" mode that computes in bf16 is judged as bf16."""
+    tol = (_lookup(TABLE, backend, precision) or (computes and _lookup(TABLE, "*", computes))
+           or _lookup(TABLE, "*", precision) or _lookup(TABLE, "*", "*"))
     for (pattern, be, prec), override in OP_OVERRIDES.items():
         if fnmatch.fnmatchcase(case.op, pattern) and be in (backend, "*") and prec in (precision, "*"):
             tol = override

@@ -122,3 +122,62 @@ class DefaultModeBackend(WrongBackend):
 
     def compute_type(self, precision):
         return "bf16" if precision == "default" else super().compute_type(precision)
+
+
+# what a C++ runtime's Python binding raises: where it was thrown first, the cause below
+CXX_ERROR = ("Exception from src/inference/src/cpp/core.cpp:84:\n"
+             "Exception from src/frontends/onnx/frontend/src/frontend.cpp:123:\n"
+             "Check 'is_supported' failed at src/frontends/onnx/frontend/src/op/dft.cpp:51:\n"
+             "DFT: signal dimension 3 is not supported\n")
+
+
+class LoadFailingBackend(_Misbehaving):
+    name = "load-failing"
+
+    def prepare(self, artefacts, precision):
+        raise RuntimeError(CXX_ERROR)
+
+    def run(self, inputs):
+        return list(inputs)
+
+
+class CompileFailingBackend(_Misbehaving):
+    name = "compile-failing"
+
+    def compile(self):
+        raise RuntimeError("cannot compile for this target")
+
+    def run(self, inputs):
+        return list(inputs)
+
+
+class WrongShapeBackend(_Misbehaving):
+    """Right values, one axis too many: a shape mismatch, not a numeric one."""
+
+    name = "wrong-shape"
+
+    def run(self, inputs):
+        return [np.asarray(x)[None] for x in inputs]
+
+
+class TorchBf16Backend(Backend):
+    """The generated `_pnnx.py` run by torch in bfloat16: a runtime computing in bf16."""
+
+    name = "torch-bf16"
+    consumes = ("pnnx.py", "pnnx.bin")
+    precisions = {"bf16": "bf16"}
+
+    def prepare(self, artefacts, precision):
+        import torch
+
+        from pnnx_conformance.backends.pnnx_python import load_generated_model
+
+        self.model = load_generated_model(artefacts.paths["pnnx.py"]).to(torch.bfloat16)
+
+    def run(self, inputs):
+        import torch
+
+        with torch.no_grad():
+            xs = [torch.from_numpy(np.asarray(x)) for x in inputs]
+            out = self.model(*[x.to(torch.bfloat16) if x.is_floating_point() else x for x in xs])
+        return [o.float().numpy() for o in (out if isinstance(out, tuple) else (out,))]

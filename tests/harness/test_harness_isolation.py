@@ -27,6 +27,7 @@ def test_crashes_become_results_and_the_run_goes_on(tmp_path):
     assert abort.status == "crash" and "SIGABRT" in abort.error
     assert "about to abort" in abort.detail
     assert segv.status == "crash" and "SIGSEGV" in segv.error
+    assert abort.stage == segv.stage == "run"   # the worker's last stage mark before it died
     assert "Segmentation fault" in segv.detail
     assert parity["torch"].status == "pass"
     assert abort.op == "F.relu"
@@ -38,16 +39,26 @@ def test_hang_is_a_timeout_and_memory_blowup_is_oom(tmp_path):
     hang, hog = parity[f"{FAKE}:HangBackend"], parity[f"{FAKE}:HogBackend"]
     assert hang.status == "timeout" and "10 s" in hang.error
     assert hog.status == "oom"
+    assert hang.stage == hog.stage == "run"
     assert parity["torch"].status == "pass"
 
 
 def test_raising_and_wrong_backends(tmp_path):
-    parity, summary = _run(tmp_path, [f"{FAKE}:RaisingBackend", f"{FAKE}:WrongBackend"])
-    assert parity[f"{FAKE}:RaisingBackend"].status == "fail-runtime"
-    assert "kernel missing" in parity[f"{FAKE}:RaisingBackend"].error
+    """Each failure with its stage and the line of its message that names the cause."""
+    names = ["RaisingBackend", "WrongBackend", "LoadFailingBackend", "CompileFailingBackend", "WrongShapeBackend"]
+    parity, summary = _run(tmp_path, [f"{FAKE}:{n}" for n in names])
+    raising = parity[f"{FAKE}:RaisingBackend"]
+    assert (raising.status, raising.stage, raising.error) == ("fail-runtime", "run", "ValueError: kernel missing")
     wrong = parity[f"{FAKE}:WrongBackend"]
-    assert wrong.status == "fail-numeric"
+    assert wrong.status == "fail-numeric" and wrong.stage == "mismatch"
     assert wrong.metrics.max_abs == pytest.approx(1.0) and wrong.metrics.mismatch_pct == 100.0
+    load = parity[f"{FAKE}:LoadFailingBackend"]
+    assert (load.stage, load.error) == ("load", "RuntimeError: DFT: signal dimension 3 is not supported")
+    assert parity[f"{FAKE}:CompileFailingBackend"].stage == "compile"
+    shape = parity[f"{FAKE}:WrongShapeBackend"]
+    assert shape.status == "fail-numeric" and shape.stage == "mismatch"
+    assert shape.error == "shape mismatch: output 0 has shape [1, 1, 3, 4, 5], the oracle's [1, 3, 4, 5]"
+    assert shape.metrics.max_abs is None and shape.metrics.cosine is None and shape.metrics.mismatch_pct == 100.0
     # the NullConverter writes nothing: format fails, roundtrip is cleanly not supported
     by_check = {r.check: r for r in summary.results if r.backend is None}
     assert by_check["format"].status == "fail-format"

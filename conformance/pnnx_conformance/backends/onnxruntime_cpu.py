@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .base import Backend
+from .complex_io import as_complex, as_pairs, onnx_positions
 
 
 class OnnxRuntimeBackend(Backend):
@@ -16,8 +17,8 @@ class OnnxRuntimeBackend(Backend):
         import onnxruntime as ort
 
         opts = ort.SessionOptions()
-        opts.intra_op_num_threads = 1
-        opts.inter_op_num_threads = 1
+        opts.intra_op_num_threads = self.threads
+        opts.inter_op_num_threads = self.threads
         opts.log_severity_level = 3
         return opts
 
@@ -27,17 +28,15 @@ class OnnxRuntimeBackend(Backend):
         self.session = ort.InferenceSession(str(artefacts.paths["pnnx.onnx"]), self.session_options(),
                                             providers=["CPUExecutionProvider"])
         self.input_names = [i.name for i in self.session.get_inputs()]
-        meta = self.session.get_modelmeta().custom_metadata_map
-        self.complex_inputs = _positions(meta.get("pnnx.complex_inputs"))
-        self.complex_outputs = _positions(meta.get("pnnx.complex_outputs"))
+        self.complex_inputs, self.complex_outputs = onnx_positions(self.session.get_modelmeta().custom_metadata_map)
 
     def run(self, inputs):
         if len(inputs) != len(self.input_names):
             raise RuntimeError(f"model has {len(self.input_names)} inputs, case gives {len(inputs)}")
-        inputs = [_as_pairs(x) if i in self.complex_inputs else x for i, x in enumerate(inputs)]
+        inputs = [as_pairs(x) if i in self.complex_inputs else x for i, x in enumerate(inputs)]
         feeds = {n: np.array(x, order="C") for n, x in zip(self.input_names, inputs)}  # keeps 0-d as 0-d
         outputs = [np.asarray(o) for o in self.session.run(None, feeds)]
-        return [_as_complex(o) if i in self.complex_outputs else o for i, o in enumerate(outputs)]
+        return [as_complex(o) if i in self.complex_outputs else o for i, o in enumerate(outputs)]
 
     def release(self):
         self.session = None
@@ -47,18 +46,3 @@ class OnnxRuntimeBackend(Backend):
 
         return {"name": self.name, "version": ort.__version__, "device": "CPUExecutionProvider"}
 
-
-# pnnx.onnx carries a complex tensor as a real one with a trailing (real, imaginary) axis and
-# names those graph inputs/outputs in its metadata (comma-separated positions).
-
-def _positions(value) -> set[int]:
-    return {int(p) for p in value.split(",") if p} if value else set()
-
-
-def _as_pairs(x: np.ndarray) -> np.ndarray:
-    return np.stack([x.real, x.imag], axis=-1)
-
-
-def _as_complex(x: np.ndarray) -> np.ndarray:
-    kind = np.complex128 if x.dtype == np.float64 else np.complex64
-    return (x[..., 0] + 1j * x[..., 1]).astype(kind)

@@ -157,10 +157,11 @@ def op_page(op: str, summary: Summary, results_dir: Path, case_sources: dict[str
             where = r.check + (f" / {r.backend}" if r.backend else "") + (f" {r.precision}" if r.precision else "")
             cls = STATUS_CLASS.get(r.status, "fail")
             rows.append(f"<tr class='{cls}'><td>{html.escape(r.converter)}</td><td>{html.escape(where)}</td>"
-                        f"<td class='status'>{html.escape(r.status)}</td><td>{html.escape(metr)}</td>"
+                        f"<td class='status'>{html.escape(r.status)}</td><td>{html.escape(r.stage)}</td>"
+                        f"<td>{html.escape(metr)}</td>"
                         f"<td>{html.escape(r.error)}</td></tr>")
         parts.append(f"<h2 id='{safe_name(case_id)}'>{html.escape(case_id)}</h2>"
-                     f"<table><tr><th>converter</th><th>check</th><th>status</th><th>metrics</th><th>error</th></tr>{''.join(rows)}</table>")
+                     f"<table><tr><th>converter</th><th>check</th><th>status</th><th>stage</th><th>metrics</th><th>error</th></tr>{''.join(rows)}</table>")
         parts.append(repro_links(results_dir, Path(out_dir or results_dir / "html"), by_case[case_id]))
         if case_id in case_sources:
             parts.append(f"<details><summary>case source</summary><pre>{html.escape(case_sources[case_id])}</pre></details>")

@@ -32,17 +32,18 @@ def bundle_dir(results_dir: Path, r: Result) -> Path:
     return Path(results_dir) / REPRO / bundle_name(r)
 
 
-def _copy_artefacts(workdir: Path | None, dest: Path) -> list[str]:
+def _copy_artefacts(workdir: Path | None, dest: Path) -> dict[str, str]:
+    """The converter's artefacts copied into the bundle: kind -> file name."""
     if workdir is None or not (workdir / "artefacts.json").is_file():
-        return []
+        return {}
     from ..artefacts import Artefacts
 
     arts = Artefacts.load(workdir)
-    copied = []
+    copied = {}
     for kind, path in sorted(arts.paths.items()):
         if kind in COPIED and Path(path).is_file():
             shutil.copy2(path, dest / Path(path).name)
-            copied.append(Path(path).name)
+            copied[kind] = Path(path).name
     return copied
 
 
@@ -56,21 +57,51 @@ def _actual_outputs(workdir: Path | None, backend: str, precision: str) -> list 
         return None
 
 
-def readme_text(r: Result, artefacts: list[str], has_actual: bool) -> str:
+# how to run each artefact kind outside the harness (<kind>: its file in the bundle), for the
+# README of a bundle whose backend consumes it
+RUN_ARTEFACT = {
+    "pnnx.onnx": "run the ONNX file <pnnx.onnx> in your runtime (onnxruntime: `onnxruntime.InferenceSession("
+                 "'<pnnx.onnx>').run(None, feeds)`), feeding inputs/*.npy in order as its graph inputs; a complex "
+                 "tensor travels as reals with a trailing (real, imaginary) axis, at the positions the model's "
+                 "metadata names (pnnx.complex_inputs / pnnx.complex_outputs)",
+    "ncnn.param": "load <ncnn.param> and <ncnn.bin> with ncnn (`net.load_param`, `net.load_model`) and feed "
+                  "inputs/*.npy as in0, in1, ... (<ncnn.py> declares each input's batch index)",
+    "pnnx.py": "run <pnnx.py> with torch (it reads <pnnx.bin>) on inputs/*.npy",
+    "pnnx.param": "load <pnnx.param> and <pnnx.bin> (the pnnx graph) in your runtime and feed inputs/*.npy",
+}
+
+
+def _how_to_run(consumes, artefacts: dict[str, str]) -> list[str]:
+    """How to run the artefacts the failing backend ran (every kind when it is not known)."""
+    lines = []
+    for kind in consumes if consumes is not None else RUN_ARTEFACT:
+        text = RUN_ARTEFACT.get(kind)
+        if text:
+            for k in COPIED:
+                text = text.replace(f"<{k}>", artefacts.get(k, k))
+            lines.append("then " + text)
+    return lines
+
+
+def readme_text(r: Result, artefacts: dict[str, str], has_actual: bool, consumes=None) -> str:
+    """The bundle's README; `artefacts`: kind -> file copied; `consumes`: the failing backend's
+    artefact kinds (None: unknown)."""
     name = safe(r.case.replace("/", "__"))
+    stage = f" Stage: {r.stage}." if getattr(r, "stage", "") else ""
     lines = [
         f"# Repro: {r.case} [{r.converter} {r.check} {r.backend or ''} {r.precision or ''}]".rstrip() + "\n",
-        f"Status: {r.status}. {r.error}\n",
+        f"Status: {r.status}.{stage} {r.error}\n",
         "Reproduce without the conformance harness:\n",
         "    python case/*.py   # runs the model eagerly and checks it against case/*.out*.npy",
-        "    pnnx case/*.pt inputshape=...   # upstream converter, on the traced TorchScript module",
-        "then load the *.ncnn.param/.bin or *.pnnx.param/.bin here in your runtime, feed inputs/*.npy",
     ]
+    if consumes is None or r.converter == "upstream":
+        lines.append("    pnnx case/*.pt inputshape=...   # upstream converter, on the traced TorchScript module")
+    lines += _how_to_run(consumes, artefacts)
     lines += ["", "Compare the backend's outputs with expected/*.npy (np.load); the tolerance applied is in "
               "result.json (metrics.atol / metrics.rtol)."]
     if has_actual:
         lines.append("actual/*.npy holds what the backend produced in the run.")
-    lines.append(f"Files: case/ (standalone {name}), {', '.join(artefacts) or 'no converter artefacts'}, "
+    lines.append(f"Files: case/ (standalone {name}), {', '.join(artefacts.values()) or 'no converter artefacts'}, "
                  "inputs/, expected/, result.json, environment.json.")
     return "\n".join(lines) + "\n"
 
@@ -101,7 +132,8 @@ def write_bundle(results_dir: Path, r: Result, case, *, workdir: Path | None = N
         (dest / "case-error.txt").write_text(f"{type(e).__name__}: {e}\n")
     if actual is not None:
         save_arrays(dest / "actual", actual)
-    (dest / "README.md").write_text(readme_text(r, artefacts, actual is not None))
+    consumes = getattr(backend, "consumes", None) if r.check == "parity" else None
+    (dest / "README.md").write_text(readme_text(r, artefacts, actual is not None, consumes))
     return dest
 
 
