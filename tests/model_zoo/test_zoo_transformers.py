@@ -40,6 +40,7 @@ def test_model_converts_and_matches_torch_on_ncnn_and_onnx(case, tmp_path):
     assert_close(run_onnx(tmp_path / "m.pnnx.onnx", inputs), want, FP32, "onnx")
     if case.op == "models.hf_llama":
         layers = [layer.type for layer in ncnn_param.load(tmp_path / "m.ncnn.param").layers]
-        assert layers.count("RMSNorm") == 5 and layers.count("SDPA") == 2 and "Reduction" not in layers
+        assert layers.count("RMSNorm") == 5 and layers.count("SDPA") == 2 and layers.count("RotaryEmbed") == 4
+        assert "Reduction" not in layers and "Concat" not in layers
         nodes = [n.op_type for n in onnx.load(tmp_path / "m.pnnx.onnx").graph.node]
         assert nodes.count("Attention") == 2

@@ -100,3 +100,33 @@ def test_decode_step_matches_torch_token_by_token(mode, tmp_path):
         k, v = torch.from_numpy(got[1]), torch.from_numpy(got[2])
         past_k, past_v = want[1], want[2]
         ids = want[0].argmax(-1)
+
+
+class Rope(nn.Module):
+    """x * cos + rotate_half(x) * sin on (1, heads, L, E): `tables` "llama" repeats each half
+    (cat(freqs, freqs)), "random" does not, so only "llama" is RotaryEmbed's meaning."""
+
+    def __init__(self, tables: str, length: int = 6, dim: int = 8) -> None:
+        super().__init__()
+        freqs = torch.outer(torch.arange(length).float(), 1.0 / 10000 ** (torch.arange(0, dim, 2).float() / dim))
+        emb = torch.cat((freqs, freqs), -1) if tables == "llama" else torch.rand(length, dim) * 6
+        self.register_buffer("cos", emb.cos()[None, None])
+        self.register_buffer("sin", emb.sin()[None, None])
+
+    def forward(self, x):
+        half = x.shape[-1] // 2
+        rotated = torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+        return x * self.cos + rotated * self.sin
+
+
+@pytest.mark.parametrize("tables, fused", [("llama", True), ("random", False)])
+def test_rotary_embedding_is_one_layer_where_its_tables_repeat_their_halves(tables, fused, tmp_path):
+    torch.manual_seed(0)
+    model, x = Rope(tables), torch.randn(1, 3, 6, 8)
+    base = _export(model, [x], tmp_path)
+    layers = _layers(base)
+    assert ("RotaryEmbed" in layers) == fused and ("Concat" not in layers) == fused, layers
+    with torch.no_grad():
+        for mode in ("fp32", "vulkan-fp32"):
+            assert_close(run_ncnn(base, [x], mode), [model(x)], TIGHT, f"{tables} {mode}")
+    assert "RotaryEmbed" not in _layers(_export(model, [x], tmp_path, fuse=False))

@@ -188,3 +188,19 @@ def scaled_dot_product_attention(ctx: Context, op) -> None:
     heads = ctx.temp(out)
     ctx.emit("SDPA", "sdpa", inputs, [heads], p)
     ctx.emit("Reshape", "reshape", [heads], [out], dims_params(ctx.shape(op.outputs[0])))
+
+
+@LOWERINGS.register("ncnn.RotaryEmbed", batch=FIRST, unbatched_rank=3)
+def rotary_embed(ctx: Context, op) -> None:
+    """The rotary embedding fuse_rotary found: x (heads, L, E) or (L, E) and the first halves of
+    its constant cos/sin tables as (L, E/2) MemoryData; 0=0 (halves, not interleaved pairs)."""
+    x, cos, sin = op.inputs
+    blobs = [ctx.blob(x)]
+    for table, name in ((cos, "rope_cos"), (sin, "rope_sin")):
+        data = ctx.constant(table)
+        lq, e = data.shape[-2:]
+        half = np.ascontiguousarray(data.reshape(lq, e)[:, : e // 2], dtype=np.float32)
+        blob = ctx.temp(op.outputs[0].name)
+        ctx.emit("MemoryData", name, [], [blob], dims_params([lq, e // 2]), [Weight(half.reshape(-1), tagged=False)])
+        blobs.append(blob)
+    ctx.emit("RotaryEmbed", "rope", blobs, [op.outputs[0].name], {0: 0})
