@@ -130,3 +130,24 @@ def test_rotary_embedding_is_one_layer_where_its_tables_repeat_their_halves(tabl
         for mode in ("fp32", "vulkan-fp32"):
             assert_close(run_ncnn(base, [x], mode), [model(x)], TIGHT, f"{tables} {mode}")
     assert "RotaryEmbed" not in _layers(_export(model, [x], tmp_path, fuse=False))
+
+
+class BoolMaskSdpa(nn.Module):
+    """A constant bool attn_mask (True: attend), as a traced transformers decoder carries its
+    causal mask: ncnn SDPA adds its mask, so True must become 0 and False a large negative."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("mask", torch.ones(5, 5, dtype=torch.bool).tril()[None, None])
+
+    def forward(self, q, k, v):
+        return torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=self.mask)
+
+
+def test_sdpa_bool_mask_says_where_to_attend(tmp_path):
+    torch.manual_seed(0)
+    model = BoolMaskSdpa()
+    inputs = [torch.randn(1, 2, 5, 8) for _ in range(3)]
+    base = _export(model, inputs, tmp_path)
+    with torch.no_grad():
+        assert_close(run_ncnn(base, inputs), [model(*inputs)], TIGHT, "bool mask")

@@ -158,7 +158,21 @@ def _mask(ctx: Context, op, q, k, mask) -> str | None:
     if shape[-2:] != [lq, sk] or len(shape) > 3 or (len(shape) == 3 and shape[0] not in (1, heads)):
         raise Unsupported(f"attn_mask {tuple(ctx.torch_shape(mask))} must be (L, S) or (1 or heads, L, S) "
                           "per batch: ncnn SDPA does not broadcast it further")
+    if mask.dtype == "bool":
+        return _bool_mask(ctx, op, mask, shape)
     return ctx.blob(mask)
+
+
+def _bool_mask(ctx: Context, op, mask, shape: list[int]) -> str:
+    """torch's bool attn_mask says where to attend (True), ncnn SDPA adds its mask blob to the
+    scores: a constant one becomes 0 / -FLT_MAX (as the causal mask)."""
+    value = ctx.constant(mask)
+    if value is None:
+        raise Unsupported("a bool attn_mask computed at run time is not lowered (ncnn SDPA adds a float mask)")
+    data = np.where(value.astype(bool), 0.0, -FLT_MAX).astype(np.float32).reshape(shape)
+    name = ctx.temp(op.outputs[0].name)
+    ctx.emit("MemoryData", "attn_mask", [], [name], dims_params(shape), [Weight(data.reshape(-1), tagged=False)])
+    return name
 
 
 def _causal_mask(ctx: Context, op, lq: int, sk: int) -> str:
