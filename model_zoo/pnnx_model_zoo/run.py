@@ -8,7 +8,7 @@ and write JSON-lines `Result` records (table `models`) and run.json (tier, cases
 
 PATTERN: fnmatch patterns on case ids, or bare model names, comma-separated
 (`resnet18,mobilenet_v2`, `models.*lstm*`); `sweep` is the torchvision sweep (sweep.py),
-`all` the zoo and the sweep. Without a pattern: the zoo.
+`transformers` the transformers tier (hf.py), `all` all of them. Without a pattern: the zoo.
 """
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def select(patterns: str | None) -> list:
     names = [p for p in patterns.split(",") if p]
     globs = [p if any(ch in p for ch in "*?[./") else f"models.{p}/*" for p in names]
     chosen = [c for c in all_cases() if "all" in names or ("sweep" in names and c.sweep)
-              or any(fnmatch.fnmatchcase(c.id, g) for g in globs)]
+              or ("transformers" in names and c.transformers) or any(fnmatch.fnmatchcase(c.id, g) for g in globs)]
     if not chosen:
         known = ", ".join(c.op.removeprefix("models.") for c in all_cases())
         raise UsageError(f"no zoo model matches {patterns!r} (known: {known})")

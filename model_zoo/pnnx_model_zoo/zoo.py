@@ -10,7 +10,7 @@ from functools import lru_cache
 
 from pnnx_op_cases.case import TIER_SMOKE, Case, InputSpec
 
-from . import blocks, sweep
+from . import blocks, hf, sweep
 
 IMAGE = (InputSpec((1, 3, 224, 224)),)
 
@@ -19,6 +19,7 @@ IMAGE = (InputSpec((1, 3, 224, 224)),)
 class ZooCase(Case):
     options: dict = field(default_factory=dict, hash=False, compare=False)
     sweep: bool = field(default=False, compare=False)  # the torchvision sweep (sweep.py): full tier only
+    transformers: bool = field(default=False, compare=False)  # the transformers tier (hf.py): full tier only
 
 
 CALIBRATE = '''
@@ -189,6 +190,9 @@ def _sweep() -> list[ZooCase]:
                              torchvision_source(ctor, post, args, shapes), inputs, sweep=True))
     for case_id, source, inputs in blocks.cases():  # blocks written the way the field writes them
         cases.append(ZooCase(f"models.{case_id}", f"models.{case_id.split('/')[0]}", source, inputs, sweep=True))
+    for case_id, source, inputs in hf.cases():  # transformers models from small configs, the decode step
+        cases.append(ZooCase(f"models.{case_id}", f"models.{case_id.split('/')[0]}", source, inputs,
+                             transformers=True))
     return cases
 
 
@@ -200,8 +204,8 @@ def zoo_cases() -> tuple[ZooCase, ...]:
 
 @lru_cache(maxsize=None)
 def all_cases() -> tuple[ZooCase, ...]:
-    """The zoo and the sweep (torchvision's networks, sweep.py, and the field's blocks, blocks.py; full
-    tier only): what workers look case ids up in."""
+    """The zoo, the sweep (torchvision's networks, sweep.py, and the field's blocks, blocks.py) and the
+    transformers tier (hf.py), the last two full tier only: what workers look case ids up in."""
     return tuple(sorted(_zoo() + _sweep(), key=lambda c: c.id))
 
 

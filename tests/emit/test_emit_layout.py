@@ -30,6 +30,7 @@ BATCH_FIRST = {
         "interpolate", "lp_pool1d", "lp_pool2d", "lp_pool3d", "max_pool1d", "max_pool2d", "max_pool3d",
         "normalize", "pad", "pixel_shuffle", "pixel_unshuffle", "prelu", "upsample", "upsample_bilinear",
         "upsample_nearest", "fold", "unfold", "affine_grid", "scaled_dot_product_attention")),
+    "ncnn.RotaryEmbed",  # the ncnn emitter's own fused rotary embedding (emit/ncnn/fuse_rotary.py)
     *(f"nn.{n}" for n in (
         "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
         "AdaptiveMaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "ChannelShuffle", "ConstantPad1d",

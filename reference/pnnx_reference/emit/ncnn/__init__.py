@@ -22,9 +22,12 @@ from .lower import lower_graph
 from .writer import write_files
 
 
-def write_ncnn(graph: Graph, param_path, bin_path, py_path, fp16: bool = True, input_shapes=None) -> None:
+def write_ncnn(graph: Graph, param_path, bin_path, py_path, fp16: bool = True, input_shapes=None,
+               fuse: bool = True) -> None:
+    """fuse=False: hand-written arithmetic is lowered as written, not to the one ncnn layer of
+    the same meaning (prepass.FUSIONS), to compare the two."""
     work = graph.copy()
-    lowered = lower_graph(work)
+    lowered = lower_graph(work, fuse)
     operands = [op.outputs[0] for op in work.inputs()]
     shapes = input_shapes if input_shapes is not None else [x.shape or [] for x in operands]
     inputs = [ncnn_py.Feed(list(shape), x.dtype, lowered.fed_as_bits(x)) for shape, x in zip(shapes, operands)]

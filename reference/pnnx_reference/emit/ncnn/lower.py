@@ -11,7 +11,7 @@ from .complex_blobs import COMPLEX, reads_complex
 from .context import MAX_BLOB_RANK, AlongBatch, Context
 from .layers import Layer
 from .optimize import fold_padding, fuse_activations, remove_dead
-from .prepass import PREPASSES
+from .prepass import FUSIONS, PREPASSES
 from .registry import LOWERINGS
 from .split import insert_split, rename_outputs
 
@@ -57,9 +57,10 @@ class Lowered:
         return operand.name in self.ctx.int_bits
 
 
-def lower_graph(graph: Graph) -> Lowered:
+def lower_graph(graph: Graph, fuse: bool = True) -> Lowered:
     for prepass in PREPASSES:
-        prepass(graph)
+        if fuse or prepass not in FUSIONS:
+            prepass(graph)
     ctx = Context(graph)
     axes, preferred = batch.input_axes(graph, LOWERINGS.lookup)
     ctx.lower_operator = lambda op: _lower(ctx, op, _rule(op), preferred)

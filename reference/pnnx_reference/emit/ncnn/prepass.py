@@ -1,14 +1,17 @@
 """Graph rewrites on the working copy before lowering: module operators are replaced by their
 bodies (see inline); contiguous() dropped; hand-written attention becomes one SDPA layer
 (passes.fuse_attention: only here, since torch's SDPA kernel rounds otherwise than the
-matmul/softmax/matmul it replaces, so pnnx.param keeps the chain, as upstream does);
+matmul/softmax/matmul it replaces, so pnnx.param keeps the chain, as upstream does); the
+FUSIONS, hand-written arithmetic that has one ncnn layer of the same meaning (RMSNorm, RotaryEmbed),
+which `write_ncnn(fuse=False)` leaves as written (to measure what they gain);
 patterns that have a single ncnn layer: view(1,g,c/g,h,w) -> transpose(1,2) -> view(1,c,h,w)
 is a ShuffleChannel; then the rank-5/6 reshape -> permute
 chains that ncnn's 4-d blobs cannot hold (see highrank)."""
 from __future__ import annotations
 
 from ...ir import Graph, Operator
-from ...passes import fuse_attention
+from ...passes import fuse_attention, fuse_rms_norm
+from . import fuse_rotary
 from .highrank import HIGH_RANK_PREPASSES
 from .inline import inline_module_bodies
 
@@ -82,4 +85,6 @@ def drop_contiguous(graph: Graph) -> None:
         graph.remove_operator(op)
 
 
-PREPASSES = (inline_module_bodies, drop_contiguous, fuse_attention.run, fuse_channel_shuffle, *HIGH_RANK_PREPASSES)
+FUSIONS = (fuse_rms_norm.run, fuse_rotary.run)
+PREPASSES = (inline_module_bodies, drop_contiguous, fuse_attention.run, *FUSIONS, fuse_channel_shuffle,
+             *HIGH_RANK_PREPASSES)

@@ -158,7 +158,21 @@ def _mask(ctx: Context, op, q, k, mask) -> str | None:
     if shape[-2:] != [lq, sk] or len(shape) > 3 or (len(shape) == 3 and shape[0] not in (1, heads)):
         raise Unsupported(f"attn_mask {tuple(ctx.torch_shape(mask))} must be (L, S) or (1 or heads, L, S) "
                           "per batch: ncnn SDPA does not broadcast it further")
+    if mask.dtype == "bool":
+        return _bool_mask(ctx, op, mask, shape)
     return ctx.blob(mask)
+
+
+def _bool_mask(ctx: Context, op, mask, shape: list[int]) -> str:
+    """torch's bool attn_mask says where to attend (True), ncnn SDPA adds its mask blob to the
+    scores: a constant one becomes 0 / -FLT_MAX (as the causal mask)."""
+    value = ctx.constant(mask)
+    if value is None:
+        raise Unsupported("a bool attn_mask computed at run time is not lowered (ncnn SDPA adds a float mask)")
+    data = np.where(value.astype(bool), 0.0, -FLT_MAX).astype(np.float32).reshape(shape)
+    name = ctx.temp(op.outputs[0].name)
+    ctx.emit("MemoryData", "attn_mask", [], [name], dims_params(shape), [Weight(data.reshape(-1), tagged=False)])
+    return name
 
 
 def _causal_mask(ctx: Context, op, lq: int, sk: int) -> str:
@@ -188,3 +202,19 @@ def scaled_dot_product_attention(ctx: Context, op) -> None:
     heads = ctx.temp(out)
     ctx.emit("SDPA", "sdpa", inputs, [heads], p)
     ctx.emit("Reshape", "reshape", [heads], [out], dims_params(ctx.shape(op.outputs[0])))
+
+
+@LOWERINGS.register("ncnn.RotaryEmbed", batch=FIRST, unbatched_rank=3)
+def rotary_embed(ctx: Context, op) -> None:
+    """The rotary embedding fuse_rotary found: x (heads, L, E) or (L, E) and the first halves of
+    its constant cos/sin tables as (L, E/2) MemoryData; 0=0 (halves, not interleaved pairs)."""
+    x, cos, sin = op.inputs
+    blobs = [ctx.blob(x)]
+    for table, name in ((cos, "rope_cos"), (sin, "rope_sin")):
+        data = ctx.constant(table)
+        lq, e = data.shape[-2:]
+        half = np.ascontiguousarray(data.reshape(lq, e)[:, : e // 2], dtype=np.float32)
+        blob = ctx.temp(op.outputs[0].name)
+        ctx.emit("MemoryData", name, [], [blob], dims_params([lq, e // 2]), [Weight(half.reshape(-1), tagged=False)])
+        blobs.append(blob)
+    ctx.emit("RotaryEmbed", "rope", blobs, [op.outputs[0].name], {0: 0})

@@ -1,5 +1,7 @@
 """Attention: F.scaled_dot_product_attention -> one Attention node (opset 23), a 2-D or 3-D
-query lifted to 4-D by leading axes of 1;
+query lifted to 4-D by leading axes of 1, a rank-5+ one folded to 4-D (its leading axes into
+the batch, by Reshape, and unfolded after); grouped heads (enable_gqa: query head i reads
+key/value head i // (heads / groups)) are Attention's own q_num_heads > kv_num_heads;
 nn.MultiheadAttention -> input projections (MatMul/Add) + Attention + output projection
 (an unbatched (L, E) as a batch_first batch of one, see unbatched.py)."""
 from __future__ import annotations
@@ -14,8 +16,8 @@ from ..unbatched import lower_as_batch_of_one
 def sdpa(b, op):
     if b.opset < 23:
         raise Unsupported("Attention needs opset 23")
-    if float(op.params.get("dropout_p", 0.0) or 0.0) != 0.0 or op.params.get("enable_gqa"):
-        raise Unsupported("dropout_p != 0 or enable_gqa")
+    if float(op.params.get("dropout_p", 0.0) or 0.0) != 0.0:
+        raise Unsupported("dropout_p != 0 is random")
     q, k, v = (op.input(key, i) for i, key in enumerate(("query", "key", "value")))
     mask = op.input("attn_mask", 3)
     if None in (q, k, v) or len({b.rank(q), b.rank(k), b.rank(v), b.rank(op.outputs[0])}) != 1:
@@ -24,12 +26,31 @@ def sdpa(b, op):
         # leading axes are batch axes: (L, E) and (heads, L, E) get batch axes of 1 until 4-D
         lower_as_batch_of_one(b, op, sdpa, batched_inputs=4)
         return
+    if b.rank(q) > 4:
+        _folded(b, op, q, k, v, mask)
+        return
     if b.rank(q) != 4:
-        raise Unsupported("needs 2-D to 4-D query, key and value operands")
-    inputs = [q.name, k.name, v.name] + ([_rows_of(b, mask, q)] if mask is not None else [])
+        raise Unsupported("needs 2-D or wider query, key and value operands")
+    _attention(b, op, [q.name, k.name, v.name] + ([_rows_of(b, mask, q)] if mask is not None else []), b.y(op))
+
+
+def _attention(b, op, inputs: list[str], out) -> str:
     scale = op.params.get("scale")
-    b.node("Attention", inputs, b.y(op), is_causal=int(bool(op.params.get("is_causal"))),
-           scale=None if scale is None else float(scale))
+    return b.node("Attention", inputs, out, is_causal=int(bool(op.params.get("is_causal"))),
+                  scale=None if scale is None else float(scale))
+
+
+def _folded(b, op, q, k, v, mask) -> None:
+    """(A, B, ..., heads, L, E) as (A*B*..., heads, L, E): Reshape, Attention, Reshape back. The
+    leading axes of query, key and value must agree (torch broadcasts them; this does not)."""
+    lead = b.shape(q)[:-3]
+    if any(b.shape(x)[:-3] != lead for x in (k, v)) or min(lead) < 1:
+        raise Unsupported("query, key and value leading axes differ or are unknown: not folded")
+    if mask is not None and b.rank(mask) > 2:
+        raise Unsupported("a mask with leading axes over a rank-5+ attention is not folded")
+    folded = [b.node("Reshape", [x.name, b.const([-1] + b.shape(x)[-3:], hint="shape")]) for x in (q, k, v)]
+    att = _attention(b, op, folded + ([_rows_of(b, mask, q)] if mask is not None else []), 1)
+    b.node("Reshape", [att, b.const(b.shape(op.outputs[0]), hint="shape")], b.y(op))
 
 
 def _rows_of(b, mask, q) -> str:

@@ -1,0 +1,46 @@
+"""The transformers tier (pnnx_model_zoo/hf.py): full tier only, selected as `transformers`, and
+every model through the Python API on ncnn (CPU) and pnnx.onnx (onnxruntime) within fp32
+rounding of torch; LLaMA's ncnn graph uses ncnn's RMSNorm and grouped SDPA layers, its
+pnnx.onnx one grouped Attention node per layer."""
+from __future__ import annotations
+
+import onnx
+import pytest
+
+from conformance_runs import assert_close, run_ncnn, run_onnx
+from pnnx_model_zoo import run
+from pnnx_model_zoo.zoo import all_cases, zoo_cases
+from pnnx_reference.api import export
+from pnnx_reference.formats import ncnn_param
+
+TIER = [c for c in all_cases() if c.transformers]
+FP32 = dict(atol=1e-5, rtol=1e-5)  # fp32 weights: summation order only
+
+
+def test_the_tier_is_full_tier_selected_by_name_and_kept_out_of_the_default_run():
+    names = {c.op.removeprefix("models.") for c in TIER}
+    assert {"hf_bert", "hf_gpt2", "hf_llama", "hf_t5_encoder", "hf_t5", "hf_vit", "hf_whisper_encoder",
+            "llm_decode_step"} <= names
+    assert run.select("transformers") == TIER
+    assert not set(TIER) & set(zoo_cases()) and all(c.tier == "full" for c in TIER)
+
+
+@pytest.mark.parametrize("case", TIER, ids=lambda c: c.op.removeprefix("models."))
+def test_model_converts_and_matches_torch_on_ncnn_and_onnx(case, tmp_path):
+    pytest.importorskip("transformers", reason="the tier builds transformers models from small configs")
+    import torch
+
+    model, inputs = case.make_model(), case.make_inputs()
+    with torch.no_grad():
+        want = model(*inputs)
+    want = want if isinstance(want, tuple) else (want,)
+    result = export(model, tuple(inputs), tmp_path, "m", fp16=False)
+    assert result.unsupported == {}
+    assert_close(run_ncnn(tmp_path / "m", inputs), want, FP32, "ncnn")
+    assert_close(run_onnx(tmp_path / "m.pnnx.onnx", inputs), want, FP32, "onnx")
+    if case.op == "models.hf_llama":
+        layers = [layer.type for layer in ncnn_param.load(tmp_path / "m.ncnn.param").layers]
+        assert layers.count("RMSNorm") == 5 and layers.count("SDPA") == 2 and layers.count("RotaryEmbed") == 4
+        assert "Reduction" not in layers and "Concat" not in layers
+        nodes = [n.op_type for n in onnx.load(tmp_path / "m.pnnx.onnx").graph.node]
+        assert nodes.count("Attention") == 2
