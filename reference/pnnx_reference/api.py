@@ -41,6 +41,7 @@ class ExportResult:
     unsupported: dict[str, str] = field(default_factory=dict)   # emitter -> why it wrote nothing
     notes: list[str] = field(default_factory=list)              # e.g. dynamic dims kept fixed
     value_dependent: list[str] = field(default_factory=list)    # accepted value-dependent conversions
+    removed: list[Path] = field(default_factory=list)           # an earlier run's files no emitter rewrote
     self_check: str = "off"                                      # what the self-check found
 
 
@@ -289,6 +290,7 @@ def export(model: nn.Module, inputs=None, out_dir=".", name: str = "model", *, i
     overrides = dict(pnnxparam=pnnxparam, pnnxbin=pnnxbin, pnnxpy=pnnxpy, pnnxonnx=pnnxonnx,
                      ncnnparam=ncnnparam, ncnnbin=ncnnbin, ncnnpy=ncnnpy)
     paths = {k: Path(os.path.abspath(p)) for k, p in default_paths(out_dir, name, overrides).items()}
+    _refuse_shared_paths(paths)
     shapes = _example_shapes(graph, args)
     result = ExportResult(graph, value_dependent=captured.value_dependent)
     with Staging() as stage:
@@ -312,8 +314,31 @@ def export(model: nn.Module, inputs=None, out_dir=".", name: str = "model", *, i
             result.paths["pnnxonnxdata"] = onnx_data_path(paths["pnnxonnx"])
         if self_check:
             result.self_check = _self_check(graph, staged, captured, device, result.unsupported)
+        result.removed = _stale_files(paths, result.paths)
+        for path in result.removed:
+            stage.remove_at_commit(path)
         stage.commit()
     return result
+
+
+def _refuse_shared_paths(paths: dict[str, Path]) -> None:
+    """Two artefacts at one path: the later would silently replace the earlier."""
+    seen: dict[str, str] = {}
+    for key, path in paths.items():
+        real = os.path.realpath(path)
+        if real in seen:
+            raise ConversionError(f"{path}: {seen[real]}= and {key}= name the same file; give each artefact "
+                                  "its own path")
+        seen[real] = key
+
+
+def _stale_files(paths: dict[str, Path], written: dict[str, Path]) -> list[Path]:
+    """The files at the paths of artefacts this run does not write (an emitter declined the
+    model): left there from an earlier run, they would describe another model ("all or none")."""
+    candidates = [path for key, path in paths.items() if key not in written]
+    if "pnnxonnxdata" not in written:
+        candidates.append(onnx_data_path(paths["pnnxonnx"]))
+    return [path for path in candidates if path.is_file() or path.is_symlink()]
 
 
 def _self_check(graph: Graph, staged: dict[str, Path], captured: _Captured, device: str, unsupported: dict) -> str:

@@ -197,9 +197,17 @@ def run_onnx(spec: str, options: dict) -> int:
         print(f"{artefact}: {path}")
     for note in result.notes:
         print(f"note: {note}", file=sys.stderr)
+    _print_declined(result)
+    return 0
+
+
+def _print_declined(result) -> None:
+    """What an emitter did not write, and the files of an earlier run that went with it."""
     for emitter, message in result.unsupported.items():
         print(f"warning: {emitter}: {message}", file=sys.stderr)
-    return 0
+    for path in result.removed:
+        print(f"warning: removed {path}: an earlier run wrote it and this run writes no such artefact",
+              file=sys.stderr)
 
 
 def run(argv: list[str]) -> int:
@@ -226,8 +234,7 @@ def run(argv: list[str]) -> int:
     print("\n".join(model_stat(result.graph).lines()), file=sys.stderr)  # as upstream prints them, on stderr
     for note in result.value_dependent:
         print(f"warning: {note}", file=sys.stderr)
-    for emitter, message in result.unsupported.items():
-        print(f"warning: {emitter}: {message}", file=sys.stderr)
+    _print_declined(result)
     print(f"selfcheck: {result.self_check}", file=sys.stderr)
     return 0
 
