@@ -314,6 +314,7 @@ def export(model: nn.Module, inputs=None, out_dir=".", name: str = "model", *, i
             result.paths["pnnxonnxdata"] = onnx_data_path(paths["pnnxonnx"])
         if self_check:
             result.self_check = _self_check(graph, staged, captured, device, result.unsupported)
+        result.notes.extend(selfcheck.all_nan_outputs(captured.runs))
         result.removed = _stale_files(paths, result.paths)
         for path in result.removed:
             stage.remove_at_commit(path)

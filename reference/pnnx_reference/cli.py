@@ -232,7 +232,7 @@ def run(argv: list[str]) -> int:
     for artefact, path in result.paths.items():
         print(f"{artefact}: {path}")
     print("\n".join(model_stat(result.graph).lines()), file=sys.stderr)  # as upstream prints them, on stderr
-    for note in result.value_dependent:
+    for note in result.value_dependent + result.notes:
         print(f"warning: {note}", file=sys.stderr)
     _print_declined(result)
     print(f"selfcheck: {result.self_check}", file=sys.stderr)
