@@ -24,6 +24,7 @@ from .emit.onnx.writer import data_path as onnx_data_path
 from .emit.python.pnnx_py import write_python
 from .errors import ConversionError, PnnxError, UnsupportedOperator
 from .files import Staging
+from .input_sizes import check_fits, out_of_memory
 from .formats import pnnx_param
 from .ir import DTYPES, Graph, Operand
 from .passes import PassContext, run_passes
@@ -59,6 +60,8 @@ def one_line_errors(function):
                                   "was reached)") from err
         except Exception as err:
             text = (str(err).strip().splitlines() or [""])[0][:300]
+            if (memory := out_of_memory(err)) is not None:
+                raise memory from err
             raise ConversionError(f"internal error in the converter: {type(err).__name__}: {text} "
                                   "(please report it with the model)") from err
     return run
@@ -78,6 +81,7 @@ def make_inputs(input_shapes, input_types=None, device: str = "cpu") -> tuple:
         if suffix not in DTYPES:
             raise ConversionError(f"unknown input type {suffix!r} (expected one of {', '.join(DTYPES)})")
         dtype = getattr(torch, DTYPES[suffix].numpy)
+        check_fits(shape, DTYPES[suffix].itemsize, f"input shape {list(shape)}{suffix}")
         if DTYPES[suffix].is_integer:
             t = torch.ones(tuple(shape), dtype=dtype)
         else:

@@ -57,6 +57,7 @@ def parse_shapes(key: str, text: str) -> tuple[list[list[int]], list[str | None]
             raise UsageError(f"{key}: malformed shape {match.group(0)!r}") from None
         if any(d <= 0 for d in dims):  # [] is a 0-d tensor, as upstream reads it
             raise UsageError(f"{key}: every dimension must be a positive integer in {match.group(0)!r}")
+        _check_fits(key, match.group(0), dims, match.group(2) or "f32")
         shapes.append(dims)
         types.append(match.group(2) or None)
         pos = match.end()
@@ -67,6 +68,15 @@ def parse_shapes(key: str, text: str) -> tuple[list[list[int]], list[str | None]
     if not shapes:
         raise UsageError(f"{key}: empty shape list")
     return shapes, types
+
+
+def _check_fits(key: str, text: str, dims: list[int], suffix: str) -> None:
+    from .input_sizes import check_fits
+    from .ir import DTYPES
+
+    if suffix not in DTYPES:
+        raise UsageError(f"{key}: unknown type {suffix!r} in {text!r} (expected one of {', '.join(DTYPES)})")
+    check_fits(dims, DTYPES[suffix].itemsize, f"{key} {text}")
 
 
 def _flag(key: str, value: str) -> bool:
@@ -253,9 +263,14 @@ def main(argv: list[str] | None = None) -> int:
     except PnnxError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    except (Exception, RecursionError) as err:  # a converter bug: one line, not a traceback
+    except (Exception, RecursionError, MemoryError) as err:  # a converter bug: one line, not a traceback
         if os.environ.get("PNNXREF_TRACEBACK"):
             raise
+        from .input_sizes import out_of_memory
+
+        if (memory := out_of_memory(err)) is not None:
+            print(f"error: {memory}", file=sys.stderr)
+            return 2
         text = one_line((str(err).strip().splitlines() or [""])[0][:300])
         print(f"error: internal error: {type(err).__name__}: {text} (PNNXREF_TRACEBACK=1 shows where; "
               "please report it)", file=sys.stderr)
