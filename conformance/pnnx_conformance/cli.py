@@ -20,7 +20,10 @@ import argparse
 import sys
 from pathlib import Path
 
+from pnnx_op_cases.tables import TABLES
+
 from .errors import CheckOutcome
+from .tiers import MAX_CASES
 
 
 def _csv(values: list[str] | None) -> list[str]:
@@ -305,10 +308,11 @@ def parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="run a tier and write results.jsonl + junit.xml")
     r.add_argument("--tier", default="smoke", choices=("smoke", "full"))
     r.add_argument("--op", action="append", help="operator (fnmatch pattern), repeatable or comma-separated")
-    r.add_argument("--table", action="append", help="nn | F | Tensor | torch | models")
+    r.add_argument("--table", action="append", help=" | ".join(TABLES + ("models",)))
     r.add_argument("--pattern", help="fnmatch pattern on case ids")
     r.add_argument("--max-cases", type=int, default=None,
-                   help="cap on cases (default: 60 for an unfiltered smoke run, else none; 0: no cap)")
+                   help=f"cap on cases (default: {MAX_CASES['smoke']} for an unfiltered smoke run, else none; "
+                        "0: no cap)")
     r.add_argument("--backend", action="append", help="backend name (default: the five built-ins)")
     r.add_argument("--converter", action="append", help=CONVERTER_HELP)
     r.add_argument("--shard", default="1/1", help="K/N: run the K-th of N shards balanced by measured cost "

@@ -24,6 +24,7 @@ from .emit.onnx.writer import data_path as onnx_data_path
 from .emit.python.pnnx_py import write_python
 from .errors import ConversionError, PnnxError, UnsupportedOperator
 from .files import Staging
+from .input_sizes import check_fits, out_of_memory
 from .formats import pnnx_param
 from .ir import DTYPES, Graph, Operand
 from .passes import PassContext, run_passes
@@ -41,6 +42,7 @@ class ExportResult:
     unsupported: dict[str, str] = field(default_factory=dict)   # emitter -> why it wrote nothing
     notes: list[str] = field(default_factory=list)              # e.g. dynamic dims kept fixed
     value_dependent: list[str] = field(default_factory=list)    # accepted value-dependent conversions
+    removed: list[Path] = field(default_factory=list)           # an earlier run's files no emitter rewrote
     self_check: str = "off"                                      # what the self-check found
 
 
@@ -58,6 +60,8 @@ def one_line_errors(function):
                                   "was reached)") from err
         except Exception as err:
             text = (str(err).strip().splitlines() or [""])[0][:300]
+            if (memory := out_of_memory(err)) is not None:
+                raise memory from err
             raise ConversionError(f"internal error in the converter: {type(err).__name__}: {text} "
                                   "(please report it with the model)") from err
     return run
@@ -77,6 +81,7 @@ def make_inputs(input_shapes, input_types=None, device: str = "cpu") -> tuple:
         if suffix not in DTYPES:
             raise ConversionError(f"unknown input type {suffix!r} (expected one of {', '.join(DTYPES)})")
         dtype = getattr(torch, DTYPES[suffix].numpy)
+        check_fits(shape, DTYPES[suffix].itemsize, f"input shape {list(shape)}{suffix}")
         if DTYPES[suffix].is_integer:
             t = torch.ones(tuple(shape), dtype=dtype)
         else:
@@ -289,6 +294,7 @@ def export(model: nn.Module, inputs=None, out_dir=".", name: str = "model", *, i
     overrides = dict(pnnxparam=pnnxparam, pnnxbin=pnnxbin, pnnxpy=pnnxpy, pnnxonnx=pnnxonnx,
                      ncnnparam=ncnnparam, ncnnbin=ncnnbin, ncnnpy=ncnnpy)
     paths = {k: Path(os.path.abspath(p)) for k, p in default_paths(out_dir, name, overrides).items()}
+    _refuse_shared_paths(paths)
     shapes = _example_shapes(graph, args)
     result = ExportResult(graph, value_dependent=captured.value_dependent)
     with Staging() as stage:
@@ -312,8 +318,32 @@ def export(model: nn.Module, inputs=None, out_dir=".", name: str = "model", *, i
             result.paths["pnnxonnxdata"] = onnx_data_path(paths["pnnxonnx"])
         if self_check:
             result.self_check = _self_check(graph, staged, captured, device, result.unsupported)
+        result.notes.extend(selfcheck.all_nan_outputs(captured.runs))
+        result.removed = _stale_files(paths, result.paths)
+        for path in result.removed:
+            stage.remove_at_commit(path)
         stage.commit()
     return result
+
+
+def _refuse_shared_paths(paths: dict[str, Path]) -> None:
+    """Two artefacts at one path: the later would silently replace the earlier."""
+    seen: dict[str, str] = {}
+    for key, path in paths.items():
+        real = os.path.realpath(path)
+        if real in seen:
+            raise ConversionError(f"{path}: {seen[real]}= and {key}= name the same file; give each artefact "
+                                  "its own path")
+        seen[real] = key
+
+
+def _stale_files(paths: dict[str, Path], written: dict[str, Path]) -> list[Path]:
+    """The files at the paths of artefacts this run does not write (an emitter declined the
+    model): left there from an earlier run, they would describe another model ("all or none")."""
+    candidates = [path for key, path in paths.items() if key not in written]
+    if "pnnxonnxdata" not in written:
+        candidates.append(onnx_data_path(paths["pnnxonnx"]))
+    return [path for path in candidates if path.is_file() or path.is_symlink()]
 
 
 def _self_check(graph: Graph, staged: dict[str, Path], captured: _Captured, device: str, unsupported: dict) -> str:

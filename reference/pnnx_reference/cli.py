@@ -57,6 +57,7 @@ def parse_shapes(key: str, text: str) -> tuple[list[list[int]], list[str | None]
             raise UsageError(f"{key}: malformed shape {match.group(0)!r}") from None
         if any(d <= 0 for d in dims):  # [] is a 0-d tensor, as upstream reads it
             raise UsageError(f"{key}: every dimension must be a positive integer in {match.group(0)!r}")
+        _check_fits(key, match.group(0), dims, match.group(2) or "f32")
         shapes.append(dims)
         types.append(match.group(2) or None)
         pos = match.end()
@@ -67,6 +68,15 @@ def parse_shapes(key: str, text: str) -> tuple[list[list[int]], list[str | None]
     if not shapes:
         raise UsageError(f"{key}: empty shape list")
     return shapes, types
+
+
+def _check_fits(key: str, text: str, dims: list[int], suffix: str) -> None:
+    from .input_sizes import check_fits
+    from .ir import DTYPES
+
+    if suffix not in DTYPES:
+        raise UsageError(f"{key}: unknown type {suffix!r} in {text!r} (expected one of {', '.join(DTYPES)})")
+    check_fits(dims, DTYPES[suffix].itemsize, f"{key} {text}")
 
 
 def _flag(key: str, value: str) -> bool:
@@ -197,9 +207,17 @@ def run_onnx(spec: str, options: dict) -> int:
         print(f"{artefact}: {path}")
     for note in result.notes:
         print(f"note: {note}", file=sys.stderr)
+    _print_declined(result)
+    return 0
+
+
+def _print_declined(result) -> None:
+    """What an emitter did not write, and the files of an earlier run that went with it."""
     for emitter, message in result.unsupported.items():
         print(f"warning: {emitter}: {message}", file=sys.stderr)
-    return 0
+    for path in result.removed:
+        print(f"warning: removed {path}: an earlier run wrote it and this run writes no such artefact",
+              file=sys.stderr)
 
 
 def run(argv: list[str]) -> int:
@@ -224,10 +242,9 @@ def run(argv: list[str]) -> int:
     for artefact, path in result.paths.items():
         print(f"{artefact}: {path}")
     print("\n".join(model_stat(result.graph).lines()), file=sys.stderr)  # as upstream prints them, on stderr
-    for note in result.value_dependent:
+    for note in result.value_dependent + result.notes:
         print(f"warning: {note}", file=sys.stderr)
-    for emitter, message in result.unsupported.items():
-        print(f"warning: {emitter}: {message}", file=sys.stderr)
+    _print_declined(result)
     print(f"selfcheck: {result.self_check}", file=sys.stderr)
     return 0
 
@@ -246,9 +263,14 @@ def main(argv: list[str] | None = None) -> int:
     except PnnxError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    except (Exception, RecursionError) as err:  # a converter bug: one line, not a traceback
+    except (Exception, RecursionError, MemoryError) as err:  # a converter bug: one line, not a traceback
         if os.environ.get("PNNXREF_TRACEBACK"):
             raise
+        from .input_sizes import out_of_memory
+
+        if (memory := out_of_memory(err)) is not None:
+            print(f"error: {memory}", file=sys.stderr)
+            return 2
         text = one_line((str(err).strip().splitlines() or [""])[0][:300])
         print(f"error: internal error: {type(err).__name__}: {text} (PNNXREF_TRACEBACK=1 shows where; "
               "please report it)", file=sys.stderr)

@@ -11,6 +11,18 @@ def one_line(text: str) -> str:
                    for c in text)
 
 
+_TORCHSCRIPT_FAILED = "The following operation failed in the TorchScript interpreter."
+
+
+def cause(err: BaseException) -> str:
+    """`Type: first line` of an exception; for an error the TorchScript interpreter raises
+    (a `.pt` model's), the cause its last line gives, not the interpreter's generic heading."""
+    lines = [line for line in str(err).strip().splitlines() if line.strip()]
+    if lines and lines[0] == _TORCHSCRIPT_FAILED and ": " in lines[-1]:
+        return lines[-1].strip()
+    return f"{type(err).__name__}: {lines[0] if lines else ''}"
+
+
 class PnnxError(Exception):
     """Base of every user-facing error; its message is always one printable line."""
 

@@ -47,6 +47,7 @@ class Staging:
         self._folders: dict[Path, Path] = {}    # target folder -> its staging folder
         self._targets: dict[Path, Path] = {}    # final path -> staged path
         self._created: list[Path] = []          # target folders this run made, outermost first
+        self._stale: list[Path] = []            # files an earlier run wrote that this run does not replace
 
     def __enter__(self) -> "Staging":
         return self
@@ -90,6 +91,10 @@ class Staging:
         self._targets[final] = staged
         return staged
 
+    def remove_at_commit(self, final) -> None:
+        """`final` (a file an earlier run wrote) goes at commit, when this run writes no new one."""
+        self._stale.append(Path(final))
+
     def final_of(self, staged) -> Path | None:
         """The final path of a staged file (for error messages naming what the user asked for)."""
         for final, path in self._targets.items():
@@ -107,6 +112,14 @@ class Staging:
                 except OSError as err:
                     raise _cannot_write(final, err) from None
                 moved.append(final)
+        for stale in self._stale:
+            try:
+                stale.unlink()
+            except FileNotFoundError:
+                pass
+            except OSError as err:
+                raise ConversionError(f"{stale}: cannot remove the stale file of an earlier run: "
+                                      f"{err.strerror or err}") from None
         self._remove_staging()
         self._created.clear()
         return moved

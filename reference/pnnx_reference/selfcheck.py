@@ -328,6 +328,18 @@ def check(graph: Graph, py_path: Path, runs: list[Run], device: torch.device, ra
             + (f", {len(outputs) - len(compared)} random output(s) not compared" if len(compared) < len(outputs) else ""))
 
 
+def all_nan_outputs(runs: list[Run]) -> list[str]:
+    """A warning per output the original model computes as NaN in every element (a damaged
+    weight, an input outside the model's domain): the self-check cannot tell anything there."""
+    found = []
+    for run in runs:
+        for i, out in enumerate(run.outputs):
+            if isinstance(out, torch.Tensor) and out.is_floating_point() and out.numel() and bool(out.isnan().all()):
+                found.append(f"output {i} of the original model is NaN in every element on the {run.label} inputs: "
+                             "the self-check compares nothing there (check the model's weights and inputs)")
+    return found
+
+
 def within_own_rounding(model, inputs: list, expected: dict[int, torch.Tensor], got: dict[int, torch.Tensor],
                         tol: Tolerance) -> bool:
     """Whether each original output `expected[i]` (fp32) is as close to the regenerated model's

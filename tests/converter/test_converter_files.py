@@ -119,3 +119,43 @@ def test_files_in_other_folders_refer_to_each_other_by_their_final_paths(tmp_pat
     original, x = Net().eval(), torch.rand(1, 3, 8, 8)
     torch.testing.assert_close(_load(result.paths["pnnxpy"])(x), original(x))
     assert not [p for p in _tree(tmp_path) if ".pnnxref-" in p]
+
+
+class Bessel(nn.Module):
+    def forward(self, x):
+        return torch.special.bessel_j0(x) * 3  # neither ONNX nor ncnn lowers it
+
+
+def test_an_artefact_this_run_does_not_write_does_not_survive_from_an_earlier_run(tmp_path, capsys):
+    """Issue 33 item 1: the earlier run's ncnn and ONNX files described the earlier model."""
+    _export(tmp_path)
+    model = tmp_path / "m.py"
+    model.write_text("import torch\nclass Model(torch.nn.Module):\n    def forward(self, x):\n"
+                     "        return torch.special.bessel_j0(x) * 3\n")
+    assert pnnxref([str(model), "inputshape=[1,3,8,8]"]) == 0
+    err = capsys.readouterr().err
+    gone = ["m.ncnn.bin", "m.ncnn.param", "m.pnnx.onnx", "m_ncnn.py"]
+    assert _tree(tmp_path) == sorted(set(ARTEFACTS) - set(gone) | {"m.py"})
+    for name in gone:
+        assert f"warning: removed {tmp_path / name}: an earlier run wrote it" in err
+
+
+def test_a_failed_run_removes_no_earlier_file(tmp_path):
+    _export(tmp_path)
+    with pytest.raises(ConversionError, match="changes rank"):
+        api.export(Bessel(), torch.rand(1, 3), tmp_path, "m", inputs2=torch.rand(2, 3, 4, 5, 6, 7, 8, 9, 10))
+    assert _tree(tmp_path) == ARTEFACTS
+
+
+@pytest.mark.parametrize("paths", [dict(pnnxparam="same.param", ncnnparam="same.param"),
+                                   dict(pnnxbin="net.ncnn.bin")])
+def test_two_artefacts_at_one_path_are_refused(tmp_path, monkeypatch, capsys, paths):
+    """Issue 33 item 11: one would silently overwrite the other."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "net.py").write_text("import torch.nn as nn\nclass Model(nn.Module):\n    def forward(self, x):\n"
+                                     "        return x.relu()\n")
+    argv = ["net.py", "inputshape=[1,3]"] + [f"{k}={v}" for k, v in paths.items()]
+    assert pnnxref(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "name the same file; give each artefact its own path" in err
+    assert len(err.splitlines()) == 1 and _tree(tmp_path) == ["net.py"]

@@ -202,3 +202,42 @@ def test_no_second_look_for_a_model_with_other_precisions():
     model[0].register_buffer("mask16", torch.zeros(2, dtype=torch.float16))
     assert not within_own_rounding(model, run.inputs, {0: run.outputs[0]}, {0: fp32}, self_check_tolerance())
     assert model[0].mask16.dtype == torch.float16
+
+
+@pytest.fixture
+def nan_add(monkeypatch):
+    """A converter bug that yields NaN: `_pnnx.py` renders add as `* nan +`-like garbage."""
+    monkeypatch.setitem(expression.INFIX, "add", "* float('nan') *")
+
+
+def test_nan_where_torch_is_finite_is_a_mismatch(tmp_path, nan_add):
+    """Issue 33 item 3: NaN in the regenerated model is never 'within tolerance'."""
+    with pytest.raises(ConversionError, match="^self-check failed on the example inputs"):
+        api.export(Net().eval(), _x(), tmp_path, "m")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf")])
+def test_difference_counts_a_non_finite_element_against_a_finite_one(value):
+    from pnnx_reference.selfcheck import difference
+
+    got = torch.tensor([1.0, value])
+    assert difference(got, torch.tensor([1.0, 2.0]), self_check_tolerance()).startswith("1/2 elements")
+    assert difference(got, got.clone(), self_check_tolerance()) == ""
+
+
+class AllNan(nn.Module):
+    def forward(self, x):
+        return torch.log(x - 2)  # x in [0, 1): NaN everywhere in torch itself
+
+
+def test_an_output_nan_everywhere_in_torch_is_a_warning(tmp_path, capsys):
+    model = tmp_path / "allnan.py"
+    model.write_text("import torch\nclass Model(torch.nn.Module):\n    def forward(self, x):\n"
+                     "        return torch.log(x - 2)\n")
+    assert pnnxref([str(model), "inputshape=[2,3]"]) == 0
+    err = capsys.readouterr().err
+    assert ("warning: output 0 of the original model is NaN in every element on the example inputs: the "
+            "self-check compares nothing there") in err
+    result = api.export(AllNan(), torch.rand(2, 3), tmp_path, "m")
+    assert any("NaN in every element" in note for note in result.notes)

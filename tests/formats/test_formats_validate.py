@@ -122,6 +122,12 @@ NCNN_RULES = [
      ["{p}:5: blob 1 is consumed by 2 layers (add_0, add_0); ncnn needs a Split"]),
     ("input", NCNN.replace("0 1 in0", "0 2 in0 x").replace("4 5", "4 6"),
      ["{p}:3: Input in0 must have 0 inputs and 1 output, has 0 and 2"]),
+    ("no such layer type", NCNN.replace("BinaryOp                 add_0", "NoSuchLayer add_0"),
+     ["{p}:6: layer add_0: ncnn has no layer type 'NoSuchLayer' (its loader refuses the file)"]),
+    ("python code as a type", NCNN.replace("BinaryOp                 add_0", "torch.add(x,y) add_0"),
+     ["{p}:6: layer add_0: ncnn has no layer type 'torch.add(x,y)' (its loader refuses the file)"]),
+    ("registered but not built", NCNN.replace("BinaryOp                 add_0", "ArgMax add_0"),
+     ["{p}:6: layer add_0: ncnn has no layer type 'ArgMax' (its loader refuses the file)"]),
 ]
 
 

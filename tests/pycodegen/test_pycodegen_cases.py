@@ -7,10 +7,10 @@ import pytest
 
 from pnnx_op_cases.case import TAG_RANDOM
 from pnnx_op_cases.registry import all_cases
+from pnnx_reference import api
 from pnnx_reference.emit import regenerate
 from pycodegen_helpers import assert_bitwise, generate, run_generated
 
-api = pytest.importorskip("pnnx_reference.api")
 pytestmark = pytest.mark.slow  # one conversion and two imports of generated code per case
 
 # ONNX-table cases are ONNX graphs run by onnxruntime: the Python-API route does not apply to them

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 import torch
 
+from pnnx_reference import api
 from pycodegen_helpers import assert_bitwise, generate, run_generated
 
-api = pytest.importorskip("pnnx_reference.api")
 torchvision = pytest.importorskip("torchvision")
 pytestmark = pytest.mark.slow
 

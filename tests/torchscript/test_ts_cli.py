@@ -127,6 +127,24 @@ def test_wrong_inputshape_for_model(tmp_path, capsys):
     assert "cannot run" in _error([str(pt), "inputshape=[1,5,16,16]"], capsys)
 
 
+@pytest.mark.parametrize("arg, cause", [
+    ("inputshape=[1,5,16,16]", "RuntimeError: Given groups=1, weight of size [8, 3, 3, 3], expected input[1, 5, 16, 16] "
+                               "to have 3 channels, but got 5 channels instead"),
+    ("inputshape=[3,16,16,1,1]", "RuntimeError: Expected 4-dimensional input for 4-dimensional weight [8, 3, 3, 3], "
+                                 "but got 5-dimensional input of size [3, 16, 16, 1, 1] instead"),
+    ("inputshape=[1,3,16,16]i64", "RuntimeError: expected scalar type Long but found Float"),
+    ("input=x.npy", "RuntimeError: expected scalar type Double but found Float"),
+])
+def test_inputs_that_do_not_fit_give_the_cause(tmp_path, capsys, monkeypatch, arg, cause):
+    """Issue 33 item 5: the cause, not the TorchScript interpreter's generic first line."""
+    import numpy as np
+
+    monkeypatch.chdir(tmp_path)
+    np.save(tmp_path / "x.npy", np.random.default_rng(0).random((1, 3, 16, 16)))  # float64
+    pt = save_traced(Tiny(), (1, 3, 16, 16), tmp_path / "tiny.pt")
+    assert _error([str(pt), arg], capsys) == f"error: the model cannot run on the given inputs: {cause}\n"
+
+
 class Focus(nn.Module):
     def forward(self, x):
         return torch.cat([x[..., ::2, ::2], x[..., 1::2, 1::2]], 1)

@@ -5,8 +5,9 @@ is produced, pnnx.Input / pnnx.Output shapes, each pnnx.Expression's `expr` (gra
 function names and arities, nesting depth, `@i` below its input count), each `@attr`
 backed by a pnnx.bin entry of the right size, no stray entries, a store-only zip with
 correct CRCs.
-ncnn.param: grammar, the two counts, blob production/consumption order, one consumer
-per blob (ncnn needs Split layers), Input layers, and ncnn.bin sizes for known layers.
+ncnn.param: grammar, the two counts, each layer type one the pinned ncnn creates
+(ncnn_layers.py), blob production/consumption order, one consumer per blob (ncnn needs
+Split layers), Input layers, and ncnn.bin sizes for known layers.
 Exit status: 0 clean, 1 problems found, 2 usage error.
 """
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Callable
 from .. import expression
 from ..errors import FormatError, one_line
 from ..ir import Graph
-from . import ncnn_bin, ncnn_param, pnnx_bin, pnnx_param
+from . import ncnn_bin, ncnn_layers, ncnn_param, pnnx_bin, pnnx_param
 from .textfile import read_text_lines
 
 
@@ -160,6 +161,12 @@ def _blob_flow(model: ncnn_param.NcnnModel, path: str) -> list[Problem]:
     return problems
 
 
+def _layer_types(model: ncnn_param.NcnnModel, path: str) -> list[Problem]:
+    return [Problem(path, layer.line, f"layer {layer.name}: ncnn has no layer type {layer.type!r} "
+                    "(its loader refuses the file)")
+            for layer in model.layers if not ncnn_layers.exists(layer.type)]
+
+
 def _check_ncnn_bin(model: ncnn_param.NcnnModel, param: Path) -> list[Problem]:
     bin_path = param.with_name(param.name[: -len(".param")] + ".bin")
     if not bin_path.exists():
@@ -178,8 +185,8 @@ def validate_ncnn(param: Path) -> list[Problem]:
     model = _read_all(reader, param, ncnn_param.MAX_PARAM_BYTES, ncnn_param.MAX_LINE_CHARS, problems)
     if model is None:
         return problems
-    flow = _blob_flow(model, str(param))
-    problems += flow
+    problems += _layer_types(model, str(param))
+    problems += _blob_flow(model, str(param))
     if not problems:
         problems += _check_ncnn_bin(model, param)
     return problems

@@ -11,7 +11,7 @@ from typing import Callable
 import torch
 import torch.nn as nn
 
-from ...errors import ConversionError, PnnxError
+from ...errors import ConversionError, PnnxError, cause
 from ...ir import Graph, Operand, Operator, body_weight_key
 from .tracer import Tracer, clone_tensors, iter_values, names_class
 from .valuedep import BOUNDARIES, ValueDependence
@@ -79,8 +79,7 @@ def _materialise_lazy(model: nn.Module, args: tuple) -> None:
 
 
 def _cannot_run(err: Exception) -> ConversionError:
-    return ConversionError(f"the model cannot run on the given inputs: {type(err).__name__}: "
-                           f"{str(err).splitlines()[0] if str(err) else ''}")
+    return ConversionError(f"the model cannot run on the given inputs: {cause(err)}")
 
 
 def _trace(tracer: Tracer, inputs: list, run: Callable[[], object]) -> Capture:

@@ -11,6 +11,7 @@ import torch
 import torch.nn as nn
 
 from ...errors import ConversionError, UsageError
+from . import archive
 from .rebuilt import build_module
 from .traced_inputs import stored_inputs
 
@@ -39,6 +40,7 @@ def read(path) -> TracedFile:
         raise UsageError(f"{path}: no such file")
     if _names_torchvision(path):
         _register_torchvision_ops(path)
+    archive.check(path)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)  # torch.jit.load's deprecation notice
