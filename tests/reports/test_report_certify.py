@@ -92,3 +92,12 @@ def test_the_default_selection_is_every_case_of_the_tier_and_run_s_selectors_app
                                   pattern="nn.Conv2d/*")[0]
     assert (cert["selection"]["tables"], cert["selection"]["pattern"], cert["selection"]["case_count"]) == \
         (["nn"], "nn.Conv2d/*", 1)
+
+
+def test_a_plugin_whose_describe_fails_is_refused_in_one_line_before_anything_runs(tmp_path, capsys, monkeypatch):
+    import harness_fake_backends
+
+    monkeypatch.setattr(harness_fake_backends.WrongBackend, "describe", lambda self: 1 / 0)
+    rc, err = certify(tmp_path, capsys)
+    assert rc == 2 and err == "error: backend 'wrong': describe() failed: ZeroDivisionError: division by zero\n"
+    assert not (tmp_path / "cert").exists()

@@ -66,6 +66,7 @@ def certify(backend: str, out: Path, *, tier: str = "smoke", ops: list[str] | No
     private_key = load_key(key)  # a bad key fails before the long run, not after
     instance = load_backend(backend)
     identity = backend_identity(instance)
+    compute = compute_types(instance)
     out = Path(out)
     selection = {"tier": tier, "converter": CONVERTER, "ops": sorted(ops or []), "tables": sorted(tables or []),
                  "pattern": pattern, "max_cases": max_cases or None, "cases_provider": cases_provider}
@@ -79,9 +80,7 @@ def certify(backend: str, out: Path, *, tier: str = "smoke", ops: list[str] | No
         raise HarnessError("certify --results takes the waivers its run applied; --waivers is for a new run")
     else:
         records, env = recorded(Path(results), {backend, instance.name}, tier, cases), _recorded_environment(Path(results))
-    cert = make_certificate(records, backend=identity,
-                            precisions=precision_modes(instance.precisions,
-                                                       {m: instance.compute_type(m) for m in instance.precisions}),
+    cert = make_certificate(records, backend=identity, precisions=precision_modes(instance.precisions, compute),
                             selection=selection, suite=suite_identity(),
                             environment=env or environment_fingerprint({instance.name: identity["described"]}),
                             key=private_key)
@@ -116,7 +115,10 @@ def backend_identity(instance) -> dict:
     """What identifies the certified backend: its `name`, the plug-in's distribution (of the
     backend class's module) and the runtime's (`Backend.runtime`), read from the installed
     distributions, its device and what its describe() says."""
-    described = instance.describe()
+    try:
+        described = instance.describe()
+    except Exception as e:  # the plug-in's own bug: one line, before the long run
+        raise HarnessError(f"backend {instance.name!r}: describe() failed: {type(e).__name__}: {e}") from None
     if not isinstance(described, dict):
         raise HarnessError(f"backend {instance.name!r}: describe() must return a dict, not {type(described).__name__}")
     runtime = None
@@ -131,6 +133,18 @@ def backend_identity(instance) -> dict:
         raise HarnessError(f"backend {instance.name!r}: describe() must return JSON data ({e})") from None
     return {"name": instance.name, "plugin": distribution_of(type(instance).__module__), "runtime": runtime,
             "device": str(described.get("device") or instance.device or ""), "described": described}
+
+
+def compute_types(instance) -> dict:
+    """What each precision mode computes in, as the backend reports it."""
+    try:
+        compute = {m: instance.compute_type(m) for m in instance.precisions}
+    except Exception as e:
+        raise HarnessError(f"backend {instance.name!r}: compute_type() failed: {type(e).__name__}: {e}") from None
+    odd = {m: c for m, c in compute.items() if c not in ("fp32", "fp16", "bf16")}
+    if odd:
+        raise HarnessError(f"backend {instance.name!r}: compute_type() must say fp32, fp16 or bf16, not {odd}")
+    return compute
 
 
 def _run(backend, out, selection, waivers, jobs, progress) -> list:
