@@ -151,3 +151,26 @@ def test_sdpa_bool_mask_says_where_to_attend(tmp_path):
     base = _export(model, inputs, tmp_path)
     with torch.no_grad():
         assert_close(run_ncnn(base, inputs), [model(*inputs)], TIGHT, "bool mask")
+
+
+class TwoLookups(nn.Module):
+    """One index input read by two tables (a decode step's cos and sin at its position)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("a", torch.rand(64, 8))
+        self.register_buffer("b", torch.rand(64, 8))
+
+    def forward(self, pos):
+        return nn.functional.embedding(pos, self.a) * nn.functional.embedding(pos, self.b)
+
+
+def test_indices_read_twice_are_split_on_the_cpu(tmp_path):
+    """ncnn's Split of an int32-bits input runs without Vulkan: with fp16 storage the GPU would
+    read the indices as float values and look up other rows."""
+    model, pos = TwoLookups(), torch.tensor([[37, 5, 60]])
+    base = _export(model, [pos], tmp_path)
+    split = next(layer for layer in ncnn_param.load(f"{base}.ncnn.param").layers if layer.type == "Split")
+    assert split.params.get(31) == 16
+    with torch.no_grad():
+        assert_close(run_ncnn(base, [pos], "vulkan"), [model(pos)], dict(atol=2e-3, rtol=2e-3), "vulkan fp16")

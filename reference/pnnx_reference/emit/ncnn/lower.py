@@ -102,7 +102,8 @@ def lower_graph(graph: Graph, fuse: bool = True) -> Lowered:
         output_axes.append(axis)
     if failures:
         raise _unsupported(failures)
-    return Lowered(_finish(ctx.layers, out_blobs), ctx, outputs, input_axes, output_axes)
+    int_bits = {ctx.blob_names[name] for name in ctx.int_bits}
+    return Lowered(_finish(ctx.layers, out_blobs, int_bits), ctx, outputs, input_axes, output_axes)
 
 
 def _rule(op: Operator):
@@ -237,12 +238,12 @@ def _is_integer(dtype: str) -> bool:
     return dtype == "bool" or dtype[0] in "iu"
 
 
-def _finish(layers: list[Layer], out_blobs: list[str]) -> list[Layer]:
+def _finish(layers: list[Layer], out_blobs: list[str], int_bits: set[str]) -> list[Layer]:
     protected = set(out_blobs)
     layers = remove_dead(layers, protected)
     layers = fold_padding(layers, protected)
     layers = fuse_activations(layers, protected)
-    layers, out_blobs = insert_split(layers, out_blobs)
+    layers, out_blobs = insert_split(layers, out_blobs, int_bits)
     return rename_outputs(layers, out_blobs)
 
 

@@ -1,11 +1,19 @@
 """Blob bookkeeping after lowering: a Split layer wherever a blob has several consumers (a
-graph output counts as one) and the output blobs renamed out0, out1, ..."""
+graph output counts as one) and the output blobs renamed out0, out1, ...
+
+The Split of an input fed as int32 bits (indices several Embeds read) runs on the CPU
+(31=featmask, bit 4: no Vulkan): on the GPU with fp16 storage the blob would be uploaded as
+fp16, reading its int32 bits as float values."""
 from __future__ import annotations
 
 from .layers import Layer
 
 
-def insert_split(layers: list[Layer], output_blobs: list[str]) -> tuple[list[Layer], list[str]]:
+NO_VULKAN = {31: 1 << 4}
+
+
+def insert_split(layers: list[Layer], output_blobs: list[str],
+                 int_bits: set[str] = frozenset()) -> tuple[list[Layer], list[str]]:
     """Returns the new layer list and, per graph output, the blob that now carries it."""
     uses: dict[str, list] = {}
     for layer in layers:
@@ -23,7 +31,8 @@ def insert_split(layers: list[Layer], output_blobs: list[str]) -> tuple[list[Lay
             if len(users) < 2:
                 continue
             branches = [f"{blob}_splitncnn_{j}" for j in range(len(users))]
-            result.append(Layer("Split", f"splitncnn_{counter}", [blob], branches))
+            result.append(Layer("Split", f"splitncnn_{counter}", [blob], branches,
+                                dict(NO_VULKAN) if blob in int_bits else {}))
             counter += 1
             for branch, (user, index) in zip(branches, users):
                 if user is None:

@@ -11,6 +11,7 @@ from ...errors import ConversionError, UsageError
 from .dynamic import second_inputs
 from .program import ProgramModule, flat_inputs
 from .refusal import quiet
+from .regions import inline_regions
 
 __all__ = ["load", "is_program", "rebuild", "example_inputs", "second_inputs"]
 
@@ -48,5 +49,5 @@ def rebuild(program, inputs: tuple) -> nn.Module:
     """The program as an eval-mode module; standard modules are rebuilt and checked on `inputs`."""
     if not is_program(program):
         raise ConversionError(f"expected a torch.export ExportedProgram, not {type(program).__name__}")
-    return ProgramModule(program, tuple(inputs)).eval()
+    return ProgramModule(inline_regions(program), tuple(inputs)).eval()
 
