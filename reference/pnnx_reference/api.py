@@ -196,9 +196,12 @@ def _from_program(program, inputs, inputs2, input_shapes, input_shapes2, input_t
         if not inputs:
             raise ConversionError("the exported program holds no example inputs: give inputshape")
     args = _resolve_inputs(inputs, input_shapes, input_types, "cpu")
+    exported.check_sizes(program, _tensors(args), "example")
     if inputs2 is None and input_shapes2 is not None:
         inputs2 = make_inputs(input_shapes2, input_types)
-    elif inputs2 is None:
+    if inputs2 is not None:
+        exported.check_sizes(program, _tensors(_resolve_inputs(inputs2, None, None, "cpu")), "inputshape2")
+    else:
         inputs2 = exported.second_inputs(program, args)
     return exported.rebuild(program, args), args, inputs2
 

@@ -14,7 +14,8 @@ from pnnx_reference.frontends.export.refusal import quiet
 
 
 class NoRoute(Exception):
-    """The case has no .pt2 route (torch.export refuses it or cannot save it) or no Python route."""
+    """The case has no .pt2 route: torch.export refuses it or cannot save it (torch's limits;
+    an exception of our own capture is not one of these and fails the test)."""
 
 
 def exported(case, decompose: bool = False):
@@ -36,10 +37,7 @@ def exported(case, decompose: bool = False):
 
 
 def both_routes(case, decompose: bool = False):
-    """(python-route lines, .pt2-route lines); NoRoute when either route does not exist."""
-    try:
-        python_graph = capture(case.make_model(), tuple(case.make_inputs()))
-    except Exception as err:
-        raise NoRoute(f"the Python route does not capture it: {err}") from None
+    """(python-route lines, .pt2-route lines); NoRoute when torch gives no .pt2 route."""
+    python_graph = capture(case.make_model(), tuple(case.make_inputs()))
     program = exported(case, decompose)
     return normalised_param(python_graph), normalised_param(capture(program, tuple(case.make_inputs())))

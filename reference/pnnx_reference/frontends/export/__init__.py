@@ -4,7 +4,7 @@ so the Python-API tracer, the passes and the emitters are shared with the other 
 `export_program(model, inputs)` runs torch.export itself, its refusals as one line."""
 from __future__ import annotations
 
-from .loader import example_inputs, is_program, load, rebuild, second_inputs
+from .loader import check_sizes, example_inputs, is_program, load, rebuild, second_inputs
 from .refusal import export_program
 
-__all__ = ["example_inputs", "export_program", "is_program", "load", "rebuild", "second_inputs"]
+__all__ = ["check_sizes", "example_inputs", "export_program", "is_program", "load", "rebuild", "second_inputs"]

@@ -26,6 +26,41 @@ def _expr(dim):
     return dim.node.expr if isinstance(dim, torch.SymInt) else int(dim)
 
 
+def check_sizes(program, inputs: tuple, what: str) -> None:
+    """Raises a ConversionError when `inputs` (the `what` inputs: "example", "inputshape2")
+    do not fit the program: a fixed size other than the program's, a dynamic dimension
+    outside its range (`torch.export.Dim(min=, max=)`), or one dynamic dimension at two sizes."""
+    seen: dict = {}
+    for i, (shape, tensor) in enumerate(zip(symbolic_shapes(program), inputs)):
+        if shape is None or not isinstance(tensor, torch.Tensor):
+            continue
+        if len(shape) != tensor.dim():
+            raise ConversionError(f"{what} input {i} has {tensor.dim()} dimensions, the exported program's "
+                                  f"input has {len(shape)}")
+        for axis, (dim, size) in enumerate(zip(shape, tensor.shape)):
+            where = f"{what} input {i} dimension {axis} is {int(size)}"
+            if isinstance(dim, int):
+                if dim != size:
+                    raise ConversionError(f"{where}: the exported program fixes it at {dim}")
+            elif isinstance(dim, sympy.Symbol):
+                _check_range(where, int(size), program.range_constraints.get(dim))
+                first = seen.setdefault(dim, (where, int(size)))
+                if first[1] != size:
+                    raise ConversionError(f"{where} where {first[0]}: the exported program makes them one "
+                                          "dynamic dimension")
+
+
+def _check_range(where: str, size: int, bounds) -> None:
+    if bounds is None:
+        return
+    low = int(bounds.lower) if bounds.lower.is_finite else None
+    high = int(bounds.upper) if bounds.upper.is_finite else None
+    if (low is not None and size < low) or (high is not None and size > high):
+        allowed = f"{low if low is not None else 0}..{high if high is not None else 'any'}"
+        raise ConversionError(f"{where}: the exported program's dynamic dimension there allows {allowed} "
+                              "(its torch.export.Dim range)")
+
+
 def second_inputs(program, inputs: tuple) -> tuple | None:
     """Inputs like `inputs` with every dynamic dimension at another allowed size (None when
     the program has no dynamic dimension)."""
@@ -65,7 +100,8 @@ def _other_value(symbol, example, bounds) -> int:
     for candidate in (example + 1, example - 1, example * 2, example + 2):
         if candidate >= max(low, 1) and (high is None or candidate <= high) and candidate != example:
             return candidate
-    raise ConversionError(f"dynamic dimension {symbol} allows no size but {example}")
+    raise ConversionError(f"a dynamic dimension of the exported program (range {low}..{high}) allows no size but "
+                          f"{example}: no second size to trace it at")
 
 
 def _resized(tensor: torch.Tensor, sizes: list[int]) -> torch.Tensor:

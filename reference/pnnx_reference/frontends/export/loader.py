@@ -8,12 +8,12 @@ import torch
 import torch.nn as nn
 
 from ...errors import ConversionError, UsageError
-from .dynamic import second_inputs
+from .dynamic import check_sizes, second_inputs
 from .program import ProgramModule, flat_inputs
 from .refusal import quiet
 from .regions import inline_regions
 
-__all__ = ["load", "is_program", "rebuild", "example_inputs", "second_inputs"]
+__all__ = ["load", "is_program", "rebuild", "example_inputs", "second_inputs", "check_sizes"]
 
 
 def is_program(value) -> bool:
