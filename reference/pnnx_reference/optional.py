@@ -1,5 +1,6 @@
 """The packages the converter uses only for some artefacts: torch and numpy are always needed;
-onnx only to write `NAME.pnnx.onnx` or to read an `.onnx` model. Each is imported where its
+onnx only to write `NAME.pnnx.onnx` or to read an `.onnx` model, torchvision only for a TorchScript
+file that calls its operators. Each is imported where its
 artefact is written, and a missing one is one line naming the extra that installs it, never an
 ImportError traceback."""
 from __future__ import annotations
@@ -9,7 +10,7 @@ import importlib
 from .errors import PnnxError
 
 DISTRIBUTION = "pnnx-reference"
-EXTRAS = {"onnx": "onnx", "onnxruntime": "onnx", "ncnn": "ncnn"}  # package -> the extra that installs it
+EXTRAS = {"onnx": "onnx", "onnxruntime": "onnx", "ncnn": "ncnn", "torchvision": "vision"}  # package -> the extra that installs it
 
 
 class MissingPackage(PnnxError):

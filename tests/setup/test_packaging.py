@@ -157,3 +157,19 @@ def test_python_dash_m_pnnx_reference_is_pnnxref(tmp_path):
                           cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert all((tmp_path / name).is_file() for name in (*SIX, "m.pnnx.onnx"))
+
+
+def test_a_torchscript_file_calling_torchvision_without_torchvision_is_one_error_line(tmp_path):
+    torch = pytest.importorskip("torch")
+    ops = pytest.importorskip("torchvision.ops")
+
+    class Boxes(torch.nn.Module):
+        def forward(self, boxes, scores):
+            return ops.nms(boxes, scores, 0.5)
+
+    boxes = torch.tensor([[0.0, 0.0, 2.0, 2.0], [0.1, 0.1, 2.0, 2.0]])
+    torch.jit.script(Boxes()).save(str(tmp_path / "nms.pt"))
+    proc = run_without("torchvision", "nms.pt", "inputshape=[2,4],[2]", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines() == ["error: nms.pt: loading a model that calls torchvision "
+                                        "operators needs the torchvision package: pip install 'pnnx-reference[vision]'"]
