@@ -132,22 +132,27 @@ def main_pt_door(patterns: str | None, runs: int, out: Path | None) -> int:
     cases = select_for_cli(patterns or None)
     if cases is None:
         return 2
-    load_before = os.getloadavg()
+    load_before = os.getloadavg()[0]
     records = []
     for i, case in enumerate(cases, 1):
         print(f"[{i}/{len(cases)}] {case.id}", file=sys.stderr, flush=True)
         with tempfile.TemporaryDirectory() as tmp:
             records.append(pt_door(case, runs, Path(tmp)))
-    load = f"load average {load_before[0]:.1f} before, {os.getloadavg()[0]:.1f} after, {os.cpu_count()} CPUs"
-    head = [f"`.pt` door: `pnnxref model.pt` beside upstream `pnnx model.pt` on the same traced file, whole "
-            f"processes alternating, medians of {runs} runs each; {load}", ""]
-    lines = head + pt_door_table(records, runs)
+        lines = pt_door_report(records, runs, load_before)
+        if out is not None:  # after each network: a long run interrupted keeps what it measured
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text("\n".join(lines) + "\n")
+            out.with_suffix(".json").write_text(json.dumps({"runs": runs, "head": lines[0], "models": records},
+                                                           indent=1) + "\n")
     print("\n".join(lines))
-    if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text("\n".join(lines) + "\n")
-        out.with_suffix(".json").write_text(json.dumps({"runs": runs, "load": load, "models": records}, indent=1) + "\n")
     return 0
+
+
+def pt_door_report(records: list[dict], runs: int, load_before: float) -> list[str]:
+    load = f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after, {os.cpu_count()} CPUs"
+    head = (f"`.pt` door: `pnnxref model.pt` beside upstream `pnnx model.pt` on the same traced file, whole "
+            f"processes alternating, medians of {runs} runs each; {load}")
+    return [head, "", *pt_door_table(records, runs)]
 
 
 def main(argv=None) -> int:
