@@ -6,10 +6,20 @@ resnet18 to TorchScript and saves the .pt, then the `pnnx` command on it (all ar
 Runs alternate (ours, upstream, ours, ...) so machine load hits both alike; medians reported.
 
     python benchmarks/bench_convert.py [--runs 5] [--model resnet18]
+
+`--pt-door [MODELS]`: the `.pt` door on the zoo networks (every one by default, or the names or
+patterns given): each traced once to `model.pt`, then `pnnxref model.pt inputshape=...` beside
+`pnnx model.pt inputshape=...` (the same file, the same options), whole processes alternating,
+median wall time and median peak resident memory of each; `--out` writes the table (markdown)
+and the runs (JSON beside it).
+
+    python benchmarks/bench_convert.py --pt-door --runs 3 --out reports/speed/pt_door.md
 """
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -48,14 +58,116 @@ def upstream(model: str, workdir: Path) -> float:
     return time.perf_counter() - start
 
 
+def measured(cmd: list[str], cwd: Path) -> tuple[float, float]:
+    """(wall seconds, peak resident MB) of one whole process."""
+    with tempfile.TemporaryFile() as err:  # not a pipe: nobody reads it while the process runs
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode != 0:
+            err.seek(0)
+            raise SystemExit(f"error: {' '.join(cmd)} failed:\n{err.read().decode(errors='replace')[-2000:]}")
+    return wall, usage.ru_maxrss / 1024
+
+
+def pt_door(case, runs: int, workdir: Path) -> dict:
+    """One zoo network through the .pt door: ours and upstream on the same traced file."""
+    import bench_zoo  # beside this script; it imports this module, so not at the top
+    from pnnx_conformance.converters.upstream import inputshape_arg
+    from pnnx_model_zoo.converters import upstream_args
+
+    _run([sys.executable, "-c", bench_zoo.TRACE, case.id, str(workdir / "model.pt")], workdir)
+    options = [inputshape_arg(case), *(upstream_args(case, case.make_model()) if case.options else [])]
+    commands = {"ours": [str(BIN / "pnnxref"), "model.pt", *options], "upstream": [str(BIN / "pnnx"), "model.pt", *options]}
+    got = {k: [] for k in commands}
+    errors = {}
+    for i in range(runs):
+        for key in (commands if i % 2 == 0 else reversed(commands)):
+            if key in errors:
+                continue
+            try:
+                got[key].append(measured(commands[key], workdir))
+            except SystemExit as err:
+                errors[key] = str(err).strip().splitlines()[-1][:200]
+            for out in workdir.iterdir():
+                if out.name != "model.pt":
+                    shutil.rmtree(out) if out.is_dir() else out.unlink()
+    record = {"model": case.id, "runs": got, "errors": errors}
+    for key, values in got.items():
+        record[key] = {"wall_s": statistics.median(v[0] for v in values) if values else None,
+                       "peak_mb": statistics.median(v[1] for v in values) if values else None}
+    return record
+
+
+def _ratio(record: dict, what: str):
+    ours, theirs = record["ours"][what], record["upstream"][what]
+    return ours / theirs if ours and theirs else None
+
+
+def pt_door_table(records: list[dict], runs: int) -> list[str]:
+    def fmt(value, spec):
+        return "-" if value is None else format(value, spec)
+
+    lines = [f"| network | ours s | upstream s | ratio | ours MB | upstream MB | ratio |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    for r in records:
+        lines.append(f"| {r['model']} | {fmt(r['ours']['wall_s'], '.2f')} | {fmt(r['upstream']['wall_s'], '.2f')} | "
+                     f"{fmt(_ratio(r, 'wall_s'), '.2f')} | {fmt(r['ours']['peak_mb'], '.0f')} | "
+                     f"{fmt(r['upstream']['peak_mb'], '.0f')} | {fmt(_ratio(r, 'peak_mb'), '.2f')} |")
+        for key, error in r["errors"].items():
+            lines.append(f"| {r['model']}: {key} failed | {error} | | | | | |")
+    walls = [x for x in (_ratio(r, "wall_s") for r in records) if x]
+    mems = [x for x in (_ratio(r, "peak_mb") for r in records) if x]
+    if walls:
+        lines.append(f"| **median ratio** | | | **{statistics.median(walls):.2f}** | | | "
+                     f"**{statistics.median(mems):.2f}** |")
+    return lines
+
+
+def main_pt_door(patterns: str | None, runs: int, out: Path | None) -> int:
+    from pnnx_model_zoo.run import select_for_cli
+
+    cases = select_for_cli(patterns or None)
+    if cases is None:
+        return 2
+    load_before = os.getloadavg()[0]
+    records = []
+    for i, case in enumerate(cases, 1):
+        print(f"[{i}/{len(cases)}] {case.id}", file=sys.stderr, flush=True)
+        with tempfile.TemporaryDirectory() as tmp:
+            records.append(pt_door(case, runs, Path(tmp)))
+        lines = pt_door_report(records, runs, load_before)
+        if out is not None:  # after each network: a long run interrupted keeps what it measured
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text("\n".join(lines) + "\n")
+            out.with_suffix(".json").write_text(json.dumps({"runs": runs, "head": lines[0], "models": records},
+                                                           indent=1) + "\n")
+    print("\n".join(lines))
+    return 0
+
+
+def pt_door_report(records: list[dict], runs: int, load_before: float) -> list[str]:
+    load = f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after, {os.cpu_count()} CPUs"
+    head = (f"`.pt` door: `pnnxref model.pt` beside upstream `pnnx model.pt` on the same traced file, whole "
+            f"processes alternating, medians of {runs} runs each; {load}")
+    return [head, "", *pt_door_table(records, runs)]
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--model", default="resnet18")
+    parser.add_argument("--pt-door", nargs="?", const="", metavar="MODELS",
+                        help="the .pt door on the zoo networks (all, or these comma-separated names/patterns)")
+    parser.add_argument("--out", type=Path, help="with --pt-door: write the table here (and the runs as .json)")
     args = parser.parse_args(argv)
     if shutil.which("pnnx", path=str(BIN)) is None:
         print("error: the upstream `pnnx` command is not installed beside this Python", file=sys.stderr)
         return 2
+    if args.pt_door is not None:
+        return main_pt_door(args.pt_door, args.runs, args.out)
     times = {"pnnxref (capture + passes + 7 files)": [], "upstream pnnx (trace + convert)": []}
     runners = list(zip(times.values(), (ours, upstream)))
     for i in range(args.runs):

@@ -303,7 +303,12 @@ def cmd_backends(args) -> int:
 
 
 def parser() -> argparse.ArgumentParser:
+    from pnnx_reference.version_action import VersionAction
+
+    from . import version_line
+
     p = argparse.ArgumentParser(prog="pnnx-conformance", description="PNNX conformance suite")
+    p.add_argument("--version", action=VersionAction, version=version_line("pnnx-conformance"))
     sub = p.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run", help="run a tier and write results.jsonl + junit.xml")
     r.add_argument("--tier", default="smoke", choices=("smoke", "full"))

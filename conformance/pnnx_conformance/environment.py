@@ -8,7 +8,7 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-PACKAGES = ("pnnx-reference-suite", "torch", "numpy", "onnx", "onnxruntime", "ncnn", "pnnx")
+PACKAGES = ("pnnx-reference", "pnnx-conformance", "torch", "numpy", "onnx", "onnxruntime", "ncnn", "pnnx")
 
 
 def _git(*args: str) -> str:

@@ -25,7 +25,11 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _build_parser() -> argparse.ArgumentParser:
+    from pnnx_conformance import version_line
+    from pnnx_reference.version_action import VersionAction
+
     p = _Parser(prog="pnnx-cases", description="per-operator conformance cases")
+    p.add_argument("--version", action=VersionAction, version=version_line("pnnx-cases"))
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
     ls = sub.add_parser("list", help="list case ids (or counts) matching the filters")
     ls.add_argument("--op", help="table row, e.g. nn.Conv2d")

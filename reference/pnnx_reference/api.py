@@ -13,14 +13,11 @@ from pathlib import Path
 import torch
 import torch.nn as nn
 
-from . import selfcheck
-from .frontends import export as exported
+from . import optional, selfcheck
 from .frontends.python import trace
 from .frontends.python.dynamic import merge_shapes
 from .frontends.python.tracer import iter_values
 from .emit.ncnn import write_ncnn
-from .emit.onnx import write_onnx
-from .emit.onnx.writer import data_path as onnx_data_path
 from .emit.python.pnnx_py import write_python
 from .errors import ConversionError, PnnxError, UnsupportedOperator
 from .files import Staging
@@ -141,7 +138,7 @@ def _capture(model, inputs, inputs2, input_shapes, input_shapes2, input_types, o
              customop, device, allow_value_dependent) -> _Captured:
     if optlevel not in (0, 1, 2):
         raise ConversionError(f"optlevel must be 0, 1 or 2, not {optlevel!r}")
-    if exported.is_program(model):
+    if _is_program(model):
         model, inputs, inputs2 = _from_program(model, inputs, inputs2, input_shapes, input_shapes2, input_types)
     load_custom_ops(customop)
     args = _resolve_inputs(inputs, input_shapes, input_types, device)
@@ -187,10 +184,17 @@ def capture(model: nn.Module, inputs=None, *, inputs2=None, input_shapes=None, i
                     customop, device, allow_value_dependent).graph
 
 
+def _is_program(value) -> bool:
+    """A torch.export ExportedProgram (frontends.export, and the sympy it needs, load only for one)."""
+    return isinstance(value, torch.export.ExportedProgram)
+
+
 def _from_program(program, inputs, inputs2, input_shapes, input_shapes2, input_types):
     """(rebuilt module, inputs, inputs2) for an ExportedProgram: the example inputs it was
     exported with unless others are given, and a second set at other sizes where it has
     dynamic dimensions (`torch.export.Dim`)."""
+    from .frontends import export as exported
+
     if inputs is None and input_shapes is None:
         inputs = exported.example_inputs(program)
         if not inputs:
@@ -226,11 +230,17 @@ def _emitters(graph, staged, final, fp16, input_shapes):
                    input_shapes=input_shapes)
         _point_at_final(staged["ncnnpy"], [(staged[k], final[k]) for k in ("ncnnparam", "ncnnbin")])
 
+    def onnx():
+        optional.require("onnx", f"writing {final['pnnxonnx'].name}")
+        from .emit.onnx import write_onnx
+
+        write_onnx(graph, staged["pnnxonnx"], fp16=fp16)
+
     return (
         ("pnnx", ("pnnxparam", "pnnxbin"), lambda: pnnx_param.save(graph, staged["pnnxparam"], staged["pnnxbin"])),
         ("python", ("pnnxpy",), lambda: write_python(graph, staged["pnnxpy"], _reference(staged, final),
                                                      input_shapes=input_shapes)),
-        ("onnx", ("pnnxonnx",), lambda: write_onnx(graph, staged["pnnxonnx"], fp16=fp16)),
+        ("onnx", ("pnnxonnx",), onnx),
         ("ncnn", ("ncnnparam", "ncnnbin", "ncnnpy"), ncnn),
     )
 
@@ -287,7 +297,7 @@ def export(model: nn.Module, inputs=None, out_dir=".", name: str = "model", *, i
     then stand in for `inputs` and `inputs2` unless given."""
     if not isinstance(name, str) or not name:
         raise ConversionError(f"name must be a non-empty file name stem, not {name!r}")
-    if exported.is_program(model):
+    if _is_program(model):
         model, inputs, inputs2 = _from_program(model, inputs, inputs2, input_shapes, input_shapes2, input_types)
         input_shapes = input_shapes2 = None
     args = _resolve_inputs(inputs, input_shapes, input_types, device)
@@ -302,11 +312,10 @@ def export(model: nn.Module, inputs=None, out_dir=".", name: str = "model", *, i
     result = ExportResult(graph, value_dependent=captured.value_dependent)
     with Staging() as stage:
         staged = {key: stage.path(path) for key, path in paths.items()}
-        onnx_data = stage.path(onnx_data_path(paths["pnnxonnx"]))  # written past 2 GiB only
         for emitter, artefacts, write in _emitters(graph, staged, paths, fp16, shapes):
             try:
                 write()
-            except UnsupportedOperator as err:
+            except (UnsupportedOperator, optional.MissingPackage) as err:
                 result.unsupported[emitter] = str(err)
                 continue
             except OSError as err:
@@ -317,8 +326,11 @@ def export(model: nn.Module, inputs=None, out_dir=".", name: str = "model", *, i
                     raise
                 raise ConversionError(f"pnnx.param cannot hold {err}") from None
             result.paths.update({a: paths[a] for a in artefacts if staged[a].exists()})
-        if onnx_data.exists():
-            result.paths["pnnxonnxdata"] = onnx_data_path(paths["pnnxonnx"])
+        if "pnnxonnx" in result.paths:  # its weights go to a data file beside it past 2 GiB
+            from .emit.onnx.writer import data_path
+
+            if stage.path(data_path(paths["pnnxonnx"])).exists():
+                result.paths["pnnxonnxdata"] = data_path(paths["pnnxonnx"])
         if self_check:
             result.self_check = _self_check(graph, staged, captured, device, result.unsupported)
         result.notes.extend(selfcheck.all_nan_outputs(captured.runs))
@@ -364,8 +376,7 @@ def _self_check(graph: Graph, staged: dict[str, Path], captured: _Captured, devi
 def capture_onnx(onnx_model, *, input_shapes=None, input_shapes2=None, inputs=None, constant_inputs=None,
                  optlevel: int = 2) -> Graph:
     """The graph of an ONNX model (a path or a ModelProto); see `export_onnx`."""
-    from .frontends import onnx as onnx_frontend
-
+    onnx_frontend = _onnx_frontend(onnx_model)
     loaded = onnx_frontend.load(onnx_model, input_shapes, input_shapes2, inputs=inputs,
                                 constant_inputs=constant_inputs)
     graph, _ = _with_second_shape(loaded, lambda inputs2: capture(loaded.module, loaded.inputs, inputs2=inputs2,
@@ -382,8 +393,7 @@ def export_onnx(onnx_model, out_dir=".", name="model", *, input_shapes=None, inp
     (`inputs`: example tensors instead); symbolic dims are traced at `input_shapes2` (default:
     doubled) and come out dynamic. `constant_inputs` ({name: value}) makes graph inputs
     constants, for graphs that read a shape or an axis from an input."""
-    from .frontends import onnx as onnx_frontend
-
+    onnx_frontend = _onnx_frontend(onnx_model)
     loaded = onnx_frontend.load(onnx_model, input_shapes, input_shapes2, inputs=inputs,
                                 input_types=input_types, constant_inputs=constant_inputs)
     result, note = _with_second_shape(loaded, lambda inputs2: export(
@@ -392,6 +402,14 @@ def export_onnx(onnx_model, out_dir=".", name="model", *, input_shapes=None, inp
     if note:
         result.notes.append(note)
     return result
+
+
+def _onnx_frontend(onnx_model):
+    what = onnx_model if isinstance(onnx_model, (str, os.PathLike)) else "an ONNX model"
+    optional.require("onnx", f"reading {what}")
+    from .frontends import onnx as onnx_frontend
+
+    return onnx_frontend
 
 
 def _with_second_shape(loaded, run):

@@ -21,6 +21,7 @@ from .files import no_bytecode
 
 USAGE = """Usage: pnnxref MODEL [(key=value)...]
        pnnxref regenerate FILE.pnnx.param [pnnxbin=FILE.pnnx.bin] [pnnxpy=FILE_pnnx.py]
+       pnnxref --version
   MODEL: package.module:factory | model.py (defines Model, model() or get_model()) | model.pt
          | model.pt2 (torch.export.save; inputshape optional: the file holds example inputs)
          | model.onnx (inputshape optional: the graph's own shapes; external data beside it)
@@ -253,6 +254,11 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] in (["-h"], ["--help"]):
         print(USAGE)
+        return 0
+    if argv[:1] == ["--version"]:
+        from . import version_line
+
+        print(version_line("pnnxref"))
         return 0
     try:
         if argv and argv[0] == "regenerate":  # pnnx.param (+ bin) -> _pnnx.py, no model needed

@@ -73,7 +73,7 @@ class UpstreamConverter(Converter):
     def convert(self, case, workdir: Path, model=None, inputs=None, *, fp16: bool = False) -> Artefacts:
         exe = pnnx_command()
         if exe is None:
-            raise ConvertFailed("the upstream pnnx command was not found")
+            raise ConvertFailed("the upstream pnnx command was not found: pip install 'pnnx-conformance[upstream]'")
         if "no-trace" in case.tags:
             raise NotSupported(f"unsupported: torch.jit.trace: {case.reasons.get('no-trace', 'not traceable')}")
         workdir.mkdir(parents=True, exist_ok=True)

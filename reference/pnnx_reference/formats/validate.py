@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from .. import expression
+from .. import expression, version_line
 from ..errors import FormatError, one_line
+from ..version_action import VersionAction
 from ..ir import Graph
 from . import ncnn_bin, ncnn_layers, ncnn_param, pnnx_bin, pnnx_param
 from .textfile import read_text_lines
@@ -216,6 +217,7 @@ class _Parser(argparse.ArgumentParser):
 def main(argv=None) -> int:
     parser = _Parser(prog="pnnx-validate", description=__doc__.split("\n\n")[0])
     parser.add_argument("files", nargs="+", metavar="FILE", help="*.pnnx.param or *.ncnn.param")
+    parser.add_argument("--version", action=VersionAction, version=version_line("pnnx-validate"))
     args = parser.parse_args(argv)
     try:
         checks = [(Path(f), validator_for(f)) for f in args.files]

@@ -10,6 +10,7 @@ from pathlib import Path
 import torch
 import torch.nn as nn
 
+from ... import optional
 from ...errors import ConversionError, UsageError
 from . import archive
 from .rebuilt import build_module
@@ -90,7 +91,5 @@ def _names_torchvision(path: Path) -> bool:
 
 
 def _register_torchvision_ops(path: Path) -> None:
-    try:
-        import torchvision  # noqa: F401  (registers torchvision::deform_conv2d, roi_align, nms, ...)
-    except ImportError:
-        raise ConversionError(f"{path}: the model calls torchvision operators; install torchvision") from None
+    # importing torchvision registers torchvision::deform_conv2d, roi_align, nms, ...
+    optional.require("torchvision", f"{path}: loading a model that calls torchvision operators")
