@@ -40,6 +40,7 @@ class ExportResult:
     notes: list[str] = field(default_factory=list)              # e.g. dynamic dims kept fixed
     value_dependent: list[str] = field(default_factory=list)    # accepted value-dependent conversions
     removed: list[Path] = field(default_factory=list)           # an earlier run's files no emitter rewrote
+    warnings: list[str] = field(default_factory=list)           # e.g. an output NaN everywhere in the model
     self_check: str = "off"                                      # what the self-check found
 
 
@@ -333,7 +334,7 @@ def export(model: nn.Module, inputs=None, out_dir=".", name: str = "model", *, i
                 result.paths["pnnxonnxdata"] = data_path(paths["pnnxonnx"])
         if self_check:
             result.self_check = _self_check(graph, staged, captured, device, result.unsupported)
-        result.notes.extend(selfcheck.all_nan_outputs(captured.runs))
+        result.warnings.extend(selfcheck.all_nan_outputs(captured.runs))
         result.removed = _stale_files(paths, result.paths)
         for path in result.removed:
             stage.remove_at_commit(path)
@@ -355,9 +356,11 @@ def _refuse_shared_paths(paths: dict[str, Path]) -> None:
 def _stale_files(paths: dict[str, Path], written: dict[str, Path]) -> list[Path]:
     """The files at the paths of artefacts this run does not write (an emitter declined the
     model): left there from an earlier run, they would describe another model ("all or none")."""
+    from .emit.onnx.writer import data_path
+
     candidates = [path for key, path in paths.items() if key not in written]
     if "pnnxonnxdata" not in written:
-        candidates.append(onnx_data_path(paths["pnnxonnx"]))
+        candidates.append(data_path(paths["pnnxonnx"]))
     return [path for path in candidates if path.is_file() or path.is_symlink()]
 
 
@@ -387,18 +390,19 @@ def capture_onnx(onnx_model, *, input_shapes=None, input_shapes2=None, inputs=No
 @one_line_errors
 def export_onnx(onnx_model, out_dir=".", name="model", *, input_shapes=None, input_shapes2=None, inputs=None,
                 input_types=None, constant_inputs=None, optlevel: int = 2, fp16: bool = True, device: str = "cpu",
-                **paths) -> ExportResult:
+                self_check: bool = True, allow_value_dependent: bool = False, **paths) -> ExportResult:
     """Convert an ONNX model (a path, its external data beside it, or a ModelProto) and write
     the seven artefacts as `export` does. `input_shapes` defaults to the graph's own shapes
     (`inputs`: example tensors instead); symbolic dims are traced at `input_shapes2` (default:
     doubled) and come out dynamic. `constant_inputs` ({name: value}) makes graph inputs
-    constants, for graphs that read a shape or an axis from an input."""
+    constants, for graphs that read a shape or an axis from an input. `self_check` and
+    `allow_value_dependent`: as `export`'s."""
     onnx_frontend = _onnx_frontend(onnx_model)
     loaded = onnx_frontend.load(onnx_model, input_shapes, input_shapes2, inputs=inputs,
                                 input_types=input_types, constant_inputs=constant_inputs)
     result, note = _with_second_shape(loaded, lambda inputs2: export(
         loaded.module, loaded.inputs, out_dir, name, inputs2=inputs2, optlevel=optlevel, fp16=fp16,
-        device=device, **paths))
+        device=device, self_check=self_check, allow_value_dependent=allow_value_dependent, **paths))
     if note:
         result.notes.append(note)
     return result

@@ -189,26 +189,28 @@ def _call_factory(spec: str, factory):
 
 def run_onnx(spec: str, options: dict) -> int:
     """An ONNX file: inputshape is optional (the graph's own shapes), and required only for
-    symbolic dims; element types come from the graph."""
+    symbolic dims; element types come from the graph. `input=` gives example arrays instead."""
     from .api import export_onnx
+    from .example_inputs import read_arrays
 
-    for key in ("moduleop", "customop"):
+    for key in ("moduleop", "customop", "input2"):
         if options.get(key):
-            raise UsageError(f"{key}= does not apply to an ONNX model")
+            raise UsageError(f"{key}= does not apply to an ONNX model" + (" (give inputshape2)" if key == "input2" else ""))
     shapes, types = options.get("inputshape", (None, None))
     shapes2 = options["inputshape2"][0] if "inputshape2" in options else None
+    inputs = read_arrays(options["input"]) if "input" in options else None
+    if inputs is not None and shapes is not None and shapes != [list(a.shape) for a in inputs]:
+        raise UsageError("inputshape and input disagree (give one of them)")
     if shapes is not None and shapes2 is not None and len(shapes2) != len(shapes):
         raise UsageError("inputshape2 must list as many shapes as inputshape")
     base = Path(spec).with_suffix("")
     base = base.with_name(base.name.replace("-", "_"))
-    result = export_onnx(spec, base.parent, base.name, input_shapes=shapes, input_shapes2=shapes2,
+    result = export_onnx(spec, base.parent, base.name, input_shapes=shapes, input_shapes2=shapes2, inputs=inputs,
                          input_types=types, optlevel=options.get("optlevel", 2), fp16=options.get("fp16", True),
-                         device=options.get("device", "cpu"), **{k: options.get(k) for k in PATH_KEYS})
-    for artefact, path in result.paths.items():
-        print(f"{artefact}: {path}")
-    for note in result.notes:
-        print(f"note: {note}", file=sys.stderr)
-    _print_declined(result)
+                         device=options.get("device", "cpu"), self_check=options.get("selfcheck", True),
+                         allow_value_dependent=options.get("allowvaluedependent", False),
+                         **{k: options.get(k) for k in PATH_KEYS})
+    _print_result(result)
     return 0
 
 
@@ -224,7 +226,6 @@ def _print_declined(result) -> None:
 def run(argv: list[str]) -> int:
     from .api import export
     from .example_inputs import resolve
-    from .stat import model_stat
 
     spec, options = parse_args(argv)
     if spec.endswith(".onnx"):
@@ -240,14 +241,24 @@ def run(argv: list[str]) -> int:
                         fp16=options.get("fp16", True), device=options.get("device", "cpu"),
                         allow_value_dependent=options.get("allowvaluedependent", False),
                         self_check=options.get("selfcheck", True), **{k: options.get(k) for k in PATH_KEYS})
+    _print_result(result)
+    return 0
+
+
+def _print_result(result) -> None:
+    """What every door prints: the files written, the statistics (on stderr, as upstream
+    prints them), warnings, what an emitter declined, and what the self-check found."""
+    from .stat import model_stat
+
     for artefact, path in result.paths.items():
         print(f"{artefact}: {path}")
-    print("\n".join(model_stat(result.graph).lines()), file=sys.stderr)  # as upstream prints them, on stderr
-    for note in result.value_dependent + result.notes:
+    print("\n".join(model_stat(result.graph).lines()), file=sys.stderr)
+    for note in result.notes:
+        print(f"note: {note}", file=sys.stderr)
+    for note in result.value_dependent + result.warnings:
         print(f"warning: {note}", file=sys.stderr)
     _print_declined(result)
     print(f"selfcheck: {result.self_check}", file=sys.stderr)
-    return 0
 
 
 def main(argv: list[str] | None = None) -> int:

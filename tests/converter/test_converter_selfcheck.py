@@ -240,4 +240,4 @@ def test_an_output_nan_everywhere_in_torch_is_a_warning(tmp_path, capsys):
     assert ("warning: output 0 of the original model is NaN in every element on the example inputs: the "
             "self-check compares nothing there") in err
     result = api.export(AllNan(), torch.rand(2, 3), tmp_path, "m")
-    assert any("NaN in every element" in note for note in result.notes)
+    assert any("NaN in every element" in note for note in result.warnings)

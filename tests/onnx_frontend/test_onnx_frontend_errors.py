@@ -149,3 +149,31 @@ def test_constant_inputs_make_it_a_constant(tmp_path):
     result = api.export_onnx(reshape_by_input(), tmp_path, "m", constant_inputs={"shape": np.array([3, 4])})
     assert "pnnxpy" in result.paths
     assert "shape=(3,4)" in Path(result.paths["pnnxparam"]).read_text()
+
+
+def test_options_the_onnx_door_cannot_use_are_refused_not_ignored(tmp_path, capsys):
+    """Issue 33 item 8: input= of a missing file exited 0; input2= was ignored."""
+    path = tmp_path / "m.onnx"
+    onnx.save(relu_model(), str(path))
+    code, err = run_cli([path, f"input={tmp_path / 'doesnotexist.npy'}"], capsys)
+    assert (code, err) == (2, f"error: {tmp_path / 'doesnotexist.npy'}: no such file\n")
+    np.save(tmp_path / "x.npy", np.ones((1, 3, 4, 4), np.float32))
+    code, err = run_cli([path, f"input2={tmp_path / 'x.npy'}"], capsys)
+    assert (code, err) == (2, "error: input2= does not apply to an ONNX model (give inputshape2)\n")
+    code, err = run_cli([path, f"input={tmp_path / 'x.npy'}", "inputshape=[1,3,4,5]"], capsys)
+    assert (code, err) == (2, "error: inputshape and input disagree (give one of them)\n")
+    assert only(tmp_path, "m.onnx", "x.npy")
+
+
+def test_the_onnx_door_prints_what_the_others_print(tmp_path, capsys):
+    """Issue 33 item 8: the statistics and the self-check line, and input= / selfcheck= used."""
+    path = tmp_path / "m.onnx"
+    onnx.save(relu_model(), str(path))
+    np.save(tmp_path / "x.npy", np.full((1, 3, 4, 4), -1.0, np.float32))
+    code, err = run_cli([path, f"input={tmp_path / 'x.npy'}"], capsys)
+    assert code == 0, err
+    lines = err.splitlines()
+    assert lines[:3] == ["model inputshape = [1,3,4,4]f32", "FLOPS = 48", "memory OPS = 96"]
+    assert lines[-1].startswith("selfcheck: passed: 1 output(s) on 1 input set(s)")
+    code, err = run_cli([path, "selfcheck=0"], capsys)
+    assert code == 0 and err.splitlines()[-1] == "selfcheck: off"
