@@ -198,8 +198,13 @@ def _parse_args(s: str, pos: int, close: str) -> tuple[list[Node], int]:
             raise ExpressionError(f"expected ',' or {close!r} at {pos} in expression {_quote(s)}")
 
 
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1  # a literal torch takes as a Python int
+
+
 def _parse_leaf(token: str, s: str) -> Node:
     if token.startswith("@") and is_digits(token[1:]):
+        if len(token) > 10:  # Python refuses past 4300 digits with its own error
+            raise ExpressionError(f"input index {_quote(token)} is out of range in expression {_quote(s)}")
         return Input(int(token[1:]))
     if token in ("True", "False"):
         return Literal(token == "True", token)
@@ -208,6 +213,8 @@ def _parse_leaf(token: str, s: str) -> Node:
     if token in DTYPE_NAMES:
         return Literal(token, token)
     if _INT.match(token):
+        if len(token.lstrip("-")) > 19 or not INT64_MIN <= int(token) <= INT64_MAX:
+            raise ExpressionError(f"integer {_quote(token)} does not fit in int64 in expression {_quote(s)}")
         return Literal(int(token), token)
     if _FLOAT.match(token):
         return Literal(float(token), token)

@@ -32,6 +32,14 @@ EXPRESSIONS = [
     ("evil(@0,@1)", ["unknown expression function 'evil'"]),
     ("sqrt(@0,@1)", ["sqrt takes 1 operands, got 2"]),
     ("neg(" * 1000 + "@0" + ")" * 1000, ["expression nested deeper than 100 levels"]),
+    # issue 33 item 4: past int64 (50 digits ran into OverflowError in _pnnx.py, 5000 into Python's int limit)
+    ("mul(@0,9223372036854775807)", []),
+    ("mul(@0,9223372036854775808)", ["integer '9223372036854775808' does not fit in int64 in expression "
+                                     "'mul(@0,9223372036854775808)'"]),
+    ("mul(@0," + "9" * 5000 + ")", [f"integer {'9' * 60!r}...(5000 chars) does not fit in int64 in expression "
+                                    f"{('mul(@0,' + '9' * 53)!r}...(5008 chars)"]),
+    ("add(@" + "9" * 5000 + ",@1)", [f"input index {('@' + '9' * 59)!r}...(5001 chars) is out of range in expression "
+                                     f"{('add(@' + '9' * 55)!r}...(5009 chars)"]),
 ]
 
 
@@ -53,7 +61,9 @@ def test_parsing_is_bounded_in_depth_not_by_the_recursion_limit():
 def test_regenerate_errors_name_the_file(tmp_path, capsys):
     param = tmp_path / "m.pnnx.param"
     for expr, message in (("neg(" * 1000 + "@0" + ")" * 1000, "expression nested deeper than 100 levels"),
-                          ("evil(@0,@1)", "unknown expression function 'evil'")):
+                          ("evil(@0,@1)", "unknown expression function 'evil'"),
+                          ("mul(@0," + "9" * 50 + ")", f"integer {'9' * 50!r} does not fit in int64 in expression "
+                                                       f"{('mul(@0,' + '9' * 50 + ')')!r}")):
         param.write_text(TWO_INPUTS.format(expr=expr))
         assert pnnxref(["regenerate", str(param)]) == 1
         assert capsys.readouterr().err == f"error: {param}: {message}\n"
