@@ -126,6 +126,11 @@ NCNN_RULES = [
      ["{p}:6: layer add_0: ncnn has no layer type 'NoSuchLayer' (its loader refuses the file)"]),
     ("python code as a type", NCNN.replace("BinaryOp                 add_0", "torch.add(x,y) add_0"),
      ["{p}:6: layer add_0: ncnn has no layer type 'torch.add(x,y)' (its loader refuses the file)"]),
+    # issue 33 item 13: ncnn's loader takes inf and nan for strings and refuses -inf; 0=nan was "does not fit"
+    *[(f"non-finite {v}", NCNN.replace("0=0", f"0={v}"), [f"{{p}}:6: param 0: {m}"]) for v, m in (
+        ("inf", "'inf' is no number ncnn reads (its loader takes it for a string): ncnn.param has no infinity or NaN"),
+        ("nan", "'nan' is no number ncnn reads (its loader takes it for a string): ncnn.param has no infinity or NaN"),
+        ("-inf", "'-inf' is no number ncnn reads: ncnn.param has no infinity or NaN"))],
     ("registered but not built", NCNN.replace("BinaryOp                 add_0", "ArgMax add_0"),
      ["{p}:6: layer add_0: ncnn has no layer type 'ArgMax' (its loader refuses the file)"]),
 ]

@@ -6,6 +6,7 @@ strings bare when they are identifiers and quoted otherwise.
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -108,8 +109,10 @@ def _parse_number(text: str) -> int | float:
         value = parse_float32(text)
     except ValueError:
         raise ValueError(f"not a number: {clip(text)!r}") from None
-    if value in (float("inf"), float("-inf")) and "inf" not in text:
+    if value in (float("inf"), float("-inf")) and "inf" not in text.lower():
         raise ValueError(f"float {clip(text)} does not fit in float32")
+    if not math.isfinite(value):  # ncnn's loader: "invalid numeric value"
+        raise ValueError(f"{clip(text)!r} is no number ncnn reads: ncnn.param has no infinity or NaN")
     return value
 
 
@@ -131,7 +134,10 @@ def _parse_value(text: str) -> NcnnValue:
         if len(text) - 2 > MAX_STRING_CHARS:
             raise ValueError(f"string longer than {MAX_STRING_CHARS} characters")
         return text[1:-1]
-    if _IDENTIFIER.fullmatch(text) and text not in ("inf", "nan"):
+    if text in ("inf", "nan"):  # ncnn's loader takes these for strings: a float param would not get them
+        raise ValueError(f"{text!r} is no number ncnn reads (its loader takes it for a string): ncnn.param has "
+                         "no infinity or NaN")
+    if _IDENTIFIER.fullmatch(text):
         return text
     if "," in text:  # modern ncnn's `id=v1,v2` array form
         return [_parse_number(v) for v in text.split(",")]
