@@ -150,9 +150,12 @@ def test_ncnn_bin_size(tmp_path):
 
 
 def test_cli_prints_every_problem_and_exit_codes(tmp_path, capsys):
+    ncnn = _write_ncnn(tmp_path)
     param = _write_pnnx(tmp_path, PNNX.replace("4 3", "5 2"))
-    assert main([str(param)]) == 1
-    assert capsys.readouterr().err.splitlines() == [
+    assert main([str(ncnn), str(param)]) == 1
+    out, err = capsys.readouterr()
+    assert out == f"{ncnn}: ok\n"  # the clean file is said to be clean
+    assert err.splitlines() == [
         f"{param}:2: header declares 5 operators but the file has 4",
         f"{param}:2: header declares 2 operands but the file has 3"]
     assert main([str(tmp_path / "x.onnx")]) == 2
@@ -166,7 +169,7 @@ def test_console_script_installed(tmp_path):
     param = _write_pnnx(tmp_path)
     exe = os.path.join(os.path.dirname(sys.executable), "pnnx-validate")
     done = subprocess.run([exe, str(param)], capture_output=True, text=True)
-    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert (done.returncode, done.stdout, done.stderr) == (0, f"{param}: ok\n", "")  # issue 33 item 13: not silent
 
 
 def test_validator_goes_on_after_a_bad_line(tmp_path):
