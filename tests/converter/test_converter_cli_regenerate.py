@@ -45,3 +45,16 @@ def test_regenerate_errors_are_one_line(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and "Traceback" not in "".join(err)
     assert "nothere.pnnx.param" in err[0] and err[1] == "error: unknown option bogus"
+
+
+def test_an_ncnn_param_is_named_as_such(tmp_path, capsys):
+    """Issue 33 item 10: was 'parameter -23303: malformed integer' (an ncnn array read as pnnx)."""
+    _convert(tmp_path, capsys)
+    renamed = tmp_path / "renamed.param"
+    renamed.write_text((tmp_path / "tiny.ncnn.param").read_text())
+    before = sorted(p.name for p in tmp_path.iterdir())
+    for param in (tmp_path / "tiny.ncnn.param", renamed):
+        assert main(["regenerate", str(param)]) == 1
+        assert capsys.readouterr().err == (f"error: {param}: an ncnn.param, not a pnnx.param: regenerate reads "
+                                           "pnnx.param (the _ncnn.py written beside the ncnn.param runs it)\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == before

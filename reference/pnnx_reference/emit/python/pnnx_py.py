@@ -289,6 +289,7 @@ def main_regenerate(argv: list[str]) -> int:
     param = None
     try:
         param, options = _parse_regenerate_args(argv)
+        _refuse_ncnn_param(param)
         out = regenerate(param, options.get("pnnxpy"), options.get("pnnxbin"))
     except FormatError as err:  # already `file:line: message`
         print(str(err), file=sys.stderr)
@@ -302,6 +303,22 @@ def main_regenerate(argv: list[str]) -> int:
         return 1
     print(out)
     return 0
+
+
+def _refuse_ncnn_param(param: str) -> None:
+    """An ncnn.param shares pnnx.param's magic number; its first layer `Input` (pnnx.param's
+    operators are all `pnnx.`-prefixed or torch names with a dot) or its suffix tells it apart."""
+    from pnnx_reference.errors import UsageError
+
+    try:
+        with open(param, encoding="utf-8", errors="replace") as f:
+            head = [f.readline(4096) for _ in range(3)]
+    except OSError:
+        return  # regenerate names the file and the reason
+    first = head[2].split(maxsplit=1)[0] if head[2].strip() else ""
+    if str(param).endswith(".ncnn.param") or (head[0].strip() == "7767517" and first == "Input"):
+        raise UsageError(f"{param}: an ncnn.param, not a pnnx.param: regenerate reads pnnx.param "
+                         "(the _ncnn.py written beside the ncnn.param runs it)")
 
 
 def _parse_regenerate_args(argv: list[str]) -> tuple[str, dict[str, str]]:
