@@ -27,29 +27,47 @@ def _opts(out, converters):
                       ops=["nn.Conv2d", "F.relu"], jobs=2, progress=False)
 
 
+# the two tests below compare with the same runs of one route alone: made once, in one worker
+# (tox.ini's `--dist loadgroup` keeps the group together)
+ALONE = pytest.mark.xdist_group("harness_one_run")
+
+
+@pytest.fixture(scope="module")
+def alone(tmp_path_factory):
+    """The records of `run` with one converter alone (each run once for the module)."""
+    made: dict[str, list[dict]] = {}
+
+    def records(converter: str) -> list[dict]:
+        if converter not in made:
+            out = tmp_path_factory.mktemp(f"alone-{converter}")
+            assert run(_opts(out, [converter])).errors == []
+            made[converter] = _records(out / "results.jsonl")
+        return made[converter]
+
+    return records
+
+
 @pytest.mark.slow
-def test_every_route_in_one_run_gives_the_records_of_the_routes_run_one_by_one(tmp_path):
-    alone = []
-    for converter in CONVERTERS:
-        assert run(_opts(tmp_path / converter, [converter])).errors == []
-        alone += _records(tmp_path / converter / "results.jsonl")
+@ALONE
+def test_every_route_in_one_run_gives_the_records_of_the_routes_run_one_by_one(tmp_path, alone):
+    one_by_one = [r for converter in CONVERTERS for r in alone(converter)]
     assert run(_opts(tmp_path / "all", CONVERTERS)).errors == []
     together = _records(tmp_path / "all" / "results.jsonl")
-    assert together == sorted(alone, key=lambda r: (r["case"], r["converter"], r["check"], r["backend"] or "",
-                                                    r["precision"] or ""))
+    assert together == sorted(one_by_one, key=lambda r: (r["case"], r["converter"], r["check"], r["backend"] or "",
+                                                         r["precision"] or ""))
     assert {r["converter"] for r in together} == set(CONVERTERS) and "pass" in {r["status"] for r in together}
 
 
 @pytest.mark.slow
-def test_a_stream_sharing_the_run_s_workers_gives_the_records_it_gives_alone(tmp_path):
-    assert run(_opts(tmp_path / "alone", ["reference"])).errors == []
+@ALONE
+def test_a_stream_sharing_the_run_s_workers_gives_the_records_it_gives_alone(tmp_path, alone):
     side: list = []
     units = [Unit("F.relu/r4", "upstream", "convert"), Unit("F.relu/r4", "upstream", "parity", "torch", "fp32"),
              Unit("nn.Conv2d/k3_p1", "upstream", "convert")]
     workroot = tmp_path / "side-work"
     stream = Stream(units, WorkerConfig(str(workroot), "full", PROVIDER), side.append)
     assert run(_opts(tmp_path / "shared", ["reference"]), before=[stream]).errors == []
-    assert _records(tmp_path / "shared" / "results.jsonl") == _records(tmp_path / "alone" / "results.jsonl")
+    assert _records(tmp_path / "shared" / "results.jsonl") == alone("reference")
     assert [(r.case, r.check, r.status) for r in sorted(side, key=lambda r: r.key)] == \
         [("F.relu/r4", "convert", "pass"), ("F.relu/r4", "parity", "pass"), ("nn.Conv2d/k3_p1", "convert", "pass")]
 

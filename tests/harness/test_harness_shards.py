@@ -155,6 +155,10 @@ def _opts(out, shard=(1, 1)):
                       jobs=1, progress=False)
 
 
+# the tests of this fixture run in one worker (tox.ini's `--dist loadgroup`): its runs happen once per session
+ONE_RUN = pytest.mark.xdist_group("harness_shards")
+
+
 @pytest.fixture(scope="module")
 def single_and_sharded(tmp_path_factory):
     root = tmp_path_factory.mktemp("shards")
@@ -170,6 +174,7 @@ def _records(folder):
     return [comparable(r) for r in read_results(folder / "results.jsonl")]
 
 
+@ONE_RUN
 def test_merged_shards_equal_one_machine_record_for_record(single_and_sharded):
     """Only VOLATILE fields (time_s) may differ; every shard ran some of the cases."""
     root = single_and_sharded
@@ -180,6 +185,7 @@ def test_merged_shards_equal_one_machine_record_for_record(single_and_sharded):
     assert all(list(read_results(root / "shards" / f"shard-{k}" / "results.jsonl")) for k in range(1, SHARDS + 1))
 
 
+@ONE_RUN
 def test_merged_summary_run_record_and_junit_match_the_single_run(single_and_sharded):
     root = single_and_sharded
     one, many = (json.loads((root / f / "summary.json").read_text()) for f in ("single", "merged"))
@@ -202,6 +208,7 @@ def test_merged_summary_run_record_and_junit_match_the_single_run(single_and_sha
     assert env_many == env_one
 
 
+@ONE_RUN
 def test_certify_issues_the_same_certificate_from_merged_shards_as_from_one_run(single_and_sharded, tmp_path):
     root = single_and_sharded
     certs = [certify("torch", tmp_path / f, tier="full", ops=OPS, results=root / f)[0] for f in ("single", "merged")]
@@ -216,6 +223,7 @@ def test_certify_issues_the_same_certificate_from_merged_shards_as_from_one_run(
 
 
 # --- the plan command ------------------------------------------------------------------
+@ONE_RUN
 def test_plan_prints_every_shard_and_learns_costs(single_and_sharded, tmp_path, capsys):
     costs = tmp_path / "costs.json"
     assert cli.main(["plan", "--shards", "3", "--tier", "full", "--op", ",".join(OPS), "--converter", "reference",

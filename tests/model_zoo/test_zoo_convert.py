@@ -29,6 +29,8 @@ FAST = ["resnet18", "mobilenet_v2", "transformer_encoder", "lstm_seq", "gru_seq"
 SLOW = ["shufflenet_v2_x1_0"]
 NCNN_UPSTREAM_WORKS = {"resnet18", "mobilenet_v2", "shufflenet_v2_x1_0", "lstm_seq", "gru_seq", "transformer_encoder"}
 NAMES = FAST + [pytest.param(n, marks=pytest.mark.slow) for n in SLOW]
+# one worker takes the whole module (tox.ini runs `--dist loadgroup`): each network converted once per session
+pytestmark = pytest.mark.xdist_group("zoo_convert")
 
 
 class Converted:

@@ -10,7 +10,8 @@ from pnnx_conformance.report.summary import summarize
 from pnnx_conformance.results import PASSING, STATUSES, Result
 from pnnx_conformance.runner import RunOptions, run
 
-pytestmark = pytest.mark.slow  # conversions in fresh processes
+# conversions in fresh processes; one worker takes the module (`--dist loadgroup`): one run for its tests
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("onnx_harness")]
 
 
 @pytest.fixture(scope="module")

@@ -45,6 +45,9 @@ torch.jit.trace(m, (torch.rand(1, 3, 8, 8), torch.rand(1, 7))).save("tiny.pt")
 '''
 
 
+pytestmark = pytest.mark.xdist_group("pycodegen_upstream")  # one upstream conversion per session (loadgroup)
+
+
 @pytest.fixture(scope="module")
 def upstream(tmp_path_factory):
     pnnx = shutil.which("pnnx") or str(Path(sys.executable).with_name("pnnx"))
