@@ -84,6 +84,9 @@ def certify(backend: str, out: Path, *, tier: str = "smoke", ops: list[str] | No
                             selection=selection, suite=suite_identity(),
                             environment=env or environment_fingerprint({instance.name: identity["described"]}),
                             key=private_key)
+    problems = content_problems(cert)   # e.g. a case the run left without a record in some mode
+    if problems:
+        raise HarnessError(f"the records do not make a certificate that verifies: {'; '.join(problems)}")
     js, page = write_certificate(cert, out)
     return cert, js, page
 
