@@ -336,7 +336,7 @@ def check_parity(ex: Executor, case, unit: Unit, res: Result) -> None:
                       f"of its fp64 result (the converter's self-check criterion)")
         return
     if not verdict.ok:
-        keep_actual(case_workdir(ex.workroot, case, unit.converter, subject.rounding), unit.backend,
+        keep_actual(case_workdir(ex.workroot, case, unit.converter, subject.rounding), backend.name or unit.backend,
                     unit.precision, outputs)
         raise NumericFailed(verdict.message, f"tolerance: {tol.reason}")
 

@@ -101,6 +101,7 @@ def run(opts: RunOptions, before: list[Stream] = ()) -> RunSummary:
         raise HarnessError(f"unknown tier {opts.tier!r} (known: {', '.join(TIERS)})")
     use_provider(opts.cases_provider)
     backends = {spec: backend_registry.load_backend(spec) for spec in opts.backends}
+    named = backend_names(backends)
     converters = {name: converter_registry.load_converter(name) for name in opts.converters}
     # the committed waivers are about the default case set; a run of other cases names its own
     default_waivers = DEFAULT_FILE.is_file() and provider() == DEFAULT_PROVIDER
@@ -121,6 +122,7 @@ def run(opts: RunOptions, before: list[Stream] = ()) -> RunSummary:
     start = time.monotonic()
 
     def collect(result: Result) -> None:
+        result.backend = named.get(result.backend, result.backend)   # a backend is known by its name
         results.append(_fill(result, by_id))
         progress.update(result)
 
@@ -130,7 +132,7 @@ def run(opts: RunOptions, before: list[Stream] = ()) -> RunSummary:
         wall = time.monotonic() - start
         apply_waivers(results, waivers)
         try:
-            _repro_bundles(out, results, by_id, workroot, backends)
+            _repro_bundles(out, results, by_id, workroot, {named[s]: b for s, b in backends.items()})
         except OSError as e:  # a full disk must not lose the run's results, which are written next
             repro_error = f"repro bundles not written under {out / 'repro'}: {e.strerror or e}"
     finally:
@@ -139,11 +141,22 @@ def run(opts: RunOptions, before: list[Stream] = ()) -> RunSummary:
             shutil.rmtree(workroot, ignore_errors=True)
     errors = _run_errors(results, opts, len(cases)) + ([repro_error] if repro_error else [])
     summary = RunSummary(results, errors, wall, len(cases))
-    _write(out, summary, opts, backends, converters)
+    _write(out, summary, opts, {named[s]: b for s, b in backends.items()}, converters)
     write_run_info(out, run_info("conformance", opts.tier, list(converters), summary.cases, opts.jobs,
                                  time.monotonic() - began, shard="/".join(map(str, opts.shard)),
                                  worker_s=round(sum(r.time_s for r in results), 1), **planned))
     return summary
+
+
+def backend_names(backends: dict) -> dict[str, str]:
+    """Each backend as the command line named it (an entry point, module:Class) -> its `name`,
+    which results carry; two backends of one name cannot share a run."""
+    named = {spec: b.name for spec, b in backends.items()}
+    twice = sorted({n for n in named.values() if list(named.values()).count(n) > 1})
+    if twice:
+        raise HarnessError(f"backends {', '.join(s for s, n in named.items() if n == twice[0])} are all named "
+                           f"{twice[0]!r}: a run tells backends apart by their name")
+    return named
 
 
 def _repro_bundles(out: Path, results, cases, workroot: Path, backends) -> None:

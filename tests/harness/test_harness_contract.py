@@ -69,3 +69,16 @@ def test_backends_use_one_thread():
     assert Backend.threads == 1
     opts = load_backend("onnxruntime").session_options()
     assert opts.intra_op_num_threads == opts.inter_op_num_threads == 1
+
+
+def test_a_run_knows_backends_by_name_and_refuses_two_of_one_name():
+    from pnnx_conformance.errors import HarnessError
+    from pnnx_conformance.runner import backend_names
+
+    specs = {"onnxruntime": load_backend("onnxruntime"),
+             "pnnx_conformance.backends.onnxruntime_cpu:OnnxRuntimeBackend": load_backend(
+                 "pnnx_conformance.backends.onnxruntime_cpu:OnnxRuntimeBackend")}
+    assert backend_names({f"{FAKE}:WrongBackend": load_backend(f"{FAKE}:WrongBackend")}) == \
+        {f"{FAKE}:WrongBackend": "wrong"}
+    with pytest.raises(HarnessError, match="are all named 'onnxruntime'"):
+        backend_names(specs)

@@ -23,7 +23,7 @@ def _run(tmp_path, backends, **kw):
 
 def test_crashes_become_results_and_the_run_goes_on(tmp_path):
     parity, summary = _run(tmp_path, [f"{FAKE}:AbortBackend", f"{FAKE}:SegfaultBackend", "torch"], timeout_s=60)
-    abort, segv = parity[f"{FAKE}:AbortBackend"], parity[f"{FAKE}:SegfaultBackend"]
+    abort, segv = parity["abort"], parity["segfault"]   # results name a backend by its name
     assert abort.status == "crash" and "SIGABRT" in abort.error
     assert "about to abort" in abort.detail
     assert segv.status == "crash" and "SIGSEGV" in segv.error
@@ -36,7 +36,7 @@ def test_crashes_become_results_and_the_run_goes_on(tmp_path):
 def test_hang_is_a_timeout_and_memory_blowup_is_oom(tmp_path):
     parity, _ = _run(tmp_path, [f"{FAKE}:HangBackend", f"{FAKE}:HogBackend", "torch"],
                      timeout_s=10, memory_mb=6144)
-    hang, hog = parity[f"{FAKE}:HangBackend"], parity[f"{FAKE}:HogBackend"]
+    hang, hog = parity["hang"], parity["hog"]
     assert hang.status == "timeout" and "10 s" in hang.error
     assert hog.status == "oom"
     assert hang.stage == hog.stage == "run"
@@ -47,15 +47,15 @@ def test_raising_and_wrong_backends(tmp_path):
     """Each failure with its stage and the line of its message that names the cause."""
     names = ["RaisingBackend", "WrongBackend", "LoadFailingBackend", "CompileFailingBackend", "WrongShapeBackend"]
     parity, summary = _run(tmp_path, [f"{FAKE}:{n}" for n in names])
-    raising = parity[f"{FAKE}:RaisingBackend"]
+    raising = parity["raising"]
     assert (raising.status, raising.stage, raising.error) == ("fail-runtime", "run", "ValueError: kernel missing")
-    wrong = parity[f"{FAKE}:WrongBackend"]
+    wrong = parity["wrong"]
     assert wrong.status == "fail-numeric" and wrong.stage == "mismatch"
     assert wrong.metrics.max_abs == pytest.approx(1.0) and wrong.metrics.mismatch_pct == 100.0
-    load = parity[f"{FAKE}:LoadFailingBackend"]
+    load = parity["load-failing"]
     assert (load.stage, load.error) == ("load", "RuntimeError: DFT: signal dimension 3 is not supported")
-    assert parity[f"{FAKE}:CompileFailingBackend"].stage == "compile"
-    shape = parity[f"{FAKE}:WrongShapeBackend"]
+    assert parity["compile-failing"].stage == "compile"
+    shape = parity["wrong-shape"]
     assert shape.status == "fail-numeric" and shape.stage == "mismatch"
     assert shape.error == "shape mismatch: output 0 has shape [1, 1, 3, 4, 5], the oracle's [1, 3, 4, 5]"
     assert shape.metrics.max_abs is None and shape.metrics.cosine is None and shape.metrics.mismatch_pct == 100.0
@@ -69,7 +69,7 @@ def test_a_numeric_failure_bundle_keeps_the_workers_outputs_without_running_the_
         tmp_path, monkeypatch):
     monkeypatch.setenv("PNNX_TEST_MAIN_PID", str(os.getpid()))  # the backend aborts if run here
     parity, _ = _run(tmp_path, [f"{FAKE}:WrongAbortingInTheMainProcessBackend"])
-    wrong = parity[f"{FAKE}:WrongAbortingInTheMainProcessBackend"]
+    wrong = parity["wrong-aborting"]
     assert wrong.status == "fail-numeric"
     bundle = bundle_dir(tmp_path, wrong)
     np.testing.assert_array_equal(np.load(bundle / "actual" / "0.npy"), np.load(bundle / "inputs" / "0.npy") + 1)

@@ -101,3 +101,15 @@ def test_a_plugin_whose_describe_fails_is_refused_in_one_line_before_anything_ru
     rc, err = certify(tmp_path, capsys)
     assert rc == 2 and err == "error: backend 'wrong': describe() failed: ZeroDivisionError: division by zero\n"
     assert not (tmp_path / "cert").exists()
+
+
+def test_records_that_would_not_verify_are_not_certified(tmp_path, capsys):
+    """A case without a record in some precision mode: refused, nothing written."""
+    run = results_dir(tmp_path, [rec("F.relu/r4", "pass", backend="default-mode"),
+                                 rec("F.relu/r4", "pass", precision="default", backend="default-mode"),
+                                 rec("nn.Conv2d/k3_p1", "pass", backend="default-mode")])
+    rc = main(["certify", "--backend", "harness_fake_backends:DefaultModeBackend", "--cases", PROVIDER,
+               "--op", "F.relu,nn.Conv2d", "--results", str(run), "--out", str(tmp_path / "cert")])
+    err = capsys.readouterr().err
+    assert rc == 2 and "1 case(s) lack a result in some declared precision mode, e.g. nn.Conv2d/k3_p1" in err
+    assert not (tmp_path / "cert").exists()

@@ -30,7 +30,7 @@ import hashlib
 import json
 import platform
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import asdict
 from datetime import datetime, timezone
 from pathlib import Path
@@ -218,7 +218,8 @@ def bucket(status: str) -> str:
 
 
 def _counts(buckets: list[str]) -> dict:
-    c = {k: buckets.count(k) for k in ("passed", "waived", "failed", "not_applicable")}
+    found = Counter(buckets)
+    c = {k: found[k] for k in ("passed", "waived", "failed", "not_applicable")}
     c["total"] = c["passed"] + c["waived"] + c["failed"]
     c["pass_rate"] = round(c["passed"] / c["total"], 6) if c["total"] else None
     return c
@@ -227,14 +228,12 @@ def _counts(buckets: list[str]) -> dict:
 def summarize(results: list[dict], modes: Iterable[str]) -> dict:
     """Per precision mode: cases passed / waived / failed / not applicable, the total the rate
     counts (not-applicable cases are outside it) and the pass rate; the same per table."""
-    out = {}
-    for mode in sorted(modes):
-        mine = [r for r in results if r["precision"] == mode]
-        tables = sorted({r["table"] for r in mine})
-        out[mode] = {**_counts([bucket(r["status"]) for r in mine]),
-                     "tables": {t: _counts([bucket(r["status"]) for r in mine if r["table"] == t])
-                                for t in tables}}
-    return out
+    buckets = defaultdict(lambda: defaultdict(list))   # mode -> table -> buckets
+    for r in results:
+        buckets[r["precision"]][r["table"]].append(bucket(r["status"]))
+    return {mode: {**_counts([b for t in sorted(buckets[mode]) for b in buckets[mode][t]]),
+                   "tables": {t: _counts(buckets[mode][t]) for t in sorted(buckets[mode])}}
+            for mode in sorted(modes)}
 
 
 def waiver_list(results: list[dict]) -> list[dict]:
@@ -318,24 +317,27 @@ def content_problems(cert: dict) -> list[str]:
     unknown = sorted({r["status"] for r in results} - set(STATUSES))
     if unknown:
         problems.append(f"unknown result status {', '.join(unknown)}")
-    keys = [(r["case"], r["precision"]) for r in results]
-    twice = sorted({k for k in keys if keys.count(k) > 1})
+    counted = Counter((r["case"], r["precision"]) for r in results)
+    twice = sorted(k for k, n in counted.items() if n > 1)
     if twice:
         problems.append(f"{len(twice)} result(s) recorded twice, e.g. {twice[0][0]} ({twice[0][1]})")
     modes = set(cert["precisions"])
     stray = sorted({r["precision"] for r in results} - modes)
     if stray:
         problems.append(f"results in precision mode(s) {', '.join(stray)} the certificate does not declare")
-    cases = sorted({r["case"] for r in results})
-    incomplete = [c for c in cases if {p for c2, p in keys if c2 == c} != modes]
+    modes_of = defaultdict(set)
+    for case, mode in counted:
+        modes_of[case].add(mode)
+    cases = sorted(modes_of)
+    incomplete = [c for c in cases if modes_of[c] != modes]
     if incomplete:
         problems.append(f"{len(incomplete)} case(s) lack a result in some declared precision mode, "
                         f"e.g. {incomplete[0]}")
     if selection["case_count"] != len(cases):
         problems.append(f"the selection counts {selection['case_count']} case(s), the results hold {len(cases)}")
-    if cert["summary"] != summarize(results, modes):
-        differ = sorted(m for m in modes | set(cert["summary"])
-                        if cert["summary"].get(m) != summarize(results, modes).get(m))
+    derived = summarize(results, modes)
+    if cert["summary"] != derived:
+        differ = sorted(m for m in modes | set(cert["summary"]) if cert["summary"].get(m) != derived.get(m))
         problems.append(f"the summary disagrees with the per-case results (precision {', '.join(differ)})")
     if cert["waivers"] != waiver_list(results):
         problems.append("the waiver list disagrees with the per-case results")

@@ -84,6 +84,9 @@ def certify(backend: str, out: Path, *, tier: str = "smoke", ops: list[str] | No
                             selection=selection, suite=suite_identity(),
                             environment=env or environment_fingerprint({instance.name: identity["described"]}),
                             key=private_key)
+    problems = content_problems(cert)   # e.g. a case the run left without a record in some mode
+    if problems:
+        raise HarnessError(f"the records do not make a certificate that verifies: {'; '.join(problems)}")
     js, page = write_certificate(cert, out)
     return cert, js, page
 
@@ -157,7 +160,7 @@ def _run(backend, out, selection, waivers, jobs, progress) -> list:
     summary = run(opts)
     if summary.errors:
         raise HarnessError(f"certification run failed: {'; '.join(summary.errors)}")
-    return [r for r in summary.results if r.backend == backend and r.check == "parity" and r.converter == CONVERTER]
+    return [r for r in summary.results if r.check == "parity" and r.converter == CONVERTER]   # the one backend
 
 
 def recorded(results: Path, names: set, tier: str, cases: list) -> list:
@@ -285,7 +288,8 @@ def rerun(path: Path, n: int, backend: str, *, seed: int | None = None, jobs: in
     refused = provider_problem(cert, cases)
     if refused:
         return seed, 0, [refused]
-    changed = version_problems(cert, load_backend(backend))
+    instance = load_backend(backend)
+    changed = version_problems(cert, instance)
     if changed:
         return seed, 0, changed
     by_case: dict[str, list[dict]] = {}
@@ -303,7 +307,7 @@ def rerun(path: Path, n: int, backend: str, *, seed: int | None = None, jobs: in
                           max_cases=0, cases_provider=cases, progress=progress)
         summary = run(opts)
     now = {(r.case, r.precision): r for r in summary.results
-           if r.check == "parity" and r.backend == backend and r.converter == CONVERTER}
+           if r.check == "parity" and r.backend == instance.name and r.converter == CONVERTER}
     problems = []
     for case in sample:
         for certified in by_case[case]:
