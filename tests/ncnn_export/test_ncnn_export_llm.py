@@ -174,3 +174,28 @@ def test_indices_read_twice_are_split_on_the_cpu(tmp_path):
     assert split.params.get(31) == 16
     with torch.no_grad():
         assert_close(run_ncnn(base, [pos], "vulkan"), [model(pos)], dict(atol=2e-3, rtol=2e-3), "vulkan fp16")
+
+
+class Sdpa(nn.Module):
+    def __init__(self, **kw) -> None:
+        super().__init__()
+        self.kw = kw
+
+    def forward(self, q, k, v):
+        return torch.nn.functional.scaled_dot_product_attention(q, k, v, **self.kw)
+
+
+@pytest.mark.parametrize("q_shape, kv_shape, kw", [
+    ((1, 3, 4, 7, 8), (1, 3, 4, 7, 8), {}),                           # windows x heads
+    ((1, 3, 4, 7, 8), (1, 3, 4, 5, 8), {"is_causal": True}),
+    ((1, 2, 4, 6, 8), (1, 2, 2, 6, 8), {"enable_gqa": True}),         # grouped heads per window
+])
+def test_rank_five_attention_folds_its_windows_into_the_heads(q_shape, kv_shape, kw, tmp_path):
+    torch.manual_seed(0)
+    model = Sdpa(**kw)
+    inputs = [torch.randn(*q_shape), torch.randn(*kv_shape), torch.randn(*kv_shape)]
+    base = _export(model, inputs, tmp_path)
+    assert _layers(base).count("SDPA") == 1
+    with torch.no_grad():
+        for mode in ("fp32", "vulkan-fp32"):
+            assert_close(run_ncnn(base, inputs, mode), [model(*inputs)], TIGHT, mode)
