@@ -199,3 +199,23 @@ def test_rank_five_attention_folds_its_windows_into_the_heads(q_shape, kv_shape,
     with torch.no_grad():
         for mode in ("fp32", "vulkan-fp32"):
             assert_close(run_ncnn(base, inputs, mode), [model(*inputs)], TIGHT, mode)
+
+
+class Unfold(nn.Module):
+    def __init__(self, dim: int, size: int, step: int) -> None:
+        super().__init__()
+        self.args = (dim, size, step)
+
+    def forward(self, x):
+        return x.unfold(*self.args) * 2
+
+
+@pytest.mark.parametrize("shape, args", [((1, 3, 10, 6), (2, 4, 2)), ((1, 3, 10, 6), (-1, 3, 3)),
+                                         ((1, 9, 8), (1, 3, 2)), ((2, 9), (1, 5, 4))])
+def test_tensor_unfold_windows(shape, args, tmp_path):
+    """Halo attention's neighbourhoods: a new trailing axis of `size` per window."""
+    torch.manual_seed(0)
+    model, x = Unfold(*args), torch.randn(*shape)
+    base = _export(model, [x], tmp_path)
+    with torch.no_grad():
+        assert_close(run_ncnn(base, [x]), [model(x)], TIGHT, str(args))
