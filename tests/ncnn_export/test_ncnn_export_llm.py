@@ -174,3 +174,48 @@ def test_indices_read_twice_are_split_on_the_cpu(tmp_path):
     assert split.params.get(31) == 16
     with torch.no_grad():
         assert_close(run_ncnn(base, [pos], "vulkan"), [model(pos)], dict(atol=2e-3, rtol=2e-3), "vulkan fp16")
+
+
+class Sdpa(nn.Module):
+    def __init__(self, **kw) -> None:
+        super().__init__()
+        self.kw = kw
+
+    def forward(self, q, k, v):
+        return torch.nn.functional.scaled_dot_product_attention(q, k, v, **self.kw)
+
+
+@pytest.mark.parametrize("q_shape, kv_shape, kw", [
+    ((1, 3, 4, 7, 8), (1, 3, 4, 7, 8), {}),                           # windows x heads
+    ((1, 3, 4, 7, 8), (1, 3, 4, 5, 8), {"is_causal": True}),
+    ((1, 2, 4, 6, 8), (1, 2, 2, 6, 8), {"enable_gqa": True}),         # grouped heads per window
+])
+def test_rank_five_attention_folds_its_windows_into_the_heads(q_shape, kv_shape, kw, tmp_path):
+    torch.manual_seed(0)
+    model = Sdpa(**kw)
+    inputs = [torch.randn(*q_shape), torch.randn(*kv_shape), torch.randn(*kv_shape)]
+    base = _export(model, inputs, tmp_path)
+    assert _layers(base).count("SDPA") == 1
+    with torch.no_grad():
+        for mode in ("fp32", "vulkan-fp32"):
+            assert_close(run_ncnn(base, inputs, mode), [model(*inputs)], TIGHT, mode)
+
+
+class Unfold(nn.Module):
+    def __init__(self, dim: int, size: int, step: int) -> None:
+        super().__init__()
+        self.args = (dim, size, step)
+
+    def forward(self, x):
+        return x.unfold(*self.args) * 2
+
+
+@pytest.mark.parametrize("shape, args", [((1, 3, 10, 6), (2, 4, 2)), ((1, 3, 10, 6), (-1, 3, 3)),
+                                         ((1, 9, 8), (1, 3, 2)), ((2, 9), (1, 5, 4))])
+def test_tensor_unfold_windows(shape, args, tmp_path):
+    """Halo attention's neighbourhoods: a new trailing axis of `size` per window."""
+    torch.manual_seed(0)
+    model, x = Unfold(*args), torch.randn(*shape)
+    base = _export(model, [x], tmp_path)
+    with torch.no_grad():
+        assert_close(run_ncnn(base, [x]), [model(x)], TIGHT, str(args))

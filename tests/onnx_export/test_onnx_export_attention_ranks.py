@@ -58,3 +58,20 @@ def test_attention_above_rank_four_folds_leading_axes(shape, tmp_path):
     q, k, v = (torch.randn(*shape) for _ in range(3))
     m = _export_run(Sdpa(is_causal=True), (q, k, v), tmp_path)
     assert [n.op_type for n in m.graph.node].count("Attention") == 1
+
+
+class Unfold(nn.Module):
+    def __init__(self, dim: int, size: int, step: int) -> None:
+        super().__init__()
+        self.args = (dim, size, step)
+
+    def forward(self, x):
+        return x.unfold(*self.args)
+
+
+@pytest.mark.parametrize("shape, args", [((1, 3, 10, 6), (2, 4, 2)), ((2, 9), (-1, 3, 3)), ((1, 4, 8, 8), (3, 2, 1)),
+                                         ((7,), (0, 7, 1))])
+def test_tensor_unfold_gathers_the_windows(shape, args, tmp_path):
+    """Halo attention's neighbourhoods: x.unfold(dimension, size, step), a new trailing axis."""
+    torch.manual_seed(0)
+    _export_run(Unfold(*args), (torch.randn(*shape),), tmp_path)

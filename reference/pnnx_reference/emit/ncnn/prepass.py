@@ -5,7 +5,8 @@ matmul/softmax/matmul it replaces, so pnnx.param keeps the chain, as upstream do
 FUSIONS, hand-written arithmetic that has one ncnn layer of the same meaning (RMSNorm, RotaryEmbed),
 which `write_ncnn(fuse=False)` leaves as written (to measure what they gain);
 patterns that have a single ncnn layer: view(1,g,c/g,h,w) -> transpose(1,2) -> view(1,c,h,w)
-is a ShuffleChannel; then the rank-5/6 reshape -> permute
+is a ShuffleChannel; Tensor.unfold as slices, a stack and a permute (see unfold); then the
+rank-5/6 reshape -> permute
 chains that ncnn's 4-d blobs cannot hold (see highrank)."""
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from ...passes import fuse_attention, fuse_rms_norm
 from . import fuse_rotary
 from .highrank import HIGH_RANK_PREPASSES
 from .inline import inline_module_bodies
+from .unfold import unfold_as_windows
 
 RESHAPES = {"Tensor.view", "Tensor.reshape", "torch.reshape", "torch.flatten", "Tensor.flatten"}
 NOOPS = {"Tensor.contiguous"}
@@ -87,4 +89,4 @@ def drop_contiguous(graph: Graph) -> None:
 
 FUSIONS = (fuse_rms_norm.run, fuse_rotary.run)
 PREPASSES = (inline_module_bodies, drop_contiguous, fuse_attention.run, *FUSIONS, fuse_channel_shuffle,
-             *HIGH_RANK_PREPASSES)
+             unfold_as_windows, *HIGH_RANK_PREPASSES)

@@ -10,7 +10,10 @@ head over consecutive query heads, as enable_gqa does). 5=attn_mask (a float blo
 the scores: (L, S) or (1 or heads, L, S)), 6=scale (0: 1/sqrt(E)). is_causal becomes a
 constant mask. A 4-d (N, heads, L, E) query carries N as the ncnn Mat batch (so do key, value
 and a 4-d mask); without a batch axis, any leading axis plays the heads' part, so the lowering
-follows the operand shapes only."""
+follows the operand shapes only. A blob with one more leading axis (a rank-5 (N, windows,
+heads, L, E) query, windowed vision attention) has it folded into the heads by Reshape (grouped
+heads fold alike: window w's head h reads its key/value head w * groups + h // (heads /
+groups)), and the result unfolded."""
 from __future__ import annotations
 
 import math
@@ -130,13 +133,13 @@ def multihead_attention(ctx: Context, op) -> None:
     ctx.emit("MultiHeadAttention", "attention", inputs, [op.outputs[0].name], p, blobs)
 
 
-def _check_sdpa(ctx: Context, op, q, k, v) -> None:
+def _check_sdpa(ctx: Context, op, q, k, v, shapes: list[list[int]]) -> None:
     if float(param(op, "dropout_p", 0.0) or 0.0) != 0.0:
         raise Unsupported("dropout_p > 0 is random: ncnn SDPA has no dropout")
-    shapes = [ctx.shape(x) for x in (q, k, v)]
     if any(len(s) != len(shapes[0]) or len(s) not in (2, 3) for s in shapes):
-        raise Unsupported("ncnn SDPA takes (L, E) or (heads, L, E) blobs: query/key/value of "
-                          f"shapes {[tuple(ctx.torch_shape(x)) for x in (q, k, v)]} are not lowered")
+        raise Unsupported("ncnn SDPA takes (L, E) or (heads, L, E) blobs (leading axes of one more folded into "
+                          f"the heads): query/key/value of shapes {[tuple(ctx.torch_shape(x)) for x in (q, k, v)]} "
+                          "are not lowered")
     (lq, eq), (sk, ek), (sv, _) = (s[-2:] for s in shapes)
     heads, groups = shapes[0][0] if len(shapes[0]) == 3 else 1, shapes[1][0] if len(shapes[1]) == 3 else 1
     if ek != eq or sk != sv or (len(shapes[2]) == 3 and shapes[2][0] != groups):
@@ -145,7 +148,7 @@ def _check_sdpa(ctx: Context, op, q, k, v) -> None:
         raise Unsupported(f"{heads} query heads over {groups} key/value heads need enable_gqa=True")
 
 
-def _mask(ctx: Context, op, q, k, mask) -> str | None:
+def _mask(ctx: Context, op, q, k, mask, heads: int) -> str | None:
     """The blob added to the scores, or None."""
     lq, sk = ctx.shape(q)[-2], ctx.shape(k)[-2]
     if param(op, "is_causal", False):
@@ -154,7 +157,7 @@ def _mask(ctx: Context, op, q, k, mask) -> str | None:
         return _causal_mask(ctx, op, lq, sk)
     if mask is None:
         return None
-    shape, heads = ctx.shape(mask), ctx.shape(q)[0] if ctx.rank(q) == 3 else 1
+    shape = ctx.shape(mask)
     if shape[-2:] != [lq, sk] or len(shape) > 3 or (len(shape) == 3 and shape[0] not in (1, heads)):
         raise Unsupported(f"attn_mask {tuple(ctx.torch_shape(mask))} must be (L, S) or (1 or heads, L, S) "
                           "per batch: ncnn SDPA does not broadcast it further")
@@ -175,6 +178,15 @@ def _bool_mask(ctx: Context, op, mask, shape: list[int]) -> str:
     return name
 
 
+def _as_shape(ctx: Context, x, shape: list[int]) -> str:
+    """x's blob, reshaped to `shape` (its leading axis folded into the heads) when it differs."""
+    if ctx.shape(x) == shape:
+        return ctx.blob(x)
+    folded = ctx.temp(x.name)
+    ctx.emit("Reshape", "fold_heads", [ctx.blob(x)], [folded], dims_params(shape))
+    return folded
+
+
 def _causal_mask(ctx: Context, op, lq: int, sk: int) -> str:
     """torch's causal mask is tril(ones(L, S)): query i sees keys 0..i."""
     data = np.where(np.tril(np.ones((lq, sk), bool)), 0.0, -FLT_MAX).astype(np.float32)
@@ -187,18 +199,24 @@ def _causal_mask(ctx: Context, op, lq: int, sk: int) -> str:
 def scaled_dot_product_attention(ctx: Context, op) -> None:
     q, k, v = required_inputs(op, "query", "key", "value")
     mask = op.input("attn_mask", 3)
-    _check_sdpa(ctx, op, q, k, v)
-    mask_blob = _mask(ctx, op, q, k, mask)
-    inputs = [ctx.blob(x) for x in (q, k, v)] + ([mask_blob] if mask_blob else [])
+    shapes = [ctx.shape(x) for x in (q, k, v)]
+    lead = shapes[0][0] if len(shapes[0]) == 4 else 1
+    if lead > 1 or len(shapes[0]) == 4:  # (A, heads, L, E): A * heads heads, then unfolded
+        if any(len(s) != 4 or s[0] != lead for s in shapes) or lead < 1:
+            raise Unsupported("query, key and value leading axes differ or are unknown: not folded into the heads")
+        shapes = [[lead * s[1]] + s[2:] for s in shapes]
+    _check_sdpa(ctx, op, q, k, v, shapes)
+    mask_blob = _mask(ctx, op, q, k, mask, shapes[0][0] if len(shapes[0]) == 3 else 1)
+    inputs = [_as_shape(ctx, x, s) for x, s in zip((q, k, v), shapes)] + ([mask_blob] if mask_blob else [])
     p = {5: int(mask_blob is not None)}
     scale = param(op, "scale")
     if scale is not None:
         p[6] = float(scale)
     out = op.outputs[0].name
-    if ctx.rank(q) == 3:
+    if len(shapes[0]) == 3 and shapes[0] == ctx.shape(q):
         ctx.emit("SDPA", "sdpa", inputs, [out], p)
         return
-    # SDPA always writes (heads, L, Ev): a single-head result is reshaped back to (L, Ev)
+    # SDPA always writes (heads, L, Ev): a single-head or folded result is reshaped back
     heads = ctx.temp(out)
     ctx.emit("SDPA", "sdpa", inputs, [heads], p)
     ctx.emit("Reshape", "reshape", [heads], [out], dims_params(ctx.shape(op.outputs[0])))

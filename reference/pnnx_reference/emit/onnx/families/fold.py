@@ -38,3 +38,24 @@ def unfold(b, op):
                   strides=ints(op.params.get("stride", 1), 2, "stride"),
                   dilations=ints(op.params.get("dilation", 1), 2, "dilation"))
     b.node("Reshape", [cols, b.const([0, c * kh * kw, -1], hint="shape")], b.y(op))
+
+
+@LOWERINGS.register("Tensor.unfold")
+def tensor_unfold(b, op):
+    """x.unfold(dimension, size, step): the windows' element indices (windows, size) gathered
+    along `dimension`, then the `size` axis moved last (torch's new trailing axis)."""
+    shape = b.shape(op.inputs[0])
+    rank, dim = len(shape), int(op.params["dimension"])
+    dim = dim % rank if rank else 0
+    size, step = int(op.params["size"]), int(op.params["step"])
+    length = static(shape[dim:dim + 1], "unfolded dimension")[0] if rank else 1
+    windows = (length - size) // step + 1
+    if windows < 1 or size < 1 or step < 1:
+        raise Unsupported(f"unfold of {length} elements by {size} every {step}: no window")
+    index = np.arange(windows)[:, None] * step + np.arange(size)[None, :]
+    if rank == 0:  # a scalar unfolds to (1,): itself
+        b.node("Reshape", [b.x(op), b.const([1], hint="shape")], b.y(op))
+        return
+    gathered = b.node("Gather", [b.x(op), b.const(index, hint="windows")], axis=dim)
+    perm = list(range(dim + 1)) + list(range(dim + 2, rank + 1)) + [dim + 1]
+    b.node("Transpose", [gathered], b.y(op), perm=perm)
