@@ -206,3 +206,9 @@ def test_an_oversized_file_is_refused_unread(tmp_path, capsys, monkeypatch):
     cert["environment"]["padding"] = "x" * (1 << 17)
     rc, err = verify(capsys, write(tmp_path, json.dumps(cert)), "--trust", _fp(VENDOR))
     assert rc == 2 and "larger than" in err
+
+
+def test_a_provider_the_user_names_that_fails_is_one_line(tmp_path, capsys):
+    path = write(tmp_path, build(provider="os:getcwd"))   # returns a string, not cases
+    rc, err = verify(capsys, path, "--trust", _fp(VENDOR), "--cases", "os:getcwd")
+    assert rc == 2 and err.startswith(f"error: {path}: the case provider os:getcwd failed: ") and err.count("\n") == 1

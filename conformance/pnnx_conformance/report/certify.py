@@ -35,12 +35,18 @@ def selected_cases(selection: dict) -> list:
     from ..tiers import case_limit
 
     use_provider(selection.get("cases_provider"))
-    if "converter" not in selection:   # format 1: a smoke run's budget subset unless filtered
-        ops = selection.get("ops") or []
-        return select_cases(selection["tier"], ops, None, None,
-                            case_limit(selection["tier"], selection.get("max_cases"), bool(ops)))
-    return select_cases(selection["tier"], selection["ops"], selection["tables"], selection["pattern"],
-                        selection["max_cases"] or 0)
+    try:
+        if "converter" not in selection:   # format 1: a smoke run's budget subset unless filtered
+            ops = selection.get("ops") or []
+            return select_cases(selection["tier"], ops, None, None,
+                                case_limit(selection["tier"], selection.get("max_cases"), bool(ops)))
+        return select_cases(selection["tier"], selection["ops"], selection["tables"], selection["pattern"],
+                            selection["max_cases"] or 0)
+    except HarnessError:
+        raise
+    except Exception as e:  # a provider that fails or returns something else than cases
+        raise HarnessError(f"the case provider {selection.get('cases_provider') or 'of the suite'} failed: "
+                           f"{type(e).__name__}: {e}") from None
 
 
 def load_key(path: Path | None):
@@ -238,7 +244,10 @@ def verify_file(path: Path, *, check_cases: bool = True, trusted=(), allow_unsig
         refused = provider_problem(cert, cases)
         if refused:
             return problems + [refused]
-        chosen = selected_cases(_selection(cert))
+        try:
+            chosen = selected_cases(_selection(cert))
+        except HarnessError as e:
+            raise HarnessError(f"{path}: {e.message}") from None
         problems += case_set_problems(cert, case_set_hash(chosen), [c.id for c in chosen])
     return problems
 
