@@ -9,6 +9,7 @@ from .certificate import signer
 STYLE = ("body{font-family:system-ui,sans-serif;margin:1.5em}td,th{border:1px solid #ccc;padding:.2em .5em}"
          "table{border-collapse:collapse}th{text-align:left}")
 COUNT_COLUMNS = ("passed", "waived", "failed", "total", "not_applicable")
+COUNT_HEADS = [c.replace("_", " ") for c in COUNT_COLUMNS]
 
 
 def _e(value) -> str:
@@ -50,9 +51,9 @@ def certificate_html(cert: dict) -> str:
     modes = _table(["mode", "pre-rounding", "runtime computes in", "meaning"],
                    [[_e(m), _e(p["rounding"]), _e(p["compute"]), _e(p["meaning"])]
                     for m, p in cert["precisions"].items()])
-    summary = _table(["mode", *COUNT_COLUMNS, "pass rate"],
+    summary = _table(["mode", *COUNT_HEADS, "pass rate"],
                      [[_e(m), *(str(c[k]) for k in COUNT_COLUMNS), _rate(c)] for m, c in cert["summary"].items()])
-    tables = _table(["mode", "table", *COUNT_COLUMNS, "pass rate"],
+    tables = _table(["mode", "table", *COUNT_HEADS, "pass rate"],
                     [[_e(m), _e(t), *(str(c[k]) for k in COUNT_COLUMNS), _rate(c)]
                      for m, s in cert["summary"].items() for t, c in s["tables"].items()])
     waivers = "".join(f"<li>{_e(w['case'])} ({_e(w['precision'])}): {_e(w['reason'])}</li>" for w in cert["waivers"])

@@ -8,7 +8,6 @@ environment record, which only the nesting bound limits)."""
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 MAX_BYTES = 64 * 1024 * 1024   # a full-tier certificate of every mode is a few MB
@@ -76,15 +75,14 @@ def _no_constant(name):
     raise ValueError(f"{name} is not a JSON number")
 
 
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
-
-
-def nesting_depth(text: str) -> int:
-    """How deep arrays and objects nest in JSON text (strings ignored), without parsing it."""
-    depth = deepest = 0
-    for ch in re.sub(r"[^\[\]{}]", "", _STRING.sub("", text)):
-        depth += 1 if ch in "[{" else -1
-        deepest = max(deepest, depth)
+def nesting_depth(value) -> int:
+    """How deep arrays and objects nest in parsed JSON (iteratively: no recursion to exhaust)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, depth)
+            stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item))
     return deepest
 
 
@@ -96,14 +94,16 @@ def parse(data: bytes) -> dict:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise ValueError(f"not UTF-8 text (byte {e.start})") from None
-    if nesting_depth(text) > MAX_DEPTH:
-        raise ValueError(f"JSON nested deeper than {MAX_DEPTH} levels")
     try:
         cert = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
     except json.JSONDecodeError as e:
         raise ValueError(f"not JSON ({e.msg} at line {e.lineno} column {e.colno})") from None
-    except (ValueError, RecursionError) as e:   # a duplicate key, NaN, an integer of 5000 digits
+    except RecursionError:   # json's scanner counts its depth against the interpreter's limit
+        raise ValueError(f"JSON nested deeper than {MAX_DEPTH} levels") from None
+    except ValueError as e:   # a duplicate key, NaN, an integer of 5000 digits
         raise ValueError(f"not a valid certificate: {e}") from None
+    if nesting_depth(cert) > MAX_DEPTH:
+        raise ValueError(f"JSON nested deeper than {MAX_DEPTH} levels")
     if not isinstance(cert, dict):
         raise ValueError("not a certificate (a JSON object is needed)")
     version = cert.get("format_version")
