@@ -219,3 +219,30 @@ def test_tensor_unfold_windows(shape, args, tmp_path):
     base = _export(model, [x], tmp_path)
     with torch.no_grad():
         assert_close(run_ncnn(base, [x]), [model(x)], TIGHT, str(args))
+
+
+class WindowAttention(nn.Module):
+    """Swin-style: a rank-6 window partition, attention per window and head as one rank-5 SDPA
+    (batch, windows, heads, tokens, dim), and the windows merged back."""
+
+    def __init__(self, c: int = 16, heads: int = 2, win: int = 4) -> None:
+        super().__init__()
+        self.qkv, self.heads, self.win = nn.Linear(c, 3 * c), heads, win
+
+    def forward(self, x):
+        b, h, w, c = x.shape
+        s = self.win
+        t = x.view(b, h // s, s, w // s, s, c).permute(0, 1, 3, 2, 4, 5).reshape(b, -1, s * s, c)
+        q, k, v = self.qkv(t).view(b, -1, s * s, 3, self.heads, c // self.heads).permute(3, 0, 1, 4, 2, 5)
+        a = torch.nn.functional.scaled_dot_product_attention(q, k, v)  # (b, windows, heads, s*s, c/heads)
+        a = a.transpose(2, 3).reshape(b, h // s, w // s, s, s, c)
+        return a.permute(0, 1, 3, 2, 4, 5).reshape(b, h, w, c)
+
+
+def test_window_attention_rank_six_partition_and_rank_five_sdpa(tmp_path):
+    torch.manual_seed(0)
+    model, x = WindowAttention().eval(), torch.randn(1, 8, 8, 16)
+    base = _export(model, [x], tmp_path)
+    assert _layers(base).count("SDPA") == 1
+    with torch.no_grad():
+        assert_close(run_ncnn(base, [x]), [model(x)], TIGHT, "windows")
