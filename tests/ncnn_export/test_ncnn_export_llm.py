@@ -88,7 +88,7 @@ def test_decode_step_matches_torch_token_by_token(mode, tmp_path):
     ids, pos, past_k, past_v = case.make_inputs()
     base = _export(model, [ids, pos, past_k, past_v], tmp_path)
     layers = _layers(base)
-    assert layers.count("RMSNorm") == 3 and "SDPA" in layers
+    assert layers.count("RMSNorm") == 3 and layers.count("RotaryEmbed") == 2 and "SDPA" in layers
     k, v, start = past_k, past_v, past_k.shape[2]
     for step in range(4):
         position = torch.tensor([[start + step]])
@@ -246,3 +246,24 @@ def test_window_attention_rank_six_partition_and_rank_five_sdpa(tmp_path):
     assert _layers(base).count("SDPA") == 1
     with torch.no_grad():
         assert_close(run_ncnn(base, [x]), [model(x)], TIGHT, "windows")
+
+
+class LookupRope(Rope):
+    """Rope's tables looked up by position at run time (a decode step's)."""
+
+    def forward(self, x, pos):
+        cos = nn.functional.embedding(pos, self.cos[0, 0]).unsqueeze(1)
+        sin = nn.functional.embedding(pos, self.sin[0, 0]).unsqueeze(1)
+        half = x.shape[-1] // 2
+        return x * cos + torch.cat((-x[..., half:], x[..., :half]), dim=-1) * sin
+
+
+@pytest.mark.parametrize("tables, fused", [("llama", True), ("random", False)])
+def test_rotary_embedding_of_tables_looked_up_by_position(tables, fused, tmp_path):
+    torch.manual_seed(0)
+    model, x, pos = LookupRope(tables), torch.randn(1, 3, 2, 8), torch.tensor([[4, 1]])
+    base = _export(model, [x, pos], tmp_path)
+    assert ("RotaryEmbed" in _layers(base)) == fused
+    with torch.no_grad():
+        for mode in ("fp32", "vulkan-fp32"):
+            assert_close(run_ncnn(base, [x, pos], mode), [model(x, pos)], TIGHT, f"{tables} {mode}")

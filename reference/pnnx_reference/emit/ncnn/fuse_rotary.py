@@ -6,15 +6,17 @@ non-interleaved), the form LLaMA-style models write:
 RotaryEmbed computes y[j] = x[j] cos[j] - x[j + E/2] sin[j] and y[j + E/2] = x[j] sin[j] +
 x[j + E/2] cos[j] from half-width (L, E/2) tables, which is the same only where cos and sin
 repeat their first half in their second: so they must be constants that do, broadcast over
-every leading axis of an (L, E) or (heads, L, E) x (a 4-d x with a Mat batch of 1). Anything
-else (tables computed at run time, interleaved pairs, other slices) is lowered as written.
+every leading axis of an (L, E) or (heads, L, E) x (a 4-d x with a Mat batch of 1), or rows
+of such a constant looked up by position (F.embedding(positions, table), unsqueezed over the
+heads: a decode step's tables), then looked up in the table's first half. Anything else
+(tables computed otherwise, interleaved pairs, other slices) is lowered as written.
 Only in the ncnn emitter, as the other fusions (see prepass)."""
 from __future__ import annotations
 
 import numpy as np
 
 from ... import expression as ex
-from ...ir import Graph, Operand, Operator
+from ...ir import Attribute, Graph, Operand, Operator
 from ...passes.rewire import single_consumer
 
 TYPE = "ncnn.RotaryEmbed"
@@ -50,6 +52,28 @@ def _rotated_half(cat: Operator | None, x: Operand) -> list[Operator] | None:
     return [cat, neg, x1, x2]
 
 
+def _equal_halves(data: np.ndarray) -> bool:
+    e = data.shape[-1]
+    return bool(np.array_equal(data[..., : e // 2], data[..., e // 2:]))
+
+
+def _lookup(operand: Operand, x: Operand) -> tuple[Operator, np.ndarray] | None:
+    """(the F.embedding, its table) for unsqueeze(F.embedding(positions, table), 1) of shape
+    (1, 1, L, E) over a (1, heads, L, E) x, the table a constant repeating its halves."""
+    squeeze = operand.producer
+    if squeeze is None or squeeze.type not in ("Tensor.unsqueeze", "torch.unsqueeze") or len(x.shape) != 4:
+        return None
+    lookup = squeeze.inputs[0].producer
+    if squeeze.params.get("dim") != 1 or lookup is None or lookup.type != "F.embedding" or len(lookup.inputs) != 2:
+        return None
+    table = lookup.inputs[1].producer
+    if any(lookup.params.get(k) is not None for k in ("max_norm", "padding_idx")) or table is None \
+            or table.type != "pnnx.Attribute" or list(operand.shape or []) != [1, 1] + list(x.shape[-2:]):
+        return None
+    data = table.attrs["data"].to_numpy()
+    return (lookup, data) if data.ndim == 2 and data.shape[1] == x.shape[-1] and _equal_halves(data) else None
+
+
 def _table(operand: Operand, x: Operand) -> np.ndarray | None:
     """A constant (..., L, E) table of 1-sized leading axes whose halves are equal."""
     producer = operand.producer
@@ -59,7 +83,7 @@ def _table(operand: Operand, x: Operand) -> np.ndarray | None:
     if shape[-2:] != list(x.shape[-2:]) or any(d != 1 for d in shape[:-2]) or len(shape) > len(x.shape):
         return None
     data = producer.attrs["data"].to_numpy().reshape(shape[-2:])
-    return data if np.array_equal(data[:, : e // 2], data[:, e // 2:]) else None
+    return data if _equal_halves(data) else None
 
 
 def _terms(node) -> list[tuple[int, int]] | None:
@@ -92,17 +116,41 @@ def _match(op: Operator):
             for r_i, sin_i in (rotated, rotated[::-1]):
                 cos, sin = op.inputs[cos_i], op.inputs[sin_i]
                 chain = _rotated_half(op.inputs[r_i].producer, x)
-                if chain is not None and _table(cos, x) is not None and _table(sin, x) is not None:
+                if chain is not None and all(_table(t, x) is not None or _lookup(t, x) for t in (cos, sin)):
                     return x, cos, sin, chain
     return None
 
 
+def _half_lookup(graph: Graph, table: Operand, x: Operand, halves: dict) -> Operand:
+    """A constant table as it is; a looked-up one as the lookup of its first half, (1, L, E/2)
+    (one per table: q and k share it)."""
+    found = _lookup(table, x)
+    if found is None:
+        return table
+    lookup, data = found
+    if lookup.name not in halves:
+        e = data.shape[1]
+        half = graph.new_operator("pnnx.Attribute", f"{lookup.name}_half", before=lookup)
+        half.attrs["data"] = Attribute.from_numpy(np.ascontiguousarray(data[:, : e // 2]))
+        graph.connect(half, outputs=[graph.new_operand(f"{lookup.name}_half_table", [data.shape[0], e // 2], "f32")])
+        rows = graph.new_operator("F.embedding", f"{lookup.name}_half_rows", before=lookup)
+        rows.params.update(lookup.params)
+        out = lookup.outputs[0]
+        graph.connect(rows, inputs=[lookup.inputs[0], half.outputs[0]],
+                      outputs=[graph.new_operand(f"{out.name}_half", list(out.shape[:-1]) + [e // 2], out.dtype)])
+        rows.inputnames = ["input", "weight"]
+        halves[lookup.name] = rows.outputs[0]
+    return halves[lookup.name]
+
+
 def run(graph: Graph) -> None:
+    halves: dict[str, Operand] = {}
     for op in list(graph.ops):
         found = _match(op) if op in graph.ops else None
         if found is None:
             continue
         x, cos, sin, chain = found
+        cos, sin = (_half_lookup(graph, t, x, halves) for t in (cos, sin))
         rope = graph.new_operator(TYPE, f"rotary_{op.name}", before=op)
         out = op.outputs[0]
         graph.connect(rope, inputs=[x, cos, sin],

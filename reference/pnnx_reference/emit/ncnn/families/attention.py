@@ -225,11 +225,15 @@ def scaled_dot_product_attention(ctx: Context, op) -> None:
 @LOWERINGS.register("ncnn.RotaryEmbed", batch=FIRST, unbatched_rank=3)
 def rotary_embed(ctx: Context, op) -> None:
     """The rotary embedding fuse_rotary found: x (heads, L, E) or (L, E) and the first halves of
-    its constant cos/sin tables as (L, E/2) MemoryData; 0=0 (halves, not interleaved pairs)."""
+    its constant cos/sin tables as (L, E/2) MemoryData, or the half-width rows looked up at run
+    time; 0=0 (halves, not interleaved pairs)."""
     x, cos, sin = op.inputs
     blobs = [ctx.blob(x)]
     for table, name in ((cos, "rope_cos"), (sin, "rope_sin")):
         data = ctx.constant(table)
+        if data is None:  # half-width rows looked up at run time, (1, L, E/2): read as (L, E/2)
+            blobs.append(_as_shape(ctx, table, ctx.shape(table)[-2:]))
+            continue
         lq, e = data.shape[-2:]
         half = np.ascontiguousarray(data.reshape(lq, e)[:, : e // 2], dtype=np.float32)
         blob = ctx.temp(op.outputs[0].name)
