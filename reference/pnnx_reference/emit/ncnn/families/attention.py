@@ -13,7 +13,12 @@ and a 4-d mask); without a batch axis, any leading axis plays the heads' part, s
 follows the operand shapes only. A blob with one more leading axis (a rank-5 (N, windows,
 heads, L, E) query, windowed vision attention) has it folded into the heads by Reshape (grouped
 heads fold alike: window w's head h reads its key/value head w * groups + h // (heads /
-groups)), and the result unfolded."""
+groups)), and the result unfolded.
+
+A decode step's cat(past, new) keys and values stay Concat + SDPA: SDPA's own cache (7=1,
+past_k/past_v inputs, the grown caches as outputs) is not used, because in the pinned ncnn
+(1.0.20261020) the CPU layer writes the new rows at the wrong offsets of a cache fed from
+outside (head_dim 6 or 8, checked with a hand-written param) and the Vulkan layer crashes."""
 from __future__ import annotations
 
 import math
