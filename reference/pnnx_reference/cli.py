@@ -159,7 +159,10 @@ def _load_python_file(spec: str):
     path = Path(spec)
     if not path.is_file():
         raise UsageError(f"{spec}: no such file")
-    module_spec = importlib.util.spec_from_file_location(f"pnnxref_model_{path.stem}", path)
+    # named as the file, so its classes are `net.Focus` for moduleop= and in pnnx.param (not put
+    # in sys.modules: a file named like an installed module shadows nothing)
+    name = path.stem if path.stem.isidentifier() else re.sub(r"\W", "_", path.stem)
+    module_spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(module_spec)
     sys.path.insert(0, str(path.parent.resolve()))
     try:

@@ -49,3 +49,20 @@ def test_moduleop_by_class_object():
     graph = capture(Yolo(), torch.rand(1, 3, 8, 8), moduleop=[Focus])
     assert QUALIFIED in types(graph)
     assert sys.modules[Focus.__module__] is not None
+
+
+def test_moduleop_of_a_model_file_names_the_class_as_the_user_does(tmp_path, capsys):
+    """Issue 33 item 12: `moduleop=net.Focus` for net.py was refused and suggested the internal
+    module name (pnnxref_model_net.Focus), which then became the operator type in pnnx.param."""
+    from pnnx_reference.cli import main
+
+    model = tmp_path / "net.py"
+    model.write_text("import torch\nimport torch.nn as nn\n\nclass Focus(nn.Module):\n"
+                     "    def forward(self, x):\n        return torch.cat([x[..., ::2, ::2], x[..., 1::2, 1::2]], 1)\n\n"
+                     "class Model(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                     "        self.focus = Focus()\n\n    def forward(self, x):\n        return self.focus(x) * 2\n")
+    assert main([str(model), "inputshape=[1,3,8,8]", "moduleop=net.Focus"]) == 0, capsys.readouterr().err
+    types = [line.split()[0] for line in (tmp_path / "net.pnnx.param").read_text().splitlines()[2:]]
+    assert "net.Focus" in types and not [t for t in types if "pnnxref" in t]
+    assert main([str(model), "inputshape=[1,3,8,8]", "moduleop=other.Focus"]) == 2
+    assert "its own module classes are net.Focus, net.Model" in capsys.readouterr().err
