@@ -2,6 +2,8 @@
 the rebuilt module, and a second set of inputs where the program has dynamic dimensions."""
 from __future__ import annotations
 
+import contextlib
+import logging
 from pathlib import Path
 
 import torch
@@ -25,15 +27,51 @@ def load(path):
     path = Path(path)
     if not path.is_file():
         raise UsageError(f"{path}: no such file")
+    logged: list[logging.LogRecord] = []
     try:
-        with quiet():  # torch logs a traceback before its own fallback reader runs
+        with quiet(), _kept_records("torch.export", logged):  # torch logs the error, then its fallback's
             program = torch.export.load(str(path))
     except Exception as err:  # not a .pt2 archive, a corrupt one, or one of another torch
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        if "warnings above" in first:  # torch's fallback message: the cause is what it logged
+            first = _logged_cause(logged) or first
         raise ConversionError(f"{path}: not a loadable torch.export (.pt2) file: {first}") from None
     if not is_program(program):
         raise ConversionError(f"{path}: holds a {type(program).__name__}, not an ExportedProgram")
     return program
+
+
+@contextlib.contextmanager
+def _kept_records(name: str, records: list):
+    """The records `name`'s logger emits meanwhile go to `records`, and nowhere else (logging
+    stays off for every other logger, as quiet() set it)."""
+    logger = logging.getLogger(name)
+    previous = (logging.root.manager.disable, logger.propagate, logger.handlers)
+    logging.disable(logging.NOTSET)
+    logger.propagate, logger.handlers = False, [_ListHandler(records)]  # torch's own handlers print
+    try:
+        yield
+    finally:
+        logger.handlers, logger.propagate = previous[2], previous[1]
+        logging.disable(previous[0])
+
+
+class _ListHandler(logging.Handler):
+    def __init__(self, records: list) -> None:
+        super().__init__(logging.WARNING)
+        self.records = records
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+def _logged_cause(records: list) -> str | None:
+    """The first line of the first exception torch logged, or of its first message."""
+    for record in records:
+        if record.exc_info and record.exc_info[1] is not None:
+            err = record.exc_info[1]
+            return f"{type(err).__name__}: {(str(err).strip().splitlines() or [''])[0]}"
+    return records[0].getMessage().strip().splitlines()[0] if records else None
 
 
 def example_inputs(program) -> tuple | None:
