@@ -117,7 +117,10 @@ def case_files(case: Case) -> dict[str, bytes]:
 
 
 def write_case(case: Case, out_dir: str | os.PathLike) -> list[Path]:
-    """Write the case's files into out_dir (created); each lands via a temp name + rename."""
+    """Write the case's files into out_dir (created); each lands via a temp name + rename, with
+    the mode any new file of the user gets."""
+    from pnnx_reference.files import new_file_mode
+
     files = case_files(case)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -127,6 +130,7 @@ def write_case(case: Case, out_dir: str | os.PathLike) -> list[Path]:
         try:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
+            os.chmod(tmp, new_file_mode())  # mkstemp's 0600 -> what any new file of the user gets
             os.replace(tmp, out / name)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)

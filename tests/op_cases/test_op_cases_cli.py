@@ -74,6 +74,19 @@ def test_write_produces_a_reproducible_package(capsys, tmp_path):
     assert proc.stdout.count("matches saved output") == 2, proc.stdout
 
 
+@pytest.mark.parametrize("mask, mode", [(0o022, 0o644), (0o077, 0o600)])
+def test_written_files_get_the_users_new_file_mode(capsys, tmp_path, mask, mode):
+    """Issue 33 item 13: every file was 0600 (mkstemp's), whatever the umask."""
+    previous = os.umask(mask)
+    try:
+        rc, _, _ = run(capsys, "write", "nn.ReLU/default", "--out", str(tmp_path / "w"))
+    finally:
+        os.umask(previous)
+    assert rc == 0
+    assert {p.name: oct(p.stat().st_mode & 0o777) for p in (tmp_path / "w").iterdir()} == \
+        {p.name: oct(mode) for p in (tmp_path / "w").iterdir()}
+
+
 def test_write_no_trace_case_skips_pt(capsys, tmp_path):
     case = registry.select(table="nn", tag="no-trace")[0]
     rc, _, err = run(capsys, "write", case.id, "--out", str(tmp_path))
