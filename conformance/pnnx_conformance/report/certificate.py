@@ -26,10 +26,13 @@ pinned key. An unsigned one (format 1, or `certify` without a key) verifies only
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import json
+import os
 import platform
 import re
+import sys
 from collections import Counter, defaultdict
 from dataclasses import asdict
 from datetime import datetime, timezone
@@ -59,9 +62,25 @@ def vulkan_devices() -> list[str]:
     try:
         import ncnn
 
-        return [ncnn.get_gpu_info(i).device_name() for i in range(ncnn.get_gpu_count())]
+        with _stderr_silenced():  # ncnn's C++ prints a device report on its first Vulkan use
+            count = ncnn.get_gpu_count()
+        return [ncnn.get_gpu_info(i).device_name() for i in range(count)]
     except Exception as exc:  # no ncnn, or no Vulkan loader: record why
         return [f"unavailable: {exc}"]
+
+
+@contextlib.contextmanager
+def _stderr_silenced():
+    """File descriptor 2 to /dev/null meanwhile (what a C library prints, not only Python)."""
+    sys.stderr.flush()
+    saved, null = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(null)
 
 
 def environment_fingerprint(backends: dict | None = None) -> dict:
