@@ -61,6 +61,8 @@ def _encode_scalar(value) -> str:
             raise ValueError(f"integer {value} does not fit in int32")
         return str(value)
     if isinstance(value, float):
+        if not math.isfinite(value):  # ncnn's loader reads inf and nan as strings and refuses -inf
+            raise ValueError(f"float {value} cannot be written to ncnn.param (it has no infinity or NaN)")
         return float_to_string(value)
     raise ValueError(f"cannot write an ncnn param of type {type(value).__name__}")
 

@@ -12,11 +12,20 @@ from .layers import Layer
 
 from ...formats.background_write import open_weights
 from ...formats.ncnn_bin import weight_chunks
-from ...formats.ncnn_param import NcnnLayer, NcnnModel, dumps
+from ...errors import UnsupportedOperator
+from ...formats.ncnn_param import NcnnLayer, NcnnModel, dump_layer, dumps
 
 
 def param_text(layers: list[Layer]) -> str:
-    return dumps(NcnnModel([NcnnLayer(l.type, l.name, l.inputs, l.outputs, l.params) for l in layers]))
+    """ncnn.param's text; a layer whose params the format cannot hold (a non-finite float) makes
+    the ncnn emitter decline the model (UnsupportedOperator) rather than write what ncnn misreads."""
+    model = NcnnModel([NcnnLayer(l.type, l.name, l.inputs, l.outputs, l.params) for l in layers])
+    for layer in model.layers:
+        try:
+            dump_layer(layer)
+        except ValueError as err:
+            raise UnsupportedOperator(layer.type, layer.name, str(err)) from None
+    return dumps(model)
 
 
 def bin_chunks(layers: list[Layer], fp16: bool):

@@ -28,7 +28,9 @@ def _plain(layer_type: str, prefix: str, params_of=lambda op: {}):
 def _clip_bounds(op, low_key: str, high_key: str, low=None, high=None):
     lo = param(op, low_key, low)
     hi = param(op, high_key, high)
-    return {0: float(-FLT_MAX if lo is None else lo), 1: float(FLT_MAX if hi is None else hi)}
+    # ncnn.param has no infinity: an infinite bound is the float range's end (as no bound is)
+    return {0: max(float(-FLT_MAX if lo is None else lo), -FLT_MAX),
+            1: min(float(FLT_MAX if hi is None else hi), FLT_MAX)}
 
 
 PLAIN = {
