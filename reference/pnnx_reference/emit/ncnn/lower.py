@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ...errors import PnnxError, Unsupported, UnsupportedOperator
 from ...ir import Graph, Operand, Operator
+from ...passes.empty_operands import is_empty
 from . import batch
 from . import families  # noqa: F401  (registers every lowering)
 from .complex_blobs import COMPLEX, reads_complex
@@ -183,6 +184,9 @@ def _check_operands(ctx: Context, op) -> None:
 
 
 def _check_blob(ctx: Context, operand: Operand) -> None:
+    if is_empty(operand):
+        raise Unsupported(f"operand {operand.name} {tuple(operand.shape)} has no elements: ncnn has no "
+                          f"empty blob (a zero-size one corrupts its memory at run time)")
     if operand.shape:
         rank = len(ctx.shape(operand))
         if rank > MAX_BLOB_RANK and ctx.constant(operand) is None:
