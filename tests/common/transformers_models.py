@@ -35,3 +35,22 @@ def llama(**kwargs) -> nn.Module:
                                       num_attention_heads=4, num_key_value_heads=2, vocab_size=128,
                                       max_position_embeddings=64)
     return FirstOutput(transformers.LlamaModel(config).eval(), **kwargs)
+
+
+class SpeechOutput(nn.Module):
+    def __init__(self, model: nn.Module) -> None:
+        super().__init__()
+        self.model = model
+
+    def forward(self, audio):
+        return self.model(audio, return_dict=False)[0]
+
+
+def hubert() -> nn.Module:
+    """Its positional convolution carries parametrizations.weight_norm (dim=2)."""
+    torch.manual_seed(0)
+    config = transformers.HubertConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                                       num_attention_heads=2, conv_dim=(16, 16), conv_stride=(5, 2),
+                                       conv_kernel=(10, 3), num_conv_pos_embeddings=16,
+                                       num_conv_pos_embedding_groups=2)
+    return SpeechOutput(transformers.HubertModel(config).eval())

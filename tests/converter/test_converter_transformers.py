@@ -40,3 +40,15 @@ def test_llama_writes_no_zero_size_blob_and_matches_on_ncnn(tmp_path, use_cache)
     param = (tmp_path / "llama.ncnn.param").read_text()
     assert not re.search(r"^MemoryData +\S+ +0 1 \S+ +0=0$", param, re.M)
     assert_close(run_ncnn(tmp_path / "llama", [ids]), _expected(model, ids), CLOSE, "ncnn")
+
+
+def test_hubert_with_a_weight_normed_convolution_matches_on_every_backend(tmp_path):
+    """`parametrizations.weight_norm` on its positional convolution: "unknown operator type
+    'nn.ParametrizedConv1d'" before; now an nn.Conv1d with the computed weight."""
+    model, audio = tm.hubert(), torch.rand(1, 400, generator=torch.Generator().manual_seed(0))
+    result = api.export(model, (audio,), tmp_path, "hubert", fp16=False)
+    assert sorted(result.paths) == sorted(api.ARTEFACTS) and not result.unsupported
+    assert "nn.Conv1d" in {op.type for op in result.graph.ops}
+    expected = _expected(model, audio)
+    assert_close(run_onnx(tmp_path / "hubert.pnnx.onnx", [audio]), expected, CLOSE, "onnxruntime")
+    assert_close(run_ncnn(tmp_path / "hubert", [audio]), expected, CLOSE, "ncnn")
