@@ -54,3 +54,12 @@ def hubert() -> nn.Module:
                                        conv_kernel=(10, 3), num_conv_pos_embeddings=16,
                                        num_conv_pos_embedding_groups=2)
     return SpeechOutput(transformers.HubertModel(config).eval())
+
+
+def roformer() -> nn.Module:
+    """Calls warn_if_padding_and_no_attention_mask: `if pad_token_id in input_ids[:, [-1, 0]]`."""
+    torch.manual_seed(0)
+    config = transformers.RoFormerConfig(hidden_size=64, intermediate_size=128, num_hidden_layers=1,
+                                         num_attention_heads=4, vocab_size=128, max_position_embeddings=64,
+                                         embedding_size=64, pad_token_id=0)
+    return FirstOutput(transformers.RoFormerModel(config).eval())

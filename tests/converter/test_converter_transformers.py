@@ -52,3 +52,14 @@ def test_hubert_with_a_weight_normed_convolution_matches_on_every_backend(tmp_pa
     expected = _expected(model, audio)
     assert_close(run_onnx(tmp_path / "hubert.pnnx.onnx", [audio]), expected, CLOSE, "onnxruntime")
     assert_close(run_ncnn(tmp_path / "hubert", [audio]), expected, CLOSE, "ncnn")
+
+
+def test_a_logging_only_branch_on_the_token_ids_is_accepted_with_a_note(tmp_path):
+    """transformers' `if pad_token_id in input_ids[:, [-1, 0]]: logger.warning_once(...)` was
+    refused as value-dependent; both outcomes record the same graph."""
+    model, ids = tm.roformer(), tm.token_ids()
+    result = api.export(model, (ids,), tmp_path, "roformer", fp16=False)
+    assert [note.split(": ", 2)[-1] for note in result.value_dependent] == [
+        "`in` of a tensor computed from the inputs: accepted, a branch whose every outcome records the same graph"]
+    assert sorted(result.paths) == sorted(api.ARTEFACTS) and not result.unsupported
+    assert_close(run_ncnn(tmp_path / "roformer", [ids]), _expected(model, ids), CLOSE, "ncnn")
