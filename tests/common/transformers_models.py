@@ -63,3 +63,13 @@ def roformer() -> nn.Module:
                                          num_attention_heads=4, vocab_size=128, max_position_embeddings=64,
                                          embedding_size=64, pad_token_id=0)
     return FirstOutput(transformers.RoFormerModel(config).eval())
+
+
+def roberta() -> nn.Module:
+    """Position ids from the token ids: input_ids.ne(padding_idx), cumsum, and token types
+    gathered from a buffer at them."""
+    torch.manual_seed(0)
+    config = transformers.RobertaConfig(hidden_size=64, intermediate_size=128, num_hidden_layers=1,
+                                        num_attention_heads=4, vocab_size=128, max_position_embeddings=64,
+                                        pad_token_id=1)
+    return FirstOutput(transformers.RobertaModel(config).eval())

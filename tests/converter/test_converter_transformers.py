@@ -63,3 +63,14 @@ def test_a_logging_only_branch_on_the_token_ids_is_accepted_with_a_note(tmp_path
         "`in` of a tensor computed from the inputs: accepted, a branch whose every outcome records the same graph"]
     assert sorted(result.paths) == sorted(api.ARTEFACTS) and not result.unsupported
     assert_close(run_ncnn(tmp_path / "roformer", [ids]), _expected(model, ids), CLOSE, "ncnn")
+
+
+def test_roberta_position_ids_from_the_token_ids_are_exact_on_ncnn(tmp_path):
+    """"torch.ne: operand 0 is fed as int32 bits for Embed ..." before: ncnn declined."""
+    model = tm.roberta()
+    ids = torch.cat([tm.token_ids(6), torch.ones(1, 2, dtype=torch.long)], dim=1)  # padded at the end
+    result = api.export(model, (ids,), tmp_path, "roberta", fp16=False)
+    assert sorted(result.paths) == sorted(api.ARTEFACTS) and not result.unsupported
+    expected = _expected(model, ids)
+    assert_close(run_ncnn(tmp_path / "roberta", [ids]), expected, CLOSE, "ncnn")
+    assert_close(run_onnx(tmp_path / "roberta.pnnx.onnx", [ids]), expected, CLOSE, "onnxruntime")
