@@ -184,7 +184,7 @@ class TorchBf16Backend(Backend):
 
 
 # A hand-written ncnn model that corrupts ncnn's heap: the empty past of a key/value cache
-# (`MemoryData 0=0`) concatenated onto keys and values read by SDPA with a mask, as the
+# (`MemoryData 0=0`, which ncnn reads as one element) concatenated onto keys and values read by SDPA with a mask, as the
 # converter wrote LLaMA's cache once (issue 29). ncnn aborts or segfaults on it
 # (sizes at which glibc's malloc checks caught it on every try: a smaller overflow can go unnoticed).
 EMPTY_PAST_PARAM = """7767517

@@ -88,7 +88,7 @@ def test_vulkan_without_a_device_fails_instead_of_skipping(tmp_path, monkeypatch
 
 def test_a_model_that_crashes_ncnn_itself_is_a_crash_record(tmp_path):
     """Not a plug-in that aborts on purpose: ncnn's own heap corrupted by the model it runs
-    (a zero-size MemoryData concatenated onto SDPA's keys). What a corrupted heap does next is
+    (an empty key/value past written as `MemoryData 0=0` concatenated onto SDPA's keys). What a corrupted heap does next is
     up to it (glibc aborts, a lock of the corrupted allocator hangs): either way the run records
     it against that case and backend and goes on with a fresh worker."""
     opts = RunOptions(out=tmp_path, tier="full", backends=["ncnn-cpu", "torch"],

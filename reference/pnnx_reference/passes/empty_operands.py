@@ -1,10 +1,10 @@
 """Zero-size operands. torch.cat leaves an empty operand out (and accepts a 1-d empty one
 beside operands of any rank, a legacy rule): transformers' key/value caches start as such an
-empty past, `torch.zeros(0)` or (batch, heads, 0, dim). ncnn cannot hold an empty blob (a
-`MemoryData 0=0` concatenated onto keys corrupts its heap) and ONNX's Concat takes operands of
-one rank, so the emitters concatenate the non-empty operands only (`drop_from_concatenations`
-on the ncnn emitter's working copy, `concatenated` in the ONNX lowering); pnnx.param and
-`_pnnx.py` keep the cat as traced, torch runs it."""
+empty past, `torch.zeros(0)` or (batch, heads, 0, dim). ncnn has no empty blob (a
+`MemoryData 0=0`, which ncnn reads as one element, concatenated onto keys corrupts its heap)
+and ONNX's Concat takes operands of one rank, so the emitters concatenate the non-empty
+operands only (`drop_from_concatenations` on the ncnn emitter's working copy, `concatenated`
+in the ONNX lowering); pnnx.param and `_pnnx.py` keep the cat as traced, torch runs it."""
 from __future__ import annotations
 
 from ..ir import Graph, Operand, Operator
