@@ -143,7 +143,9 @@ def _capture(model, inputs, inputs2, input_shapes, input_shapes2, input_types, o
         model, inputs, inputs2 = _from_program(model, inputs, inputs2, input_shapes, input_shapes2, input_types)
     load_custom_ops(customop)
     args = _resolve_inputs(inputs, input_shapes, input_types, device)
-    training = isinstance(model, nn.Module) and model.training
+    # each module's own mode, put back after: model.train() would also switch the submodules the
+    # user had put in eval mode (a wrapper in training mode around an eval() model)
+    training = [m for m in model.modules() if m.training] if isinstance(model, nn.Module) else []
     if isinstance(model, nn.Module):
         model.to(_device(device)).eval()  # converted for inference, as upstream expects
     try:
@@ -160,8 +162,8 @@ def _capture(model, inputs, inputs2, input_shapes, input_shapes2, input_types, o
                                       _aligned_values(captured, second)))
             notes = list(dict.fromkeys(notes + second.value_dependent))
     finally:
-        if training:
-            model.train()
+        for module in training:
+            module.training = True
     random = selfcheck.random_outputs(captured.graph)
     _optimise_bodies(captured, optlevel)
     graph = run_passes(captured.graph, optlevel, PassContext(captured.values, [r.values for r in runs if r.values is not captured.values]))

@@ -77,3 +77,13 @@ def test_dynamic_export_feeds_the_first_shapes_to_test_inference(tmp_path):
     assert result.graph.inputs()[0].outputs[0].shape == [1, 3, -1, -1]
     generated = import_file(result.paths["pnnxpy"], "dyn_pnnx")
     assert generated.test_inference().shape == (1, 2)
+
+
+def test_each_modules_own_mode_is_put_back(tmp_path):
+    """A wrapper in training mode around a model put in eval mode (transformers' from-config
+    models are used so): the export converts in eval mode and leaves every module as it found it,
+    the inner one still in eval (model.train() would have switched its dropout on)."""
+    inner = nn.Sequential(nn.Linear(4, 4), nn.Dropout(0.5)).eval()
+    wrapper = nn.Sequential(inner)
+    export(wrapper, torch.rand(1, 4), tmp_path, "m", self_check=False)
+    assert wrapper.training and not inner.training and not inner[1].training

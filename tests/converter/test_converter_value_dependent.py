@@ -237,3 +237,58 @@ def test_command_line_refuses_by_default_and_warns_when_allowed(tmp_path, capsys
         f"warning: {model}:5: `for _ in range(int(x.max() * 3)):`: int() of a tensor computed from the inputs: "
         "kept as the value of the example inputs (value-dependent, accepted)"]
     assert (tmp_path / "loop.pnnx.param").is_file()
+
+
+# --- branches that cannot change the graph (issue 29, item 6) ------------------------------
+class PaddingWarning(nn.Module):
+    """transformers' warn_if_padding_and_no_attention_mask: a branch that only logs."""
+
+    def forward(self, ids):
+        if 1 in ids[:, [-1, 0]]:
+            print("you may want an attention mask")
+        return ids * 2
+
+
+class SameEitherWay(nn.Module):
+    def forward(self, x):
+        if (x > 0.5).any():
+            y = torch.relu(x)
+        else:
+            y = torch.relu(x)
+        return y
+
+
+class RaisesOtherwise(nn.Module):
+    def forward(self, x):
+        if not (x >= 0).all():
+            raise ValueError("negative input")
+        return x + 1
+
+
+class BranchesOnlyOnOnePath(nn.Module):
+    def forward(self, x):
+        if (x > 0.5).any():
+            if (x > 0.9).any():
+                print("large")
+        return x + 1
+
+
+@pytest.mark.parametrize("ids", [torch.ones(1, 4, dtype=torch.long), torch.full((1, 4), 3)], ids=["pad", "nopad"])
+def test_a_branch_whose_outcomes_record_the_same_graph_is_accepted_with_a_note(ids, tmp_path, capsys):
+    result = export(PaddingWarning(), (ids,), tmp_path, "m")
+    assert result.value_dependent == [f"{_line(PaddingWarning, 'if 1 in ids[:, [-1, 0]]:')}`: `in` of a tensor computed from "
+                                      f"the inputs: accepted, a branch whose every outcome records the same graph"]
+    assert result.self_check.startswith("passed")
+    assert [op.type for op in result.graph.ops] == ["pnnx.Input", "pnnx.Expression", "pnnx.Output"]
+    assert capture(SameEitherWay(), (torch.rand(2, 3),)).ops[1].type == "torch.relu"
+
+
+@pytest.mark.parametrize("cls, code", [
+    (Branch, "if x.sum() > 0:"),                      # another graph
+    (RaisesOtherwise, "if not (x >= 0).all():"),      # the other outcome fails
+    (BranchesOnlyOnOnePath, "if (x > 0.5).any():"),   # a branch the example does not reach
+])
+def test_a_branch_that_can_change_the_graph_stays_refused_with_its_line(cls, code):
+    with pytest.raises(ConversionError, match="value-dependent") as err:
+        capture(cls(), (torch.rand(2, 3) + 0.1,))
+    assert str(err.value).startswith(_line(cls, code))

@@ -55,3 +55,17 @@ def cases() -> list[Case]:
 
 
 PROVIDER = "harness_cases:cases"
+
+
+IDENTITY = """
+import torch.nn as nn
+class Model(nn.Module):
+    def forward(self, x):
+        return x
+"""
+
+
+def crash_cases() -> list[Case]:
+    """The input of harness_fake_backends.EmptyPastNcnnConverter's ncnn model."""
+    return [Case("F.scaled_dot_product_attention/empty_past", "F.scaled_dot_product_attention", IDENTITY,
+                 (InputSpec((1, 8, 64, 64)),), tags=frozenset({"smoke"}))]

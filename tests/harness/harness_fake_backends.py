@@ -181,3 +181,33 @@ class TorchBf16Backend(Backend):
             xs = [torch.from_numpy(np.asarray(x)) for x in inputs]
             out = self.model(*[x.to(torch.bfloat16) if x.is_floating_point() else x for x in xs])
         return [o.float().numpy() for o in (out if isinstance(out, tuple) else (out,))]
+
+
+# A hand-written ncnn model that corrupts ncnn's heap: the empty past of a key/value cache
+# (`MemoryData 0=0`, which ncnn reads as one element) concatenated onto keys and values read by SDPA with a mask, as the
+# converter wrote LLaMA's cache once (issue 29). ncnn aborts or segfaults on it
+# (sizes at which glibc's malloc checks caught it on every try: a smaller overflow can go unnoticed).
+EMPTY_PAST_PARAM = """7767517
+8 10
+Input            in0    0 1 in0
+Split            split  1 3 in0 q k1 k2
+MemoryData       mask   0 1 mask 0=64 1=64
+MemoryData       past0  0 1 past0 0=0
+Concat           cat0   2 1 past0 k1 k 0=1
+MemoryData       past1  0 1 past1 0=0
+Concat           cat1   2 1 past1 k2 v 0=1
+SDPA             sdpa   4 1 q k v mask out0 5=1 6=0.25
+"""
+
+
+class EmptyPastNcnnConverter(Converter):
+    """Writes EMPTY_PAST_PARAM (its 64x64 mask of zeros in the bin) for a (1, 8, 64, 64) input."""
+
+    name = "empty-past"
+
+    def convert(self, case, workdir, model=None, inputs=None, *, fp16=False):
+        workdir.mkdir(parents=True, exist_ok=True)
+        (workdir / "m.ncnn.param").write_text(EMPTY_PAST_PARAM)
+        (workdir / "m.ncnn.bin").write_bytes(bytes(64 * 64 * 4))
+        return Artefacts(self.name, case.id, workdir, {"ncnn.param": workdir / "m.ncnn.param",
+                                                       "ncnn.bin": workdir / "m.ncnn.bin"})

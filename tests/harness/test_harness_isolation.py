@@ -3,6 +3,7 @@ result, and the run goes on with a fresh worker."""
 from __future__ import annotations
 
 import os
+import re
 
 import numpy as np
 import pytest
@@ -83,3 +84,20 @@ def test_vulkan_without_a_device_fails_instead_of_skipping(tmp_path, monkeypatch
     assert {r.precision for r in results} == {"fp32", "fp16"}
     for r in results:
         assert r.status == "fail-runtime" and "no Vulkan device" in r.error
+
+
+def test_a_model_that_crashes_ncnn_itself_is_a_crash_record(tmp_path):
+    """Not a plug-in that aborts on purpose: ncnn's own heap corrupted by the model it runs
+    (an empty key/value past written as `MemoryData 0=0` concatenated onto SDPA's keys). What a corrupted heap does next is
+    up to it (glibc aborts, a lock of the corrupted allocator hangs): either way the run records
+    it against that case and backend and goes on with a fresh worker."""
+    opts = RunOptions(out=tmp_path, tier="full", backends=["ncnn-cpu", "torch"],
+                      converters=[f"{FAKE}:EmptyPastNcnnConverter"], cases_provider="harness_cases:crash_cases",
+                      jobs=1, progress=False, timeout_s=15)
+    parity = {(r.backend, r.precision): r for r in run(opts).results if r.check == "parity"}
+    for precision in ("fp32", "default"):
+        died = parity[("ncnn-cpu", precision)]
+        assert died.case == "F.scaled_dot_product_attention/empty_past"
+        assert died.status in ("crash", "timeout"), died
+        assert re.search(r"SIGSEGV|SIGABRT|no result in 15 s; worker killed", died.error)
+    assert parity[("torch", "fp32")].status == "pass"

@@ -217,17 +217,20 @@ def test_inexact_integer_arithmetic_is_refused(tmp_path, fn, reason):
         _export(tmp_path, Fn(fn), [_ints(3, 4), _divisors(3, 4)])
 
 
-def test_embed_indices_computed_by_layers_are_refused(tmp_path):
-    """ncnn layers carry an integer as a float value, which Embed would read as int32 bits."""
-    model = _EmbedPlus(lambda a, i: (i.reshape(-1), a))
-    with pytest.raises(UnsupportedOperator, match="Embed reads int32 indices"):
-        _export(tmp_path, model, [_ints(3), torch.tensor([[0, 2], [1, 3]])])
-
-
-def test_an_input_read_by_embed_and_as_a_value_is_refused(tmp_path):
-    model = _EmbedPlus(lambda a, i: (i, i))
-    with pytest.raises(UnsupportedOperator, match="fed as int32 bits for Embed"):
-        _export(tmp_path, model, [_ints(3), torch.tensor([0, 2, 1])])
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("route, indices", [
+    (lambda a, i: (i.reshape(-1), a), [[0, 2], [1, 3]]),  # computed by ncnn layers: carried as float values
+    (lambda a, i: (i, i), [0, 2, 1]),                     # a graph input read as a value too: fed so
+], ids=["computed", "read_as_a_value_too"])
+def test_embed_indices_carried_as_float_values_are_looked_up_by_value(tmp_path, mode, route, indices):
+    """Embed reads int32 bits; indices ncnn carries as float values pick their rows by a one-hot
+    product instead (issue 29, item 5), exact: the one-hot layers stay in fp32 on the CPU."""
+    model, inputs = _EmbedPlus(route), [_ints(3), torch.tensor(indices)]
+    base = _export(tmp_path, model, inputs)
+    assert "Embed " not in (tmp_path / "m.ncnn.param").read_text()
+    got = run_ncnn(base, inputs, mode)
+    tol = EXACT if mode in ("fp32", "vulkan-fp32") else tolerance(1e-2, 1e-2, "fp16 storage of the table rows")
+    assert_close(got, torch_outputs(model, inputs), tol, mode)
 
 
 @pytest.mark.parametrize("mode", MODES)

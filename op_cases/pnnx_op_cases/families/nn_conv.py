@@ -66,6 +66,12 @@ def _conv_cases(op, nd, lazy=False):
     perm = ", ".join(["0", "1"] + [str(i + 2) for i in reversed(range(nd))])
     yield module_case(op, "k3_noncontiguous", ctor(cin, cout, "3"),
                       [rand(1, cin, *reversed(SPATIAL[nd]))], pre=f"x0 = x0.permute({perm})")
+    # a parametrized convolution is converted as the convolution it computes (HuBERT's and
+    # Wav2Vec2's positional convolution: weight_norm over dim 2)
+    yield module_case(op, "k3_weight_norm", f"nn.utils.parametrizations.weight_norm({ctor(cin, cout, '3')}, dim=2)",
+                      [_x(cin, nd)])
+    yield module_case(op, "k3_spectral_norm", f"nn.utils.parametrizations.spectral_norm({ctor(cin, cout, '3')})",
+                      [_x(cin, nd)])
 
 
 def _deconv_variants(nd):

@@ -21,6 +21,12 @@ def linear():
         yield module_case(op, f"c{ci}_{co}", f"nn.Linear({ci}, {co})", [rand(2, ci)])
     yield module_case(op, "noncontiguous", "nn.Linear(6, 8)", [rand(2, 6, 5)],
                       pre="x0 = x0.transpose(1, 2)")
+    # parametrized (and the legacy hooks): converted as the Linear they compute
+    for variant, wrap in (("weight_norm", "nn.utils.parametrizations.weight_norm"),
+                          ("spectral_norm", "nn.utils.parametrizations.spectral_norm"),
+                          ("legacy_weight_norm", "nn.utils.weight_norm"),
+                          ("legacy_spectral_norm", "nn.utils.spectral_norm")):
+        yield module_case(op, variant, f"{wrap}(nn.Linear(12, 16))", [rand(2, 12)])
 
 
 @family("nn.LazyLinear")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ...errors import PnnxError, Unsupported, UnsupportedOperator
 from ...ir import Graph, Operand, Operator
+from ...passes.empty_operands import is_empty
 from . import batch
 from . import families  # noqa: F401  (registers every lowering)
 from .complex_blobs import COMPLEX, reads_complex
@@ -183,6 +184,9 @@ def _check_operands(ctx: Context, op) -> None:
 
 
 def _check_blob(ctx: Context, operand: Operand) -> None:
+    if is_empty(operand):
+        raise Unsupported(f"operand {operand.name} {tuple(operand.shape)} has no elements: ncnn has no "
+                          f"empty blob (a zero-size one corrupts its memory at run time)")
     if operand.shape:
         rank = len(ctx.shape(operand))
         if rank > MAX_BLOB_RANK and ctx.constant(operand) is None:
@@ -192,13 +196,15 @@ def _check_blob(ctx: Context, operand: Operand) -> None:
 
 # operators whose integer inputs ncnn reads as integers (Embed reads int32 indices)
 INTEGER_INPUTS = {"nn.Embedding", "F.embedding", "nn.EmbeddingBag", "F.embedding_bag"}
+VALUE_LOOKUPS = {"nn.Embedding", "F.embedding"}  # ... or, as float values, by a one-hot product
 
 
 def _read_as_indices(operand: Operand) -> bool:
-    """An integer graph input that Embed reads: it is fed as int32 bits, not as float values."""
+    """An integer graph input that only Embed reads: it is fed as int32 bits, not as float
+    values (an input that other layers read too is fed as values, which Embed looks up so)."""
     dtype = operand.dtype
-    return (dtype is not None and dtype != "bool" and _is_integer(dtype)
-            and any(c.type in INTEGER_INPUTS for c in operand.consumers))
+    return (dtype is not None and dtype != "bool" and _is_integer(dtype) and bool(operand.consumers)
+            and all(c.type in INTEGER_INPUTS for c in operand.consumers))
 
 
 def _check_dtypes(ctx: Context, op, traits) -> None:
@@ -226,7 +232,10 @@ def _check_dtypes(ctx: Context, op, traits) -> None:
 
 def _check_indices(ctx: Context, op) -> None:
     """Embed reads int32 bits: its indices must be a graph input fed so (or a constant), not
-    an integer computed by ncnn layers, which carry it as a float value."""
+    an integer computed by ncnn layers, which carry it as a float value (an nn.Embedding then
+    looks its rows up by value, embedding.py)."""
+    if op.type in VALUE_LOOKUPS:
+        return
     for operand in op.inputs:
         if (operand.dtype is not None and _is_integer(operand.dtype) and ctx.constant(operand) is None
                 and operand.name not in ctx.int_bits):

@@ -11,7 +11,7 @@ chains that ncnn's 4-d blobs cannot hold (see highrank)."""
 from __future__ import annotations
 
 from ...ir import Graph, Operator
-from ...passes import fuse_attention, fuse_rms_norm
+from ...passes import empty_operands, fuse_attention, fuse_rms_norm
 from . import fuse_rotary
 from .highrank import HIGH_RANK_PREPASSES
 from .inline import inline_module_bodies
@@ -88,5 +88,5 @@ def drop_contiguous(graph: Graph) -> None:
 
 
 FUSIONS = (fuse_rms_norm.run, fuse_rotary.run)
-PREPASSES = (inline_module_bodies, drop_contiguous, fuse_attention.run, *FUSIONS, fuse_channel_shuffle,
-             unfold_as_windows, *HIGH_RANK_PREPASSES)
+PREPASSES = (inline_module_bodies, drop_contiguous, empty_operands.drop_from_concatenations, fuse_attention.run,
+             *FUSIONS, fuse_channel_shuffle, unfold_as_windows, *HIGH_RANK_PREPASSES)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 
 import onnx
@@ -34,6 +35,18 @@ class UnsupportedOperators(UnsupportedOperator):
 
     def __str__(self) -> str:
         return self.args[0]
+
+
+class CheckerRefusal(UnsupportedOperators):
+    """The lowered model fails the ONNX checker: a bug of this emitter, but the ONNX file's
+    alone; no pnnx.onnx is written and the other emitters still write theirs."""
+
+    def __init__(self, graph: Graph, message: str) -> None:
+        # the checker names a node `<operator name>/<ONNX op>` (builder.py names them so)
+        node = re.search(r"node name: ([^)/]+)", message)
+        op = next((op for op in graph.ops if node and op.name == node.group(1)), None)
+        super().__init__([(op.type if op else "pnnx.onnx", op.name if op else "the model",
+                           f"the lowered ONNX model fails the checker: {message}")])
 
 
 @dataclass
@@ -101,31 +114,31 @@ def write_onnx(graph: Graph, path, fp16: bool = True, opset: int | None = None,
     fp16=True stores float weights as float16 initializers followed by a Cast back to the
     compute dtype: the file is about half the size, inputs and outputs stay float32.
     Raises UnsupportedOperators (an UnsupportedOperator) naming every operator that has no
-    ONNX form, and ConversionError if the result does not pass the ONNX checker (path-based,
+    ONNX form, and CheckerRefusal (one too) if the result does not pass the ONNX checker (path-based,
     full check): before anything is written, the model with its large weights as external
     data in a sparse placeholder file (the checker reads no weight's values, only the small
     tensors inline, which shape inference may use); with external data, the written files
     again."""
     lowered = lower_model(graph, fp16=fp16, opset=opset)
     with writer.placeholder(lowered.model, lowered.payloads) as skeleton:
-        _check(skeleton, path)
+        _check(skeleton, graph)
     try:
         written = writer.write(lowered.model, lowered.payloads, path, external_over)
     except OSError as err:
         raise ConversionError(f"{path}: cannot write: {err.strerror or err}") from None
     if written.data is not None:
         try:
-            _check(os.fspath(written.model), path)
-        except ConversionError:
+            _check(os.fspath(written.model), graph)
+        except CheckerRefusal:
             for file in (written.model, written.data):
                 file.unlink(missing_ok=True)
             raise
     return written
 
 
-def _check(model, path) -> None:
+def _check(model, graph: Graph) -> None:
     try:
         onnx.checker.check_model(model, full_check=True)
     except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as err:
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise ConversionError(f"{path}: lowered ONNX model fails the checker: {first}") from err
+        raise CheckerRefusal(graph, first) from err

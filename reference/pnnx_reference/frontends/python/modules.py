@@ -7,6 +7,9 @@ import inspect
 
 import torch
 import torch.nn as nn
+from torch.nn.utils import parametrize
+from torch.nn.utils.spectral_norm import SpectralNorm
+from torch.nn.utils.weight_norm import WeightNorm
 
 from ...errors import ConversionError
 from ...ir import Attribute
@@ -71,17 +74,42 @@ _EXTRA_ARGS = {nn.LSTM: ("proj_size",), nn.RNN: ("nonlinearity",)}
 
 def is_leaf(module: nn.Module) -> bool:
     """Standard torch.nn modules (not containers) stay one operator."""
-    return is_leaf_class(type(module))
+    return is_leaf_class(plain_class(module))
 
 
 def is_leaf_class(cls: type) -> bool:
     module_name = cls.__module__
     return module_name.startswith("torch.nn.") and not issubclass(cls, _CONTAINERS + _COMPOSITES) \
-        and not module_name.startswith("torch.nn.parallel")
+        and not module_name.startswith(("torch.nn.parallel", "torch.nn.utils."))
+
+
+def plain_class(module: nn.Module) -> type:
+    """The class a module computes as. A parametrized module (`parametrizations.weight_norm`,
+    `spectral_norm`, any `parametrize.register_parametrization`) is an instance of a class made
+    for it, `Parametrized<Class>`, whose one base is the module's own class."""
+    cls = type(module)
+    return cls.__bases__[0] if parametrize.is_parametrized(module) else cls
+
+
+def _computed_weights(module: nn.Module) -> tuple[list[str], set[str]]:
+    """(the weights a parametrization or a legacy weight_norm / spectral_norm hook computes,
+    the tensors it computes them from): the module is converted as the module it computes,
+    with those weights as they are now (eval mode: spectral norm's power iteration is done)."""
+    if parametrize.is_parametrized(module):
+        return list(module.parametrizations), {f"parametrizations.{n}" for n in module.parametrizations}
+    computed, sources = [], set()
+    for hook in module._forward_pre_hooks.values():
+        if isinstance(hook, WeightNorm):
+            computed.append(hook.name)
+            sources.update((f"{hook.name}_g", f"{hook.name}_v"))
+        elif isinstance(hook, SpectralNorm):
+            computed.append(hook.name)
+            sources.update((f"{hook.name}_orig", f"{hook.name}_u", f"{hook.name}_v"))
+    return computed, sources
 
 
 def module_type(module: nn.Module, *, custom: bool = False) -> str:
-    cls = type(module)
+    cls = plain_class(module)
     if custom:
         return f"{cls.__module__}.{cls.__qualname__}"
     return f"nn.{cls.__name__}"
@@ -100,9 +128,9 @@ def constructor_params(module: nn.Module) -> dict:
         if isinstance(module, base):
             names = names + _EXTRA_ARGS.get(type(module), ())
             return dict(sorted((n, to_param(getattr(module, n), n)) for n in names))
-    readers = _READERS.get(type(module), {})
+    readers = _READERS.get(plain_class(module), {})
     params = {}
-    for p in _constructor_parameters(type(module)):
+    for p in _constructor_parameters(plain_class(module)):
         if p.name in _SKIPPED or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             continue
         if p.name in readers:
@@ -140,10 +168,14 @@ def _read(module, p):
 
 def module_attrs(module: nn.Module) -> dict[str, Attribute]:
     attrs = {}
+    computed, sources = _computed_weights(module)
     for name, tensor in list(module.named_parameters()) + list(module.named_buffers()):
-        if tensor is None or name.split(".")[-1] == "num_batches_tracked":
+        if tensor is None or name.split(".")[-1] == "num_batches_tracked" \
+                or any(name == s or name.startswith(s + ".") for s in sources):
             continue
         attrs[name] = Attribute.from_torch(tensor)
+    for name in computed:
+        attrs[name] = Attribute.from_torch(getattr(module, name).detach())
     return dict(sorted(attrs.items()))
 
 
@@ -182,5 +214,5 @@ _CALL_PARAMS = {nn.ConvTranspose1d: _conv_transpose_call, nn.ConvTranspose2d: _c
 
 def call_params(module: nn.Module, args, kwargs) -> dict:
     """Params implied by the forward call itself (see _CALL_PARAMS)."""
-    reader = _CALL_PARAMS.get(type(module))
+    reader = _CALL_PARAMS.get(plain_class(module))
     return reader(module, args, kwargs) if reader is not None else {}

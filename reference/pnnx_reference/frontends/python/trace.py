@@ -13,6 +13,7 @@ import torch.nn as nn
 
 from ...errors import ConversionError, PnnxError, cause
 from ...ir import Graph, Operand, Operator, body_weight_key
+from . import branches
 from .tracer import Tracer, clone_tensors, iter_values, names_class
 from .valuedep import BOUNDARIES, ValueDependence
 
@@ -46,7 +47,11 @@ def trace(model: nn.Module, inputs, *, moduleop=(), allow_value_dependent: bool 
     tensors = [t for t in iter_values(args) if isinstance(t, torch.Tensor)]
     _materialise_lazy(model, args)
     policy = ValueDependence(allow_value_dependent)
-    return _trace(Tracer(model, tuple(moduleop), policy=policy), tensors, lambda: model(*args))
+    captured = _trace(Tracer(model, tuple(moduleop), policy=policy), tensors, lambda: model(*args))
+    if policy.branches:
+        captured.value_dependent += branches.prove(policy, captured.graph, lambda forced: _trace(
+            Tracer(model, tuple(moduleop), policy=forced), tensors, lambda: model(*args)).graph)
+    return captured
 
 
 def _check_moduleop(model: nn.Module, moduleop) -> None:

@@ -236,7 +236,9 @@ class Tracer(TorchFunctionMode):
         _announce_writes(func, args, kwargs)
         if self._leaf_depth:
             return func(*args, **kwargs)
-        self._check_conversion(func, args)
+        if self._check_conversion(func, args):
+            return self.policy.branch(f"{valuedep.CONVERSIONS[func.__name__]} of a tensor computed from the inputs",
+                                      bool(func(*args, **kwargs)))
         self._before_hidden_writes(func, args, kwargs)
         getter = naming.getter_name(func)
         if getter is not None:
@@ -275,18 +277,22 @@ class Tracer(TorchFunctionMode):
         known = self._tensors.get(id(tensor))
         return known is not None and known[0] is tensor and known[1] in self._value_shaped
 
-    def _check_conversion(self, func, args) -> None:
+    def _check_conversion(self, func, args) -> bool:
         """`int(t)`, `if t:`, `t.item()`, ... of a tensor computed from the inputs; `len(t)`,
-        `t.numel()` of one whose shape depends on the input values."""
+        `t.numel()` of one whose shape depends on the input values. True for a two-way one
+        (`if t:`, `v in t`), which the policy decides as a branch (valuedep.BRANCHES)."""
         name = getattr(func, "__name__", "")
         tensor_method = (getattr(func, "__qualname__", "") or "").startswith(("TensorBase.", "Tensor."))
         if name in valuedep.CONVERSIONS and (tensor_method or func in _VALUE_FUNCTIONS):
             if self._any_dynamic(args):
+                if name in valuedep.BRANCHES:
+                    return True
                 self.policy.conversion(f"{valuedep.CONVERSIONS[name]} of a tensor computed from the inputs")
         elif name in valuedep.SHAPE_READS and (tensor_method or func is torch.unbind) and args \
                 and self._is_value_shaped(args[0]):
             self.policy.conversion(f"{valuedep.SHAPE_READS[name]} of a tensor whose shape depends on "
                                    f"the input values")
+        return False
 
     def _check_slice_bounds(self, index) -> None:
         """`x[:, :t]` with `t` a tensor: the slice takes `t`'s value as a Python int."""

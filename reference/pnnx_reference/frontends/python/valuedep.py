@@ -2,7 +2,9 @@
 from its inputs into a Python value (`if x.sum() > 0:`, `int(x.max())`, `x.tolist()`), the
 graph keeps the one value of the example inputs and computes something else for other
 inputs. The capture refuses them by default with one line naming the conversion and the
-user's source line; `allow_value_dependent` accepts them, each with a warning.
+user's source line; `allow_value_dependent` accepts them, each with a warning. A two-way one
+(`if t:`, `v in t`) whose every outcome records the same graph is accepted with a note
+(branches.py: a warning path).
 
 Which operands depend on the input values is tracked by the Tracer: the graph inputs do,
 and so does every output of an operator with such an input, except the operators whose
@@ -32,6 +34,9 @@ CONVERSIONS = {"__bool__": "Tensor.__bool__", "__int__": "int()", "__float__": "
                "tolist": "tolist()", "numpy": "numpy()", "__array__": "numpy()",
                "__contains__": "`in`", "equal": "torch.equal", "allclose": "torch.allclose",
                "is_nonzero": "torch.is_nonzero"}
+# ... of which these have two outcomes (`if t:`, `v in t`): a branch, which branches.py accepts
+# when every outcome records the same graph (a warning path)
+BRANCHES = frozenset({"__bool__", "__contains__", "equal", "allclose", "is_nonzero"})
 # ... and that hand a tensor's shape to Python as a plain int (or as a number of outputs)
 SHAPE_READS = {"numel": "numel()", "nelement": "nelement()", "__len__": "len()",
                "unbind": "unbind()"}  # `for row in t` is `t.unbind()`
@@ -105,22 +110,48 @@ def _torchscript_source() -> str | None:
     return f"TorchScript {node.kind()}" + (f" from {first[:160]}" if first else "")
 
 
-class ValueDependence:
-    """The policy of one capture: refuse (raise ConversionError) or accept (warn, remember)."""
+class OtherPath(Exception):
+    """A trace with forced branch outcomes reached a branch the first trace did not have."""
 
-    def __init__(self, allow: bool = False) -> None:
+
+class ValueDependence:
+    """The policy of one capture: refuse (raise ConversionError) or accept (warn, remember).
+    A branch (BRANCHES) is neither yet: it takes the example's outcome, or the one `forced`
+    gives it (a trace that proves the graph the same either way, branches.py), and is
+    remembered in `branches` as (where and what, outcome)."""
+
+    def __init__(self, allow: bool = False, forced: list[bool] | None = None) -> None:
         self.allow = allow
+        self.forced = forced
         self.accepted: list[str] = []
         self.refused: list[str] = []   # kept in case the model catches the exception
+        self.branches: list[tuple[str, bool]] = []
 
     def conversion(self, what: str) -> None:
         """`what` (e.g. "int() of a tensor computed from the inputs") happens now."""
         where = user_source() or "the model"
         if not self.allow:
-            self.refused.append(f"{where}: {what}: value-dependent, the converted model would keep the "
-                                f"example inputs' value for every input ({_OPTION})")
+            self.refused.append(refusal(f"{where}: {what}"))
             raise ConversionError(self.refused[-1])
         message = f"{where}: {what}: kept as the value of the example inputs (value-dependent, accepted)"
         if message not in self.accepted:
             self.accepted.append(message)
             warnings.warn(message, ValueDependentWarning, stacklevel=2)
+
+    def branch(self, what: str, outcome: bool) -> bool:
+        """A two-way conversion whose value is `outcome` on the example inputs: the outcome
+        this trace takes."""
+        if self.allow:
+            self.conversion(what)
+            return outcome
+        if self.forced is not None:
+            if len(self.branches) == len(self.forced):
+                raise OtherPath(what)
+            outcome = self.forced[len(self.branches)]
+        self.branches.append((f"{user_source() or 'the model'}: {what}", outcome))
+        return outcome
+
+
+def refusal(where_what: str) -> str:
+    return (f"{where_what}: value-dependent, the converted model would keep the example inputs' value "
+            f"for every input ({_OPTION})")

@@ -4,9 +4,10 @@ from __future__ import annotations
 import numpy as np
 
 from ....errors import Unsupported
-from ..context import Context, single_dim
+from ..context import Context, dims_params, single_dim
 from ..crops import crop, select_indices
 from ..registry import LEADING, LOWERINGS
+from .embedding import lookup_by_value
 
 
 def _constant_index(ctx: Context, op, what: str):
@@ -27,10 +28,14 @@ def index_select(ctx: Context, op) -> None:
     select_indices(ctx, ctx.blob(src), ctx.axis(src, dim), indices, op.outputs[0].name)
 
 
-@LOWERINGS.register("torch.gather", "Tensor.gather", batch=LEADING)
+@LOWERINGS.register("torch.gather", "Tensor.gather", batch=LEADING, int_operands=True)
 def gather(ctx: Context, op) -> None:
     """A constant index that picks the same entries along dim at every other position is an
-    index_select of the input cut to the index's extent; any other gather needs a Gather layer."""
+    index_select of the input cut to the index's extent; a constant input that is one line
+    along dim (BERT's token type buffer gathered at the positions) is a table its computed
+    index looks its entries up in; any other gather needs a Gather layer."""
+    if _gather_from_a_constant_line(ctx, op):
+        return
     src, values = _constant_index(ctx, op, "gather")
     dim = single_dim(op)
     shape = ctx.torch_shape(src)
@@ -48,3 +53,18 @@ def gather(ctx: Context, op) -> None:
         crop(ctx, op, cut, blob)
     indices = [int(i) + shape[dim] if i < 0 else int(i) for i in line.reshape(-1)]
     select_indices(ctx, blob, ctx.axis(src, dim), indices, op.outputs[0].name)
+
+
+def _gather_from_a_constant_line(ctx: Context, op) -> bool:
+    src, index = op.input("input", 0), op.input("index", 1)
+    table = None if src is None else ctx.constant(src)
+    if table is None or index is None or ctx.constant(index) is not None:
+        return False
+    dim = single_dim(op) % table.ndim
+    if any(n != 1 for d, n in enumerate(table.shape) if d != dim):
+        return False
+    out = op.outputs[0]
+    looked_up = ctx.temp(out.name)
+    lookup_by_value(ctx, index, table.reshape(-1, 1).astype(np.float32), looked_up)
+    ctx.emit("Reshape", "reshape", [looked_up], [out.name], dims_params(ctx.shape(out)))
+    return True

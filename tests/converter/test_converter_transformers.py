@@ -1,0 +1,76 @@
+"""Models built with `transformers` (tiny configs, random weights) through the Python API at
+fp16=0, on every backend that takes them."""
+from __future__ import annotations
+
+import re
+
+import pytest
+import torch
+
+pytest.importorskip("transformers", reason="the transformers models need the optional transformers package")
+
+import transformers_models as tm  # noqa: E402
+from conformance_runs import assert_close, run_ncnn, run_onnx  # noqa: E402
+from pnnx_reference import api  # noqa: E402
+
+CLOSE = {"atol": 1e-5, "rtol": 1e-5}
+
+
+def _expected(model, ids):
+    with torch.no_grad():
+        return [model(ids)]
+
+
+def test_gpt2_converts_to_all_seven_artefacts_and_matches_on_onnxruntime_and_ncnn(tmp_path):
+    """Its empty key/value past (`torch.cat` of a 1-d empty tensor onto rank-4 keys) failed the
+    ONNX checker, and that took every artefact down."""
+    model, ids = tm.gpt2(), tm.token_ids()
+    result = api.export(model, (ids,), tmp_path, "gpt2", fp16=False)
+    assert sorted(result.paths) == sorted(api.ARTEFACTS) and not result.unsupported
+    expected = _expected(model, ids)
+    assert_close(run_onnx(tmp_path / "gpt2.pnnx.onnx", [ids]), expected, CLOSE, "onnxruntime")
+    assert_close(run_ncnn(tmp_path / "gpt2", [ids]), expected, CLOSE, "ncnn")
+
+
+@pytest.mark.parametrize("use_cache", [True, False])
+def test_llama_writes_no_zero_size_blob_and_matches_on_ncnn(tmp_path, use_cache):
+    """With the cache on, its empty past was a `MemoryData 0=0` that corrupted ncnn's heap."""
+    model, ids = tm.llama(use_cache=use_cache), tm.token_ids()
+    api.export(model, (ids,), tmp_path, "llama", fp16=False)
+    param = (tmp_path / "llama.ncnn.param").read_text()
+    assert not re.search(r"^MemoryData +\S+ +0 1 \S+ +0=0$", param, re.M)
+    assert_close(run_ncnn(tmp_path / "llama", [ids]), _expected(model, ids), CLOSE, "ncnn")
+
+
+def test_hubert_with_a_weight_normed_convolution_matches_on_every_backend(tmp_path):
+    """`parametrizations.weight_norm` on its positional convolution: "unknown operator type
+    'nn.ParametrizedConv1d'" before; now an nn.Conv1d with the computed weight."""
+    model, audio = tm.hubert(), torch.rand(1, 400, generator=torch.Generator().manual_seed(0))
+    result = api.export(model, (audio,), tmp_path, "hubert", fp16=False)
+    assert sorted(result.paths) == sorted(api.ARTEFACTS) and not result.unsupported
+    assert "nn.Conv1d" in {op.type for op in result.graph.ops}
+    expected = _expected(model, audio)
+    assert_close(run_onnx(tmp_path / "hubert.pnnx.onnx", [audio]), expected, CLOSE, "onnxruntime")
+    assert_close(run_ncnn(tmp_path / "hubert", [audio]), expected, CLOSE, "ncnn")
+
+
+def test_a_logging_only_branch_on_the_token_ids_is_accepted_with_a_note(tmp_path):
+    """transformers' `if pad_token_id in input_ids[:, [-1, 0]]: logger.warning_once(...)` was
+    refused as value-dependent; both outcomes record the same graph."""
+    model, ids = tm.roformer(), tm.token_ids()
+    result = api.export(model, (ids,), tmp_path, "roformer", fp16=False)
+    assert [note.split(": ", 2)[-1] for note in result.value_dependent] == [
+        "`in` of a tensor computed from the inputs: accepted, a branch whose every outcome records the same graph"]
+    assert sorted(result.paths) == sorted(api.ARTEFACTS) and not result.unsupported
+    assert_close(run_ncnn(tmp_path / "roformer", [ids]), _expected(model, ids), CLOSE, "ncnn")
+
+
+def test_roberta_position_ids_from_the_token_ids_are_exact_on_ncnn(tmp_path):
+    """"torch.ne: operand 0 is fed as int32 bits for Embed ..." before: ncnn declined."""
+    model = tm.roberta()
+    ids = torch.cat([tm.token_ids(6), torch.ones(1, 2, dtype=torch.long)], dim=1)  # padded at the end
+    result = api.export(model, (ids,), tmp_path, "roberta", fp16=False)
+    assert sorted(result.paths) == sorted(api.ARTEFACTS) and not result.unsupported
+    expected = _expected(model, ids)
+    assert_close(run_ncnn(tmp_path / "roberta", [ids]), expected, CLOSE, "ncnn")
+    assert_close(run_onnx(tmp_path / "roberta.pnnx.onnx", [ids]), expected, CLOSE, "onnxruntime")
