@@ -1,0 +1,119 @@
+"""MNN: the reference converter's pnnx.onnx converted by MNN's converter to a .mnn model,
+run by MNN's Python runtime (the Module API) on the CPU, one thread.
+
+The converter is MNN's C++ converter (`_tools.mnnconvert`) called in a child process, not the
+`mnnconvert` console script: that wrapper pip-installs a log client into whatever `pip` is on
+PATH and uploads a record of each conversion. Precision "fp32" is MNN's PrecisionMode High.
+"""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from pnnx_conformance.backends.base import Backend
+from pnnx_conformance.backends.plugin_kit import (StageFailed, case_outputs, cause_line, complex_positions,
+                                                  real_inputs, require)
+
+PIP = "mnn==3.6.1"
+CONVERT_TIMEOUT_S = 120
+CONVERT = "import sys, _tools; sys.exit(_tools.mnnconvert(sys.argv))"
+# MNN's converter reports its refusal on stdout with timestamps and source lines around it
+NOISE = (r"^Start to ", r"^\[\d\d:\d\d:\d\d\] :\d+: ONNX Model (ir|opset) version", r"^Converted Failed!$",
+         r"^The device supports", r"^MNN use ")
+# numpy dtype -> the MNN expr dtype name its const() takes
+DTYPES = {"float32": "float", "float64": "double", "int32": "int", "int64": "int64", "uint8": "uint8",
+          "int8": "int8"}
+
+
+def mnn_path(onnx_path: Path) -> Path:
+    """Where the converted model of a pnnx.onnx goes: beside it, case.pnnx.onnx -> case.pnnx.mnn."""
+    return Path(onnx_path).with_suffix(".mnn")
+
+
+def convert_command(onnx_path: Path, out: Path) -> list[str]:
+    return [sys.executable, "-c", CONVERT, "-f", "ONNX", "--modelFile", str(onnx_path), "--MNNModel", str(out),
+            "--bizCode", "pnnx"]
+
+
+def refusal(output: str) -> str:
+    """The converter's reason for writing nothing: an unsupported-op line, else its last words."""
+    for line in output.splitlines():
+        if "not support" in line.lower() or "error" in line.lower():
+            return re.sub(r"^(\[[\d:]+\])?\s*:\d+:\s*", "", line.strip())[:300]
+    return cause_line(output, NOISE) or "the converter wrote no model"
+
+
+def mnn_dtype(array: np.ndarray) -> str:
+    name = DTYPES.get("int32" if array.dtype == np.bool_ else array.dtype.name)
+    if name is None:
+        raise TypeError(f"MNN takes no {array.dtype} input")
+    return name
+
+
+class MnnCpuBackend(Backend):
+    name = "mnn-cpu"
+    consumes = ("pnnx.onnx",)
+    precisions = {"fp32": None}
+    device = "CPU"
+
+    def __init__(self) -> None:
+        self.mnn = require("MNN", PIP)
+        self.module = None
+
+    def prepare(self, artefacts, precision):
+        onnx_path = Path(artefacts.paths["pnnx.onnx"])
+        self.complex_inputs, self.complex_outputs = complex_positions(onnx_path)
+        self.input_names, self.output_names = _graph_names(onnx_path)
+        model = self.convert(onnx_path)
+        nn, expr = self.mnn.nn, self.mnn.expr
+        try:
+            self.module = nn.load_module_from_file(
+                str(model), self.input_names, self.output_names, shape_mutable=True, rearrange=True,
+                backend=expr.Backend.CPU, precision_mode=expr.PrecisionMode.High, thread_num=1)
+        except Exception as e:
+            raise StageFailed("load", e, NOISE) from None
+
+    def convert(self, onnx_path: Path) -> Path:
+        out = mnn_path(onnx_path)
+        out.unlink(missing_ok=True)
+        try:
+            done = subprocess.run(convert_command(onnx_path, out), capture_output=True, text=True,
+                                  timeout=CONVERT_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            raise RuntimeError(f"convert: MNN's converter ran past {CONVERT_TIMEOUT_S} s") from None
+        if not out.is_file() or out.stat().st_size == 0:
+            output = done.stdout + done.stderr
+            raise RuntimeError(f"convert: {refusal(output)}\n{output[-3000:]}")
+        return out
+
+    def run(self, inputs):
+        if len(inputs) != len(self.input_names):
+            raise RuntimeError(f"run: model has {len(self.input_names)} inputs, case gives {len(inputs)}")
+        expr = self.mnn.expr
+        try:
+            feeds = [expr.const(x.astype(np.int32) if x.dtype == np.bool_ else x, list(x.shape), expr.NCHW,
+                                getattr(expr, mnn_dtype(x)))
+                     for x in real_inputs(inputs, self.complex_inputs)]
+            outputs = [np.array(y.read(), copy=True) for y in self.module.forward(feeds)]
+        except Exception as e:
+            raise StageFailed("run", e, NOISE) from None
+        return case_outputs(outputs, self.complex_outputs)
+
+    def release(self):
+        self.module = None
+
+    def describe(self):
+        return {"name": self.name, "version": self.mnn.version(), "device": self.device,
+                "precisions": {"fp32": "PrecisionMode.High"}, "threads": 1}
+
+
+def _graph_names(onnx_path: Path) -> tuple[list[str], list[str]]:
+    import onnx
+
+    graph = onnx.load(str(onnx_path), load_external_data=False).graph
+    initialisers = {t.name for t in graph.initializer}
+    return [i.name for i in graph.input if i.name not in initialisers], [o.name for o in graph.output]

@@ -1,0 +1,73 @@
+"""Apache TVM: the reference converter's pnnx.onnx imported into Relax (its ONNX frontend,
+weights as constants), compiled for the generic `llvm` CPU target and run by the Relax VM on
+one thread (TVM_NUM_THREADS=1, set before TVM's runtime starts its thread pool)."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+from pnnx_conformance.backends.base import Backend
+from pnnx_conformance.backends.plugin_kit import StageFailed, case_outputs, complex_positions, real_inputs, require
+
+PIP = "apache-tvm==0.27.0.post1"
+TARGET = "llvm"
+# TVM's errors carry a C++ backtrace and Python frames before (or after) the message
+NOISE = (r"^Traceback \(most recent call last\)", r"^\d+: ", r"^File \"", r"^at ", r"^\^+$", r"^During handling",
+         r"^The above exception", r"^(tvm\.error\.)?\w+Error:\s*$", r"^Check failed: .*:\s*$")
+
+
+def flatten(value) -> list:
+    """The VM's result (one tensor or nested tuples of them) as a flat list, graph output order."""
+    if hasattr(value, "numpy"):
+        return [value]
+    items = []
+    for item in value:
+        items += flatten(item)
+    return items
+
+
+class TvmLlvmBackend(Backend):
+    name = "tvm-llvm"
+    consumes = ("pnnx.onnx",)
+    precisions = {"fp32": None}
+    device = f"cpu (target {TARGET})"
+
+    def __init__(self) -> None:
+        os.environ["TVM_NUM_THREADS"] = "1"
+        self.tvm = require("tvm", PIP)
+        self.vm = None
+
+    def prepare(self, artefacts, precision):
+        import onnx
+
+        path = Path(artefacts.paths["pnnx.onnx"])
+        self.complex_inputs, self.complex_outputs = complex_positions(path)
+        from tvm import relax
+        from tvm.relax.frontend.onnx import from_onnx
+
+        try:
+            mod = from_onnx(onnx.load(str(path)), keep_params_in_input=False)
+        except Exception as e:
+            raise StageFailed("load", e, NOISE) from None
+        try:
+            executable = self.tvm.compile(mod, target=TARGET)
+        except Exception as e:
+            raise StageFailed("compile", e, NOISE) from None
+        self.vm = relax.VirtualMachine(executable, self.tvm.cpu())
+
+    def run(self, inputs):
+        try:
+            feeds = [self.tvm.runtime.tensor(x) for x in real_inputs(inputs, self.complex_inputs)]
+            outputs = [np.array(t.numpy(), copy=True) for t in flatten(self.vm["main"](*feeds))]
+        except Exception as e:
+            raise StageFailed("run", e, NOISE) from None
+        return case_outputs(outputs, self.complex_outputs)
+
+    def release(self):
+        self.vm = None
+
+    def describe(self):
+        return {"name": self.name, "version": self.tvm.__version__, "device": self.device,
+                "precisions": {"fp32": "fp32 (the ONNX graph's own types)"}, "threads": 1}
