@@ -182,9 +182,15 @@ def test_mnn_artefact_and_dtypes(plugins_path):
     command = mnn.convert_command(Path("a.onnx"), Path("a.mnn"))
     assert command[:2] == [sys.executable, "-c"] and "_tools" in command[2] and "mnnconvert" not in command[0]
     assert command[command.index("--modelFile") + 1] == "a.onnx"
-    assert mnn.mnn_dtype(np.zeros(1, np.float32)) == "float" and mnn.mnn_dtype(np.zeros(1, bool)) == "int"
+    fed, name = mnn.mnn_input(np.array([[1, 2]], np.int64))
+    assert fed.dtype == np.int32 and name == "int" and fed.tolist() == [[1, 2]]
+    assert mnn.mnn_input(np.array([True]))[0].dtype == np.int32 and mnn.mnn_input(np.zeros(1, np.float32))[1] == "float"
     with pytest.raises(TypeError):
-        mnn.mnn_dtype(np.zeros(1, np.complex64))
+        mnn.mnn_input(np.zeros(1, np.complex64))
+    ints = np.array([0, 3, -1], np.int32)
+    assert mnn.as_declared(ints, np.dtype(bool)).tolist() == [False, True, True]
+    assert mnn.as_declared(ints, np.dtype(np.int64)).dtype == np.int64
+    assert mnn.as_declared(ints, np.dtype(np.float32)) is ints and mnn.as_declared(ints, None) is ints
 
 
 def test_mnn_converter_refusal_is_the_failure(plugins_path, monkeypatch, tmp_path):

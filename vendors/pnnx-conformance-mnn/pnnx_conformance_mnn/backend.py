@@ -4,6 +4,9 @@ run by MNN's Python runtime (the Module API) on the CPU, one thread.
 The converter is MNN's C++ converter (`_tools.mnnconvert`) called in a child process, not the
 `mnnconvert` console script: that wrapper pip-installs a log client into whatever `pip` is on
 PATH and uploads a record of each conversion. Precision "fp32" is MNN's PrecisionMode High.
+MNN computes int64 and bool tensors as int32 (its converter rewrites the graph's types): int64
+and bool inputs are fed as int32, and an int32 output the graph declares int64 or bool is read
+back as that type (the values are MNN's; only their storage type changes).
 """
 from __future__ import annotations
 
@@ -24,9 +27,10 @@ CONVERT = "import sys, _tools; sys.exit(_tools.mnnconvert(sys.argv))"
 # MNN's converter reports its refusal on stdout with timestamps and source lines around it
 NOISE = (r"^Start to ", r"^\[\d\d:\d\d:\d\d\] :\d+: ONNX Model (ir|opset) version", r"^Converted Failed!$",
          r"^The device supports", r"^MNN use ")
-# numpy dtype -> the MNN expr dtype name its const() takes
-DTYPES = {"float32": "float", "float64": "double", "int32": "int", "int64": "int64", "uint8": "uint8",
-          "int8": "int8"}
+# numpy dtype -> (the dtype fed, the MNN expr dtype name its const() takes)
+DTYPES = {"float32": (np.float32, "float"), "float64": (np.float64, "double"), "int32": (np.int32, "int"),
+          "int64": (np.int32, "int"), "bool": (np.int32, "int"), "uint8": (np.uint8, "uint8"),
+          "int8": (np.int8, "int8")}
 
 
 def mnn_path(onnx_path: Path) -> Path:
@@ -47,11 +51,19 @@ def refusal(output: str) -> str:
     return cause_line(output, NOISE) or "the converter wrote no model"
 
 
-def mnn_dtype(array: np.ndarray) -> str:
-    name = DTYPES.get("int32" if array.dtype == np.bool_ else array.dtype.name)
-    if name is None:
+def mnn_input(array: np.ndarray) -> tuple[np.ndarray, str]:
+    """The array as MNN takes it, and the name of its MNN dtype."""
+    if array.dtype.name not in DTYPES:
         raise TypeError(f"MNN takes no {array.dtype} input")
-    return name
+    kind, name = DTYPES[array.dtype.name]
+    return np.ascontiguousarray(array, dtype=kind), name
+
+
+def as_declared(output: np.ndarray, declared: np.dtype | None) -> np.ndarray:
+    """MNN's int32 storage of an int64 or bool graph output, read as the declared type."""
+    if declared is not None and output.dtype == np.int32 and declared in (np.int64, np.bool_):
+        return output != 0 if declared == np.bool_ else output.astype(np.int64)
+    return output
 
 
 class MnnCpuBackend(Backend):
@@ -67,7 +79,7 @@ class MnnCpuBackend(Backend):
     def prepare(self, artefacts, precision):
         onnx_path = Path(artefacts.paths["pnnx.onnx"])
         self.complex_inputs, self.complex_outputs = complex_positions(onnx_path)
-        self.input_names, self.output_names = _graph_names(onnx_path)
+        self.input_names, self.output_names, self.output_types = _graph_names(onnx_path)
         model = self.convert(onnx_path)
         nn, expr = self.mnn.nn, self.mnn.expr
         try:
@@ -95,10 +107,10 @@ class MnnCpuBackend(Backend):
             raise RuntimeError(f"run: model has {len(self.input_names)} inputs, case gives {len(inputs)}")
         expr = self.mnn.expr
         try:
-            feeds = [expr.const(x.astype(np.int32) if x.dtype == np.bool_ else x, list(x.shape), expr.NCHW,
-                                getattr(expr, mnn_dtype(x)))
-                     for x in real_inputs(inputs, self.complex_inputs)]
-            outputs = [np.array(y.read(), copy=True) for y in self.module.forward(feeds)]
+            feeds = [expr.const(x, list(x.shape), expr.NCHW, getattr(expr, name))
+                     for x, name in map(mnn_input, real_inputs(inputs, self.complex_inputs))]
+            outputs = [as_declared(np.array(y.read(), copy=True), t)
+                       for y, t in zip(self.module.forward(feeds), self.output_types)]
         except Exception as e:
             raise StageFailed("run", e, NOISE) from None
         return case_outputs(outputs, self.complex_outputs)
@@ -111,9 +123,13 @@ class MnnCpuBackend(Backend):
                 "precisions": {"fp32": "PrecisionMode.High"}, "threads": 1}
 
 
-def _graph_names(onnx_path: Path) -> tuple[list[str], list[str]]:
+def _graph_names(onnx_path: Path) -> tuple[list[str], list[str], list]:
+    """The graph's input names, output names and output numpy types."""
     import onnx
+    from onnx.helper import tensor_dtype_to_np_dtype
 
     graph = onnx.load(str(onnx_path), load_external_data=False).graph
     initialisers = {t.name for t in graph.initializer}
-    return [i.name for i in graph.input if i.name not in initialisers], [o.name for o in graph.output]
+    types = [o.type.tensor_type.elem_type for o in graph.output]
+    return ([i.name for i in graph.input if i.name not in initialisers], [o.name for o in graph.output],
+            [tensor_dtype_to_np_dtype(t) if t else None for t in types])
