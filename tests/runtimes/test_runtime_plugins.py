@@ -145,13 +145,18 @@ class _FakeType:
         return self.name
 
 
-def _fake_openvino(hint: str, read_error: str | None = None):
+def _fake_openvino(hint: str, read_error: str | None = None, compile_error: str | None = None):
     class Core:
         def get_property(self, device, key):
             return {"INFERENCE_PRECISION_HINT": _FakeType(hint), "FULL_DEVICE_NAME": "Fake CPU"}[key]
 
         def read_model(self, path):
-            raise RuntimeError(read_error)
+            if read_error:
+                raise RuntimeError(read_error)
+            return "model"
+
+        def compile_model(self, model, device, config):
+            raise RuntimeError(compile_error)
 
     return types.SimpleNamespace(Core=Core, get_version=lambda: "fake")
 
@@ -171,6 +176,19 @@ def test_openvino_load_failure_names_the_cause(plugins_path, monkeypatch, tmp_pa
     with pytest.raises(StageFailed) as info:
         backend.prepare(Artefacts("reference", "c", tmp_path, {"pnnx.onnx": path}), "fp32")
     assert str(info.value).splitlines()[0] == "load: Axis 1 out of the tensor rank range [-1, 0]."
+
+
+def test_openvino_compile_failure_is_the_compile_stage(plugins_path, monkeypatch, tmp_path):
+    error = "Exception from src/plugins/intel_cpu/src/node.cpp:1:\nUnsupported operation of type: DFT\n"
+    monkeypatch.setitem(sys.modules, "openvino", _fake_openvino("bf16", compile_error=error))
+    backend = load_backend("pnnx_conformance_openvino.backend:OpenVinoCpuBackend")
+    path = _onnx_with_metadata(tmp_path / "case.pnnx.onnx", {})
+    backend.prepare(Artefacts("reference", "c", tmp_path, {"pnnx.onnx": path}), "default")
+    assert backend.config == {"INFERENCE_NUM_THREADS": 1, "NUM_STREAMS": 1}
+    with pytest.raises(StageFailed) as info:
+        backend.run([np.zeros((2, 2), np.float32)])  # compiles first when the harness did not
+    assert str(info.value).splitlines()[0] == "compile: Unsupported operation of type: DFT"
+    assert backend.compute_type("default") == "bf16" and backend.compute_type("fp32") == "fp32"
 
 
 # --- MNN ------------------------------------------------------------------------------------

@@ -68,7 +68,9 @@ def as_declared(output: np.ndarray, declared: np.dtype | None) -> np.ndarray:
 
 class MnnCpuBackend(Backend):
     name = "mnn-cpu"
+    runtime = "mnn"
     consumes = ("pnnx.onnx",)
+    threads = 1
     precisions = {"fp32": None}
     device = "CPU"
 
@@ -80,14 +82,17 @@ class MnnCpuBackend(Backend):
         onnx_path = Path(artefacts.paths["pnnx.onnx"])
         self.complex_inputs, self.complex_outputs = complex_positions(onnx_path)
         self.input_names, self.output_names, self.output_types = _graph_names(onnx_path)
-        model = self.convert(onnx_path)
+        self.module = None
+        self.model = self.convert(onnx_path)
+
+    def compile(self):
         nn, expr = self.mnn.nn, self.mnn.expr
         try:
             self.module = nn.load_module_from_file(
-                str(model), self.input_names, self.output_names, shape_mutable=True, rearrange=True,
-                backend=expr.Backend.CPU, precision_mode=expr.PrecisionMode.High, thread_num=1)
+                str(self.model), self.input_names, self.output_names, shape_mutable=True, rearrange=True,
+                backend=expr.Backend.CPU, precision_mode=expr.PrecisionMode.High, thread_num=self.threads)
         except Exception as e:
-            raise StageFailed("load", e, NOISE) from None
+            raise StageFailed("compile", e, NOISE) from None
 
     def convert(self, onnx_path: Path) -> Path:
         out = mnn_path(onnx_path)
@@ -103,6 +108,8 @@ class MnnCpuBackend(Backend):
         return out
 
     def run(self, inputs):
+        if self.module is None:  # a harness that does not call compile() itself
+            self.compile()
         if len(inputs) != len(self.input_names):
             raise RuntimeError(f"run: model has {len(self.input_names)} inputs, case gives {len(inputs)}")
         expr = self.mnn.expr

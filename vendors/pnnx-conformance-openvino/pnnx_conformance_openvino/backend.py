@@ -47,7 +47,9 @@ def compile_config(precision: str) -> dict:
 
 class OpenVinoCpuBackend(Backend):
     name = "openvino-cpu"
+    runtime = "openvino"
     consumes = ("pnnx.onnx",)
+    threads = 1
 
     def __init__(self) -> None:
         self.ov = require("openvino", PIP)
@@ -56,23 +58,34 @@ class OpenVinoCpuBackend(Backend):
         self.default_precision = hint.get_type_name() if hasattr(hint, "get_type_name") else str(hint)
         self.precisions = {"fp32": None, "default": rounding_of(self.default_precision)}
         self.device = f"{DEVICE}: {self.core.get_property(DEVICE, 'FULL_DEVICE_NAME')}"
-        self.request = None
+        self.request = self.model = None
 
     def prepare(self, artefacts, precision):
         path = artefacts.paths["pnnx.onnx"]
         self.complex_inputs, self.complex_outputs = complex_positions(path)
+        self.config = compile_config(precision)
+        self.request = None
         try:
-            model = self.core.read_model(str(path))
+            self.model = self.core.read_model(str(path))
         except Exception as e:
             raise StageFailed("load", e, NOISE) from None
+
+    def compile(self):
         try:
-            compiled = self.core.compile_model(model, DEVICE, compile_config(precision))
+            compiled = self.core.compile_model(self.model, DEVICE, self.config)
         except Exception as e:
             raise StageFailed("compile", e, NOISE) from None
         self.request = compiled.create_infer_request()
         self.n_inputs, self.n_outputs = len(compiled.inputs), len(compiled.outputs)
 
+    def compute_type(self, precision: str) -> str:
+        """What the CPU plug-in computes in for a mode: f32, or its default resolved."""
+        rounding = self.precisions[precision]
+        return rounding or "fp32"
+
     def run(self, inputs):
+        if self.request is None:  # a harness that does not call compile() itself
+            self.compile()
         if len(inputs) != self.n_inputs:
             raise RuntimeError(f"run: model has {self.n_inputs} inputs, case gives {len(inputs)}")
         feeds = real_inputs(inputs, self.complex_inputs)
@@ -84,7 +97,7 @@ class OpenVinoCpuBackend(Backend):
         return case_outputs(outputs, self.complex_outputs)
 
     def release(self):
-        self.request = None
+        self.request = self.model = None
 
     def describe(self):
         return {"name": self.name, "version": self.ov.get_version(), "device": self.device,

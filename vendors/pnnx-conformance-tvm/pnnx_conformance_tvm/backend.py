@@ -30,34 +30,41 @@ def flatten(value) -> list:
 
 class TvmLlvmBackend(Backend):
     name = "tvm-llvm"
+    runtime = "apache-tvm"
     consumes = ("pnnx.onnx",)
+    threads = 1
     precisions = {"fp32": None}
     device = f"cpu (target {TARGET})"
 
     def __init__(self) -> None:
-        os.environ["TVM_NUM_THREADS"] = "1"
+        os.environ["TVM_NUM_THREADS"] = str(self.threads)
         self.tvm = require("tvm", PIP)
-        self.vm = None
+        self.vm = self.module = None
 
     def prepare(self, artefacts, precision):
         import onnx
+        from tvm.relax.frontend.onnx import from_onnx
 
         path = Path(artefacts.paths["pnnx.onnx"])
         self.complex_inputs, self.complex_outputs = complex_positions(path)
-        from tvm import relax
-        from tvm.relax.frontend.onnx import from_onnx
-
+        self.vm = None
         try:
-            mod = from_onnx(onnx.load(str(path)), keep_params_in_input=False)
+            self.module = from_onnx(onnx.load(str(path)), keep_params_in_input=False)
         except Exception as e:
             raise StageFailed("load", e, NOISE) from None
+
+    def compile(self):
+        from tvm import relax
+
         try:
-            executable = self.tvm.compile(mod, target=TARGET)
+            executable = self.tvm.compile(self.module, target=TARGET)
         except Exception as e:
             raise StageFailed("compile", e, NOISE) from None
         self.vm = relax.VirtualMachine(executable, self.tvm.cpu())
 
     def run(self, inputs):
+        if self.vm is None:  # a harness that does not call compile() itself
+            self.compile()
         try:
             feeds = [self.tvm.runtime.tensor(x) for x in real_inputs(inputs, self.complex_inputs)]
             outputs = [np.array(t.numpy(), copy=True) for t in flatten(self.vm["main"](*feeds))]
@@ -66,7 +73,7 @@ class TvmLlvmBackend(Backend):
         return case_outputs(outputs, self.complex_outputs)
 
     def release(self):
-        self.vm = None
+        self.vm = self.module = None
 
     def describe(self):
         return {"name": self.name, "version": self.tvm.__version__, "device": self.device,
