@@ -18,7 +18,7 @@ from pnnx_conformance.artefacts import Artefacts
 from pnnx_conformance.backends import GROUP, load_backend
 from pnnx_conformance.backends.plugin_kit import (StageFailed, case_outputs, cause_line, complex_positions,
                                                   real_inputs, require)
-from pnnx_conformance.errors import HarnessError
+from pnnx_conformance.errors import HarnessError, NotSupported
 
 ROOT = Path(__file__).resolve().parents[2]
 VENDORS = ROOT / "vendors"
@@ -220,10 +220,15 @@ def test_mnn_converter_refusal_is_the_failure(plugins_path, monkeypatch, tmp_pat
                         lambda onnx_path, out: [sys.executable, "-c", f"print({transcript!r})"])
     backend = load_backend("pnnx_conformance_mnn.backend:MnnCpuBackend")
     path = _onnx_with_metadata(tmp_path / "case.pnnx.onnx", {})
-    with pytest.raises(RuntimeError) as info:
+    with pytest.raises(NotSupported) as info:
         backend.prepare(Artefacts("reference", "c", tmp_path, {"pnnx.onnx": path}), "fp32")
-    assert str(info.value).splitlines()[0] == "convert: These Op Not Support: ONNX::DFT"
-    assert mnn.refusal("Start to Optimize\nsomething odd\nConverted Failed!\n") == "something odd"
+    assert info.value.message == "unsupported: MNN's converter: These Op Not Support: ONNX::DFT"
+    odd = "Start to Optimize\nsomething odd\nConverted Failed!\n"
+    assert mnn.refusal(odd) == "something odd"
+    monkeypatch.setattr(mnn, "convert_command", lambda onnx_path, out: [sys.executable, "-c", f"print({odd!r})"])
+    with pytest.raises(RuntimeError) as info:  # no model and no refusal of an operator: a failure
+        backend.prepare(Artefacts("reference", "c", tmp_path, {"pnnx.onnx": path}), "fp32")
+    assert str(info.value).splitlines()[0] == "convert: something odd"
 
 
 # --- TVM ------------------------------------------------------------------------------------
@@ -277,3 +282,27 @@ def test_share_env_writes_one_pth_and_refuses_what_is_not_an_environment(tmp_pat
     assert share_env.share(shared, own).read_text() == f"{site.resolve()}\n"
     with pytest.raises(SystemExit, match="shared environment itself"):
         share_env.share(shared, site)
+
+
+def test_tvm_operator_refusal_is_not_supported_other_import_errors_fail(plugins_path, monkeypatch, tmp_path):
+    class OpNotImplemented(NotImplementedError):
+        pass
+
+    errors = iter([OpNotImplemented("The following operators are not supported for frontend ONNX: DFT"),
+                   ValueError("Traceback (most recent call last):\n  0: tvm::relax::Foo\nbad shape for Reshape")])
+
+    def from_onnx(model, keep_params_in_input):
+        raise next(errors)
+
+    fake = types.SimpleNamespace(__version__="fake", error=types.SimpleNamespace(OpNotImplemented=OpNotImplemented))
+    monkeypatch.setitem(sys.modules, "tvm", fake)
+    monkeypatch.setitem(sys.modules, "tvm.relax", types.SimpleNamespace())
+    monkeypatch.setitem(sys.modules, "tvm.relax.frontend", types.SimpleNamespace())
+    monkeypatch.setitem(sys.modules, "tvm.relax.frontend.onnx", types.SimpleNamespace(from_onnx=from_onnx))
+    backend = load_backend("pnnx_conformance_tvm.backend:TvmLlvmBackend")
+    arts = Artefacts("reference", "c", tmp_path, {"pnnx.onnx": _onnx_with_metadata(tmp_path / "case.pnnx.onnx", {})})
+    with pytest.raises(NotSupported, match="^unsupported: TVM's ONNX frontend: The following operators"):
+        backend.prepare(arts, "fp32")
+    with pytest.raises(StageFailed) as info:
+        backend.prepare(arts, "fp32")
+    assert str(info.value).splitlines()[0] == "load: bad shape for Reshape"

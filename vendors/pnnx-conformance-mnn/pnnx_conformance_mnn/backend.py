@@ -18,11 +18,13 @@ from pathlib import Path
 import numpy as np
 
 from pnnx_conformance.backends.base import Backend
+from pnnx_conformance.errors import NotSupported
 from pnnx_conformance.backends.plugin_kit import (StageFailed, case_outputs, cause_line, complex_positions,
                                                   real_inputs, require)
 
 PIP = "mnn==3.6.1"
 CONVERT_TIMEOUT_S = 120
+UNSUPPORTED = "Not Support"  # the converter's words for an operator it has no conversion of
 CONVERT = "import sys, _tools; sys.exit(_tools.mnnconvert(sys.argv))"
 # MNN's converter reports its refusal on stdout with timestamps and source lines around it
 NOISE = (r"^Start to ", r"^\[\d\d:\d\d:\d\d\] :\d+: ONNX Model (ir|opset) version", r"^Converted Failed!$",
@@ -104,7 +106,10 @@ class MnnCpuBackend(Backend):
             raise RuntimeError(f"convert: MNN's converter ran past {CONVERT_TIMEOUT_S} s") from None
         if not out.is_file() or out.stat().st_size == 0:
             output = done.stdout + done.stderr
-            raise RuntimeError(f"convert: {refusal(output)}\n{output[-3000:]}")
+            reason = refusal(output)
+            if UNSUPPORTED in reason:  # a clean refusal of an operator, not a failure
+                raise NotSupported(f"unsupported: MNN's converter: {reason}", output[-3000:])
+            raise RuntimeError(f"convert: {reason}\n{output[-3000:]}")
         return out
 
     def run(self, inputs):

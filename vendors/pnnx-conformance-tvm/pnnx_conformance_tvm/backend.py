@@ -9,7 +9,9 @@ from pathlib import Path
 import numpy as np
 
 from pnnx_conformance.backends.base import Backend
-from pnnx_conformance.backends.plugin_kit import StageFailed, case_outputs, complex_positions, real_inputs, require
+from pnnx_conformance.backends.plugin_kit import (StageFailed, case_outputs, cause_line, complex_positions,
+                                                  real_inputs, require)
+from pnnx_conformance.errors import NotSupported
 
 PIP = "apache-tvm==0.27.0.post1"
 TARGET = "llvm"
@@ -50,6 +52,8 @@ class TvmLlvmBackend(Backend):
         self.vm = None
         try:
             self.module = from_onnx(onnx.load(str(path)), keep_params_in_input=False)
+        except self.tvm.error.OpNotImplemented as e:  # a clean refusal of an operator, not a failure
+            raise NotSupported(f"unsupported: TVM's ONNX frontend: {cause_line(str(e), NOISE)}", str(e)) from None
         except Exception as e:
             raise StageFailed("load", e, NOISE) from None
 
