@@ -12,9 +12,9 @@ from pnnx_conformance.runtimes import board, collect, yardstick
 from pnnx_conformance.runtimes.__main__ import main
 
 
-def _record(case, precision, status, error="", backend="openvino-cpu", op=None):
+def _record(case, precision, status, error="", backend="openvino-cpu", op=None, stage=""):
     return Result(case=case, op=op or case.split("/")[0], table=case.split(".")[0], converter="reference",
-                  check="parity", status=status, backend=backend, precision=precision, error=error,
+                  check="parity", status=status, backend=backend, precision=precision, error=error, stage=stage,
                   metrics=Metrics(atol=1e-4, rtol=1e-4) if status == "pass" else None)
 
 
@@ -24,8 +24,8 @@ RECORDS = [
     _record("torch.fft.rfft/r2", "default", "crash", "worker killed by SIGSEGV"),
     _record("torch.floor_divide/s", "fp32", "pass"),
     _record("torch.floor_divide/s", "default", "fail-numeric", "output 0: 1/192 elements out of tolerance"),
-    _record("torch.cat/two", "fp32", "fail-runtime", "StageFailed: load: bad file"),
-    _record("torch.cat/two", "default", "fail-runtime", "StageFailed: load: bad file"),
+    _record("torch.cat/two", "fp32", "fail-runtime", "RuntimeError: bad file", stage="load"),
+    _record("torch.cat/two", "default", "fail-runtime", "RuntimeError: bad file", stage="load"),
     _record("onnx.Relu/r4", "fp32", "not-applicable"), _record("onnx.Relu/r4", "default", "not-applicable"),
     _record("torch.rand/x", "fp32", "skipped"), _record("torch.rand/x", "default", "skipped"),
 ]
@@ -63,7 +63,7 @@ def test_owner_of_each_failure():
 
 def test_reasons_grouped_commonest_first_with_repro():
     found = board.reasons(RECORDS, VERDICTS)
-    assert found[0]["reason"] == "StageFailed: load: bad file" and found[0]["records"] == 2
+    assert found[0]["reason"] == "load: RuntimeError: bad file" and found[0]["records"] == 2
     assert found[0]["owners"] == {"suite": 2} and found[0]["modes"] == ["default", "fp32"]
     assert "--pattern 'torch.cat/two'" in board.repro("openvino-cpu", "torch.cat/two")
     assert board.repro("mnn-cpu", "x").startswith("tox -e mnn -- pnnx-conformance run")

@@ -1,7 +1,7 @@
-"""Pieces every plug-in of a third-party runtime running `pnnx.onnx` needs (vendors/*):
-the runtime's import with a one-line install hint, the complex-number convention of
-pnnx.onnx, and a runtime's exception turned into a one-line failure that names its cause
-and the stage it happened in."""
+"""Pieces every plug-in of a third-party runtime running `pnnx.onnx` needs (vendors/*): the
+runtime's import with a one-line install hint, the complex-number convention of pnnx.onnx
+read from the file (complex_io), and a runtime's exception turned into one whose first line
+is the runtime's own line naming the cause (the harness records the stage it happened in)."""
 from __future__ import annotations
 
 import importlib
@@ -9,10 +9,7 @@ import re
 
 import numpy as np
 
-from .onnxruntime_cpu import _as_complex, _as_pairs, _positions
-
-# what a plug-in was doing when the runtime failed (HARNESS.md: failure stages)
-STAGES = ("convert", "load", "compile", "run")
+from .complex_io import as_complex, as_pairs, onnx_positions
 
 
 def require(module: str, pip_spec: str):
@@ -24,29 +21,27 @@ def require(module: str, pip_spec: str):
 
 
 def complex_positions(onnx_path) -> tuple[set[int], set[int]]:
-    """The graph inputs and outputs pnnx.onnx carries as complex tensors (a trailing
-    (real, imaginary) axis), from its metadata, as onnxruntime's backend reads them."""
+    """The graph inputs and outputs pnnx.onnx carries as complex tensors, from its metadata."""
     import onnx
 
     model = onnx.load(str(onnx_path), load_external_data=False)
-    meta = {p.key: p.value for p in model.metadata_props}
-    return _positions(meta.get("pnnx.complex_inputs")), _positions(meta.get("pnnx.complex_outputs"))
+    return onnx_positions({p.key: p.value for p in model.metadata_props})
 
 
 def real_inputs(inputs, complex_inputs: set[int]) -> list[np.ndarray]:
     """The case's inputs as the runtime takes them: complex ones as (real, imaginary) pairs,
     every array C-contiguous with its shape (0-d stays 0-d)."""
-    return [np.array(_as_pairs(x) if i in complex_inputs else x, order="C") for i, x in enumerate(inputs)]
+    return [np.array(as_pairs(x) if i in complex_inputs else x, order="C") for i, x in enumerate(inputs)]
 
 
 def case_outputs(outputs, complex_outputs: set[int]) -> list[np.ndarray]:
-    return [_as_complex(o) if i in complex_outputs else o for i, o in enumerate(outputs)]
+    return [as_complex(o) if i in complex_outputs else o for i, o in enumerate(outputs)]
 
 
 def cause_line(text: str, noise: tuple[str, ...] = ()) -> str:
     """The line of a runtime's (often multi-line, C++) message that names the cause: the
-    first non-empty line that matches none of the `noise` patterns (source locations,
-    wrappers), else the first line."""
+    first non-empty line that matches none of the runtime's `noise` patterns (its source
+    locations and wrappers), else the first line."""
     lines = [line.strip() for line in str(text).splitlines() if line.strip()]
     for line in lines:
         if not any(re.search(p, line) for p in noise):
@@ -54,13 +49,8 @@ def cause_line(text: str, noise: tuple[str, ...] = ()) -> str:
     return lines[0][:300] if lines else ""
 
 
-class StageFailed(RuntimeError):
-    """A runtime failure at one stage, its message the stage and the cause in one line; the
-    runtime's whole message follows on the next lines (the record's detail keeps it)."""
-
-    def __init__(self, stage: str, exc: BaseException, noise: tuple[str, ...] = ()) -> None:
-        assert stage in STAGES, stage
-        self.stage = stage
-        cause = cause_line(str(exc), noise) or type(exc).__name__
-        super().__init__(f"{stage}: {cause}\n{type(exc).__name__}: {exc}")
-
+def runtime_error(exc: BaseException, noise: tuple[str, ...] = ()) -> RuntimeError:
+    """`exc` as a RuntimeError whose first line is its cause; the runtime's whole message
+    follows on the next lines (the record's detail keeps it)."""
+    cause = cause_line(str(exc), noise) or type(exc).__name__
+    return RuntimeError(f"{cause}\n{type(exc).__name__}: {exc}")

@@ -82,7 +82,7 @@ def reasons(records, verdicts: dict) -> list[dict]:
     for r in records:
         if r.status in NOT_FAILED:
             continue
-        g = groups[(family(r.op), _normalize(r.error or r.status))]
+        g = groups[(family(r.op), _normalize(f"{r.stage}: " * bool(r.stage) + (r.error or r.status)))]
         g["ops"].add(r.op)
         g["records"] += 1
         g["modes"].add(r.precision)

@@ -19,8 +19,8 @@ import numpy as np
 
 from pnnx_conformance.backends.base import Backend
 from pnnx_conformance.errors import NotSupported
-from pnnx_conformance.backends.plugin_kit import (StageFailed, case_outputs, cause_line, complex_positions,
-                                                  real_inputs, require)
+from pnnx_conformance.backends.plugin_kit import (case_outputs, cause_line, complex_positions,
+                                                  real_inputs, require, runtime_error)
 
 PIP = "mnn==3.6.1"
 CONVERT_TIMEOUT_S = 120
@@ -94,7 +94,7 @@ class MnnCpuBackend(Backend):
                 str(self.model), self.input_names, self.output_names, shape_mutable=True, rearrange=True,
                 backend=expr.Backend.CPU, precision_mode=expr.PrecisionMode.High, thread_num=self.threads)
         except Exception as e:
-            raise StageFailed("compile", e, NOISE) from None
+            raise runtime_error(e, NOISE) from None
 
     def convert(self, onnx_path: Path) -> Path:
         out = mnn_path(onnx_path)
@@ -103,20 +103,18 @@ class MnnCpuBackend(Backend):
             done = subprocess.run(convert_command(onnx_path, out), capture_output=True, text=True,
                                   timeout=CONVERT_TIMEOUT_S)
         except subprocess.TimeoutExpired:
-            raise RuntimeError(f"convert: MNN's converter ran past {CONVERT_TIMEOUT_S} s") from None
+            raise RuntimeError(f"MNN's converter ran past {CONVERT_TIMEOUT_S} s") from None
         if not out.is_file() or out.stat().st_size == 0:
             output = done.stdout + done.stderr
             reason = refusal(output)
             if UNSUPPORTED in reason:  # a clean refusal of an operator, not a failure
                 raise NotSupported(f"unsupported: MNN's converter: {reason}", output[-3000:])
-            raise RuntimeError(f"convert: {reason}\n{output[-3000:]}")
+            raise RuntimeError(f"MNN's converter wrote no model: {reason}\n{output[-3000:]}")
         return out
 
     def run(self, inputs):
-        if self.module is None:  # a harness that does not call compile() itself
-            self.compile()
         if len(inputs) != len(self.input_names):
-            raise RuntimeError(f"run: model has {len(self.input_names)} inputs, case gives {len(inputs)}")
+            raise RuntimeError(f"model has {len(self.input_names)} inputs, case gives {len(inputs)}")
         expr = self.mnn.expr
         try:
             feeds = [expr.const(x, list(x.shape), expr.NCHW, getattr(expr, name))
@@ -124,7 +122,7 @@ class MnnCpuBackend(Backend):
             outputs = [as_declared(np.array(y.read(), copy=True), t)
                        for y, t in zip(self.module.forward(feeds), self.output_types)]
         except Exception as e:
-            raise StageFailed("run", e, NOISE) from None
+            raise runtime_error(e, NOISE) from None
         return case_outputs(outputs, self.complex_outputs)
 
     def release(self):
@@ -132,7 +130,7 @@ class MnnCpuBackend(Backend):
 
     def describe(self):
         return {"name": self.name, "version": self.mnn.version(), "device": self.device,
-                "precisions": {"fp32": "PrecisionMode.High"}, "threads": 1}
+                "precisions": {"fp32": "PrecisionMode.High"}, "threads": self.threads}
 
 
 def _graph_names(onnx_path: Path) -> tuple[list[str], list[str], list]:

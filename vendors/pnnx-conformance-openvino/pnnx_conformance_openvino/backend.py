@@ -13,12 +13,11 @@ import re
 import numpy as np
 
 from pnnx_conformance.backends.base import Backend
-from pnnx_conformance.backends.plugin_kit import (StageFailed, case_outputs, complex_positions, real_inputs,
-                                                  require)
+from pnnx_conformance.backends.plugin_kit import (case_outputs, complex_positions, real_inputs,
+                                                  require, runtime_error)
 
 PIP = "openvino==2026.4.1"
 DEVICE = "CPU"
-THREADS = {"INFERENCE_NUM_THREADS": 1, "NUM_STREAMS": 1}
 # OpenVINO's exceptions open with where they were thrown, then wrappers; the cause is below
 NOISE = (r"^Exception from \S+:\d+:?$", r"^Check '.*' failed at \S+:\d+:?$", r"^\[ ?GENERAL_ERROR ?\]\s*$",
          r"^While validating (ONNX )?node", r"FrontEnd API failed with \w+:?$", r"^Model wasn't fully converted",
@@ -36,12 +35,13 @@ def rounding_of(element_type) -> str | None:
     raise ValueError(f"unknown OpenVINO inference precision {element_type!r}")
 
 
-def compile_config(precision: str) -> dict:
+def compile_config(precision: str, threads: int = 1) -> dict:
     """The properties a case is compiled with in each precision mode."""
+    config = {"INFERENCE_NUM_THREADS": threads, "NUM_STREAMS": 1}
     if precision == "fp32":
-        return {**THREADS, "INFERENCE_PRECISION_HINT": "f32"}
+        return {**config, "INFERENCE_PRECISION_HINT": "f32"}
     if precision == "default":
-        return dict(THREADS)
+        return config
     raise ValueError(f"no precision mode {precision!r}")
 
 
@@ -63,37 +63,30 @@ class OpenVinoCpuBackend(Backend):
     def prepare(self, artefacts, precision):
         path = artefacts.paths["pnnx.onnx"]
         self.complex_inputs, self.complex_outputs = complex_positions(path)
-        self.config = compile_config(precision)
+        self.config = compile_config(precision, self.threads)
         self.request = None
         try:
             self.model = self.core.read_model(str(path))
         except Exception as e:
-            raise StageFailed("load", e, NOISE) from None
+            raise runtime_error(e, NOISE) from None
 
     def compile(self):
         try:
             compiled = self.core.compile_model(self.model, DEVICE, self.config)
         except Exception as e:
-            raise StageFailed("compile", e, NOISE) from None
+            raise runtime_error(e, NOISE) from None
         self.request = compiled.create_infer_request()
         self.n_inputs, self.n_outputs = len(compiled.inputs), len(compiled.outputs)
 
-    def compute_type(self, precision: str) -> str:
-        """What the CPU plug-in computes in for a mode: f32, or its default resolved."""
-        rounding = self.precisions[precision]
-        return rounding or "fp32"
-
     def run(self, inputs):
-        if self.request is None:  # a harness that does not call compile() itself
-            self.compile()
         if len(inputs) != self.n_inputs:
-            raise RuntimeError(f"run: model has {self.n_inputs} inputs, case gives {len(inputs)}")
+            raise RuntimeError(f"model has {self.n_inputs} inputs, case gives {len(inputs)}")
         feeds = real_inputs(inputs, self.complex_inputs)
         try:
             self.request.infer({i: self.ov.Tensor(x) for i, x in enumerate(feeds)})
             outputs = [np.array(self.request.get_output_tensor(i).data) for i in range(self.n_outputs)]
         except Exception as e:
-            raise StageFailed("run", e, NOISE) from None
+            raise runtime_error(e, NOISE) from None
         return case_outputs(outputs, self.complex_outputs)
 
     def release(self):
@@ -103,5 +96,5 @@ class OpenVinoCpuBackend(Backend):
         return {"name": self.name, "version": self.ov.get_version(), "device": self.device,
                 "precisions": {"fp32": "f32 (INFERENCE_PRECISION_HINT=f32)",
                                "default": f"the CPU plug-in's default: {self.default_precision}"},
-                "threads": 1}
+                "threads": self.threads}
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 
 from pnnx_conformance.backends.base import Backend
-from pnnx_conformance.backends.plugin_kit import (StageFailed, case_outputs, cause_line, complex_positions,
-                                                  real_inputs, require)
+from pnnx_conformance.backends.plugin_kit import (case_outputs, cause_line, complex_positions,
+                                                  real_inputs, require, runtime_error)
 from pnnx_conformance.errors import NotSupported
 
 PIP = "apache-tvm==0.27.0.post1"
@@ -55,7 +55,7 @@ class TvmLlvmBackend(Backend):
         except self.tvm.error.OpNotImplemented as e:  # a clean refusal of an operator, not a failure
             raise NotSupported(f"unsupported: TVM's ONNX frontend: {cause_line(str(e), NOISE)}", str(e)) from None
         except Exception as e:
-            raise StageFailed("load", e, NOISE) from None
+            raise runtime_error(e, NOISE) from None
 
     def compile(self):
         from tvm import relax
@@ -63,17 +63,15 @@ class TvmLlvmBackend(Backend):
         try:
             executable = self.tvm.compile(self.module, target=TARGET)
         except Exception as e:
-            raise StageFailed("compile", e, NOISE) from None
+            raise runtime_error(e, NOISE) from None
         self.vm = relax.VirtualMachine(executable, self.tvm.cpu())
 
     def run(self, inputs):
-        if self.vm is None:  # a harness that does not call compile() itself
-            self.compile()
         try:
             feeds = [self.tvm.runtime.tensor(x) for x in real_inputs(inputs, self.complex_inputs)]
             outputs = [np.array(t.numpy(), copy=True) for t in flatten(self.vm["main"](*feeds))]
         except Exception as e:
-            raise StageFailed("run", e, NOISE) from None
+            raise runtime_error(e, NOISE) from None
         return case_outputs(outputs, self.complex_outputs)
 
     def release(self):
@@ -81,4 +79,4 @@ class TvmLlvmBackend(Backend):
 
     def describe(self):
         return {"name": self.name, "version": self.tvm.__version__, "device": self.device,
-                "precisions": {"fp32": "fp32 (the ONNX graph's own types)"}, "threads": 1}
+                "precisions": {"fp32": "fp32 (the ONNX graph's own types)"}, "threads": self.threads}
