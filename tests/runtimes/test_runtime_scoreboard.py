@@ -78,7 +78,16 @@ def test_collect_publish_and_check(tmp_path, monkeypatch):
     assert main(["yardstick", "--out", str(out)]) == 0
     assert json.loads((out / yardstick.FILE).read_text())["cases"] == VERDICTS
     assert main(["publish", "--out", str(out)]) == 0
+    assert "None issued yet." in (out / board.MARKDOWN).read_text()
+    (out / "vendor.pub.pem").write_text("key")
+    (out / "openvino-cpu" / "certificate-openvino-cpu.json").write_text(json.dumps({
+        "selection": {"tier": "smoke", "case_count": 6}, "signature": {"fingerprint": "sha256:ab"},
+        "summary": {"fp32": {"passed": 2, "total": 4}, "default": {"passed": 1, "total": 4}}}))
+    assert main(["publish", "--out", str(out)]) == 0
     md = (out / board.MARKDOWN).read_text()
+    assert ("| `openvino-cpu` | `reports/runtimes/openvino-cpu/certificate-openvino-cpu.json` | smoke, 6 cases | "
+            "default 1/4, fp32 2/4 | `sha256:ab` | `pnnx-conformance verify-certificate "
+            "reports/runtimes/openvino-cpu/certificate-openvino-cpu.json --pubkey reports/runtimes/vendor.pub.pem` |") in md
     assert "| 1/4 (25.0%) | 1 | 1 |" in md and "| 2/4 (50.0%) | 1 | 1 |" in md
     assert "**openvino-cpu fp32**: 1 case(s): `torch.fft.rfft` (1)" in md
     assert "suite (onnxruntime fails the same case too)" in md and "reduced precision" in md
