@@ -74,6 +74,7 @@ def test_collect_publish_and_check(tmp_path, monkeypatch):
     assert main(["collect", str(_run(tmp_path)), "--out", str(out)]) == 0
     kept = collect.load_runtime(out / "openvino-cpu")
     assert len(kept) == len(RECORDS) and {r.check for r in kept} == {"parity"}
+    assert not list(out.rglob("results.jsonl.gz"))  # that name is a `report` folder's (matrix checked beside it)
     monkeypatch.setattr(yardstick, "measure", lambda cases, tier="smoke": {c: VERDICTS[c] for c in cases})
     assert main(["yardstick", "--out", str(out)]) == 0
     assert json.loads((out / yardstick.FILE).read_text())["cases"] == VERDICTS

@@ -15,7 +15,7 @@ from ..onnx_backend.report import _normalize
 from ..report.history import mode_colors, trend_chart
 from ..report.html import page
 from . import CONVERTER, RUNTIMES, YARDSTICK
-from .collect import HISTORY, NOT_JUDGED, load_runtime, mode_totals
+from .collect import HISTORY, NOT_JUDGED, RECORDS, load_runtime, mode_totals
 from .yardstick import NOT_FAILED, owner
 from .yardstick import read as read_yardstick
 
@@ -40,7 +40,7 @@ def family(op: str) -> str:
 def load(out: Path) -> dict[str, list]:
     """backend -> its committed parity records, in RUNTIMES order."""
     out = Path(out)
-    return {b: load_runtime(out / safe(b)) for b in RUNTIMES if (out / safe(b) / "results.jsonl.gz").is_file()}
+    return {b: load_runtime(out / safe(b)) for b in RUNTIMES if (out / safe(b) / RECORDS).is_file()}
 
 
 def _cell(pair) -> str:

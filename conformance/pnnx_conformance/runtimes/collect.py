@@ -9,10 +9,12 @@ from pathlib import Path
 
 from ..artefacts import safe
 from ..errors import HarnessError
-from ..report.committed import COMPACT, load_any, read_compact, write_compact
+from ..report.committed import load_any, read_compact, write_compact
 from . import CONVERTER
 
 HISTORY = "history.json"
+# not results.jsonl.gz: that name marks a folder of `report`'s, with a support matrix beside it
+RECORDS = "parity.jsonl.gz"
 KEPT = ("run.json", "summary.json", "environment.json")
 NOT_JUDGED = ("not-applicable", "skipped")   # listed apart, never in a rate
 KEEP = 50
@@ -45,7 +47,7 @@ def collect(run_dir: Path, out: Path) -> tuple[str, Path]:
     backend = backends[0]
     dest = out / safe(backend)
     dest.mkdir(parents=True, exist_ok=True)
-    write_compact(records, dest / COMPACT)
+    write_compact(records, dest / RECORDS)
     for name in KEPT:
         if (run_dir / name).is_file():
             shutil.copyfile(run_dir / name, dest / name)
@@ -55,7 +57,7 @@ def collect(run_dir: Path, out: Path) -> tuple[str, Path]:
 
 
 def load_runtime(folder: Path) -> list:
-    return read_compact(Path(folder) / COMPACT)
+    return read_compact(Path(folder) / RECORDS)
 
 
 def file_totals(path: Path, backend: str, run: dict, totals: dict[str, list[int]]) -> list[dict]:
