@@ -117,3 +117,11 @@ def test_collect_refuses_a_folder_without_one_runtime(tmp_path):
     both = RECORDS[:1] + [_record("nn.Conv2d/k3", "fp32", "pass", backend="mnn-cpu")]
     with pytest.raises(HarnessError, match="mnn-cpu, openvino-cpu"):
         collect.collect(_run(tmp_path, both), tmp_path / "out")
+
+
+def test_committed_scoreboard_is_what_its_committed_data_gives():
+    from pathlib import Path
+
+    published = Path(__file__).resolve().parents[2] / "reports" / "runtimes"
+    assert board.publish(published, check=True) == [], \
+        "reports/runtimes/scoreboard.* are stale: python -m pnnx_conformance.runtimes publish --out reports/runtimes"
