@@ -50,7 +50,10 @@ def cause_line(text: str, noise: tuple[str, ...] = ()) -> str:
 
 
 def runtime_error(exc: BaseException, noise: tuple[str, ...] = ()) -> RuntimeError:
-    """`exc` as a RuntimeError whose first line is its cause; the runtime's whole message
-    follows on the next lines (the record's detail keeps it)."""
+    """`exc` as a RuntimeError whose first line is its cause, after the runtime's own exception
+    type where that says more than RuntimeError ("KeyError: 'num_heads'"); the runtime's whole
+    message follows on the next lines (the record's detail keeps it)."""
     cause = cause_line(str(exc), noise) or type(exc).__name__
+    if type(exc) is not RuntimeError:
+        cause = f"{type(exc).__name__}: {cause}"
     return RuntimeError(f"{cause}\n{type(exc).__name__}: {exc}")
