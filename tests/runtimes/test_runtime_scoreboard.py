@@ -75,6 +75,7 @@ def test_collect_publish_and_check(tmp_path, monkeypatch):
     kept = collect.load_runtime(out / "openvino-cpu")
     assert len(kept) == len(RECORDS) and {r.check for r in kept} == {"parity"}
     assert not list(out.rglob("results.jsonl.gz"))  # that name is a `report` folder's (matrix checked beside it)
+    assert not list(out.rglob("run.json")) and (out / "openvino-cpu" / "run_info.json").is_file()  # nor report's
     monkeypatch.setattr(yardstick, "measure", lambda cases, tier="smoke": {c: VERDICTS[c] for c in cases})
     assert main(["yardstick", "--out", str(out)]) == 0
     assert json.loads((out / yardstick.FILE).read_text())["cases"] == VERDICTS

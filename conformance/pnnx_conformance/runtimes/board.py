@@ -15,7 +15,7 @@ from ..onnx_backend.report import _normalize
 from ..report.history import mode_colors, trend_chart
 from ..report.html import page
 from . import CONVERTER, RUNTIMES, YARDSTICK
-from .collect import HISTORY, NOT_JUDGED, RECORDS, load_runtime, mode_totals
+from .collect import HISTORY, KEPT, NOT_JUDGED, RECORDS, load_runtime, mode_totals
 from .yardstick import NOT_FAILED, owner
 from .yardstick import read as read_yardstick
 
@@ -50,7 +50,8 @@ def _cell(pair) -> str:
 
 def _info(out: Path, backend: str) -> tuple[dict, dict]:
     folder = Path(out) / safe(backend)
-    run = json.loads((folder / "run.json").read_text()) if (folder / "run.json").is_file() else {}
+    run_info = folder / KEPT["run.json"]
+    run = json.loads(run_info.read_text()) if run_info.is_file() else {}
     env = json.loads((folder / "environment.json").read_text()) if (folder / "environment.json").is_file() else {}
     return run, env.get("backends", {}).get(backend, {})
 

@@ -15,7 +15,9 @@ from . import CONVERTER
 HISTORY = "history.json"
 # not results.jsonl.gz: that name marks a folder of `report`'s, with a support matrix beside it
 RECORDS = "parity.jsonl.gz"
-KEPT = ("run.json", "summary.json", "environment.json")
+# the run's files kept, by the name they are kept under: not run.json, which `report` gathers
+# from every folder under reports/ into its suite-time table
+KEPT = {"run.json": "run_info.json", "summary.json": "summary.json", "environment.json": "environment.json"}
 NOT_JUDGED = ("not-applicable", "skipped")   # listed apart, never in a rate
 KEEP = 50
 
@@ -48,9 +50,9 @@ def collect(run_dir: Path, out: Path) -> tuple[str, Path]:
     dest = out / safe(backend)
     dest.mkdir(parents=True, exist_ok=True)
     write_compact(records, dest / RECORDS)
-    for name in KEPT:
+    for name, kept in KEPT.items():
         if (run_dir / name).is_file():
-            shutil.copyfile(run_dir / name, dest / name)
+            shutil.copyfile(run_dir / name, dest / kept)
     run = _json(run_dir / "run.json")
     file_totals(out / HISTORY, backend, run, mode_totals(records))
     return backend, dest
