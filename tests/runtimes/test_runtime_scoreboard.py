@@ -46,6 +46,11 @@ def _run(tmp_path, records=RECORDS, commit="abc1234", finished="2026-11-28T12:00
     return run
 
 
+def test_family_is_the_operators_own():
+    assert board.family("nn.GRU") == "nn_recurrent" and board.family("torch.fft.rfft") == "torch_fft"
+    assert board.family("no.such_op") == "no"
+
+
 def test_totals_count_cases_judged_per_mode():
     assert collect.mode_totals(RECORDS) == {"default": [1, 4], "fp32": [2, 4]}
 
