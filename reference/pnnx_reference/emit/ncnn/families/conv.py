@@ -47,10 +47,9 @@ def _geometry(op, n: int, transposed: bool) -> dict[int, object]:
     else:
         for i, v in enumerate(_spatial(padding, n)):
             p[PAD[i]] = v
-    if transposed:
+    if transposed:  # every axis written: ncnn defaults output_pad_bottom/behind to output_pad_right
         for i, v in enumerate(_spatial(param(op, "output_padding", 0), n)):
-            if v:
-                p[18 + i] = v
+            p[18 + i] = v
     return p
 
 
