@@ -9,6 +9,7 @@ from ....ir import Operator
 from ..context import Context, as_list, dims_params, param
 from ..layers import Weight
 from ..registry import FIRST, LOWERINGS
+from ..shape_expr import ShapeRefs, is_dynamic, render_list, shape_items
 
 RESIZE_TYPE = {"nearest": 1, "bilinear": 2, "linear": 2, "bicubic": 3}
 
@@ -39,13 +40,21 @@ def interp(ctx: Context, op) -> None:
     p = {0: RESIZE_TYPE[mode], 6: int(align)}
     scale = param(op, "scale_factor")
     out = ctx.shape(op.outputs[0])
-    if scale is not None and not param(op, "recompute_scale_factor", False):
+    sized = shape_items(op.inputs[1]) if len(op.inputs) > 1 else None
+    refs = ShapeRefs(ctx, op.inputs[:1])
+    if sized is not None:  # a size that follows the input: ncnn evaluates it (w first)
+        if n != 2:
+            raise Unsupported("a 1-d resize to a size that follows the input is not lowered")
+        p[9] = render_list(*sized, refs)
+    elif scale is not None and not param(op, "recompute_scale_factor", False):
         s = [float(v) for v in as_list(scale, n)]
         p[2], p[1] = s[-1], (s[0] if n == 2 else 1.0)
+    elif is_dynamic(out[-n:]):
+        raise Unsupported("a resize to a size that follows the input without its traced sizes")
     else:
         p[4], p[3] = int(out[-1]), int(out[1] if n == 2 else 1)
     if n == 2:
-        ctx.emit("Interp", "interpolate", [ctx.blob(op.inputs[0])], [op.outputs[0].name], p)
+        ctx.emit("Interp", "interpolate", refs.blobs, [op.outputs[0].name], p)
         return
     # ncnn Interp resizes (c, h, w) blobs: a 1-d signal goes through (c, 1, w)
     c, w = ctx.shape(op.inputs[0])

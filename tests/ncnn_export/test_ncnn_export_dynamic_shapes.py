@@ -1,0 +1,75 @@
+"""Shapes that follow the input (captured at two input shapes, as `inputshape2` does): the
+sizes our IR traced as arithmetic are written as ncnn shape expressions, which ncnn evaluates
+at run time, so the same files compute torch's result at both shapes."""
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from conformance_runs import assert_close, run_ncnn
+from ncnn_export_helpers import FP32, LOW_PRECISION, torch_outputs
+from pnnx_reference.api import capture
+from pnnx_reference.emit.ncnn import write_ncnn
+
+
+class ReshapeBySizes(nn.Module):
+    def forward(self, x, y, z):
+        x = x.reshape(x.size(0) // 128, y.size(1), -1)
+        z = z.reshape(z.size(0), -1, z.size(3) * 3, z.size(2) // 3)
+        return F.relu(x), F.relu(z)
+
+
+class ReshapeAsFlatten(nn.Module):
+    def forward(self, x, y):
+        return x.reshape_as(y) + 1, torch.flatten(y, 1) * 2
+
+
+class FlattenBatch(nn.Module):
+    def forward(self, x):
+        return torch.flatten(F.relu(x), 1), x.view(x.size(0), x.size(1), -1).unsqueeze(1) * 3
+
+
+class InterpolateToOtherSize(nn.Module):
+    def forward(self, x, y):
+        return F.interpolate(x, size=(y.size(2) * 2, y.size(3) + 3), mode="bilinear", align_corners=False)
+
+
+MODELS = {
+    "reshape_by_sizes": (ReshapeBySizes, [(256, 5), (1, 2, 3), (2, 4, 6, 10)], [(512, 5), (1, 4, 3), (3, 4, 9, 12)]),
+    "reshape_as_flatten": (ReshapeAsFlatten, [(1, 3, 16), (1, 6, 8)], [(1, 3, 32), (1, 6, 16)]),
+    "flatten_batch": (FlattenBatch, [(2, 3, 4, 5)], [(3, 3, 6, 7)]),
+    "interpolate_to_other_size": (InterpolateToOtherSize, [(1, 3, 8, 9), (1, 3, 4, 5)], [(1, 3, 8, 9), (1, 3, 6, 7)]),
+}
+
+
+def _inputs(shapes, seed):
+    torch.manual_seed(seed)
+    return [torch.rand(*s) for s in shapes]
+
+
+@pytest.fixture(scope="module", params=sorted(MODELS))
+def converted(request, tmp_path_factory):
+    cls, shapes, shapes2 = MODELS[request.param]
+    model = cls().eval()
+    base = tmp_path_factory.mktemp("dyn") / request.param
+    graph = capture(model, tuple(_inputs(shapes, 0)), inputs2=tuple(_inputs(shapes2, 0)))
+    write_ncnn(graph, f"{base}.ncnn.param", f"{base}.ncnn.bin", f"{base}_ncnn.py", fp16=True)
+    return request.param, model, base, (shapes, shapes2)
+
+
+@pytest.mark.parametrize("which", [0, 1])
+@pytest.mark.parametrize("mode", ["fp32", "default"])
+def test_both_shapes_match_torch(converted, which, mode):
+    name, model, base, shapes = converted
+    inputs = _inputs(shapes[which], 1)
+    assert_close(run_ncnn(base, inputs, mode), torch_outputs(model, inputs),
+                 FP32 if mode == "fp32" else LOW_PRECISION, f"{name} at {shapes[which]} ({mode})")
+
+
+def test_sizes_are_expressions(converted):
+    """No size of a dynamic dim is frozen: each Reshape/Interp reading one is an expression."""
+    name, _, base, _ = converted
+    lines = [ln for ln in open(f"{base}.ncnn.param").read().splitlines() if ln.startswith(("Reshape", "Interp"))]
+    assert lines and all(('6="' in ln) or ('9="' in ln) for ln in lines), lines
