@@ -41,8 +41,9 @@ FLT_MIN = float(np.finfo(np.float32).tiny)
 class _Value:
     """A lowered sub-expression: a blob with its ncnn shape, or a Python number."""
 
-    def __init__(self, blob=None, shape=None, number=None) -> None:
+    def __init__(self, blob=None, shape=None, number=None, flat=None) -> None:
         self.blob, self.shape, self.number = blob, shape, number
+        self.flat = flat  # a (c) blob holding the same data as this (c,1,..,1) one, or None
 
 
 def lower_tree(ctx: Context, op, node, inputs, out_name: str) -> None:
@@ -63,7 +64,8 @@ def _lower(ctx, op, node, inputs, out_name, memo: dict, top=False) -> _Value:
 def _lower_node(ctx, op, node, inputs, out_name, memo: dict, top: bool) -> _Value:
     if isinstance(node, ex.Input):
         operand = inputs[node.index]
-        return _Value(ctx.blob(operand), ctx.shape(operand))
+        unconverted = ctx.views.get(operand.name, (None,))[0] is None
+        return _Value(ctx.blob(operand), ctx.shape(operand), flat=ctx.flat_views.get(operand.name) if unconverted else None)
     if isinstance(node, ex.Literal):
         if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
             raise Unsupported(f"literal {node.text} has no ncnn form")
@@ -143,11 +145,23 @@ def _binary(ctx, func, args: list[_Value], target: str) -> _Value:
         tensor, scalar, code = (a, b.number, op_type) if b.number is not None else (b, a.number, reversed_type)
         ctx.emit("BinaryOp", func, [tensor.blob], [target], {0: code, 1: 1, 2: float(scalar)})
         return _Value(target, tensor.shape)
+    a, b = _channel_vector(a, b), _channel_vector(b, a)
     a, b = _same_rank(ctx, a, target), _same_rank(ctx, b, target, len(a.shape))
     a = _same_rank(ctx, a, target, len(b.shape))
     ctx.emit("BinaryOp", func, [a.blob, b.blob], [target], {0: op_type})
     shape = [max(x, y) for x, y in zip(a.shape, b.shape)]
     return _Value(target, shape)
+
+
+def _channel_vector(v: _Value, other: _Value) -> _Value:
+    """A (c,1,..,1) operand against a blob of its rank whose outer dim is c, read as its flat (c)
+    blob: ncnn's BinaryOp broadcasts a 1-d blob of the outer dim's size along it (the channel,
+    or the rows of a 2-d blob), so the Reshape back to (c,1,..,1) is left out, as upstream does."""
+    if v.flat is None or other.shape is None or len(other.shape) != len(v.shape) or len(v.shape) < 2:
+        return v
+    if any(d != 1 for d in v.shape[1:]) or other.shape[0] != v.shape[0]:
+        return v
+    return _Value(v.flat, [v.shape[0]] + [1] * (len(v.shape) - 1))
 
 
 def _same_rank(ctx, v: _Value, target: str, rank: int = 0) -> _Value:

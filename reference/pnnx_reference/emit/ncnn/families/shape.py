@@ -50,6 +50,8 @@ def reshape(ctx: Context, op) -> None:
         ctx.emit("Flatten", "flatten", [ctx.blob(src)], [out.name])
         return
     ctx.emit("Reshape", "reshape", [ctx.blob(src)], [out.name], dims_params(out_shape))
+    if len(in_shape) == 1 and out_shape[1:] == [1] * (len(out_shape) - 1):
+        ctx.flat_views[out.name] = ctx.blob(src)  # (c) -> (c,1,..,1): a BinaryOp may read the (c) blob
 
 
 def _dynamic_reshape(ctx: Context, op) -> None:
