@@ -36,10 +36,18 @@ class InterpolateToOtherSize(nn.Module):
         return F.interpolate(x, size=(y.size(2) * 2, y.size(3) + 3), mode="bilinear", align_corners=False)
 
 
+class BroadcastLowerRank(nn.Module):
+    """Operands of lower rank than the other get outer 1s: a Reshape of dynamic dims."""
+
+    def forward(self, x, y, z):
+        return x + y, y * z, x - z
+
+
 MODELS = {
     "reshape_by_sizes": (ReshapeBySizes, [(256, 5), (1, 2, 3), (2, 4, 6, 10)], [(512, 5), (1, 4, 3), (3, 4, 9, 12)]),
     "reshape_as_flatten": (ReshapeAsFlatten, [(1, 3, 16), (1, 6, 8)], [(1, 3, 32), (1, 6, 16)]),
     "flatten_batch": (FlattenBatch, [(2, 3, 4, 5)], [(3, 3, 6, 7)]),
+    "broadcast_lower_rank": (BroadcastLowerRank, [(2, 3, 4, 5), (4, 5), (5,)], [(3, 3, 6, 7), (6, 7), (7,)]),
     "interpolate_to_other_size": (InterpolateToOtherSize, [(1, 3, 8, 9), (1, 3, 4, 5)], [(1, 3, 8, 9), (1, 3, 6, 7)]),
 }
 

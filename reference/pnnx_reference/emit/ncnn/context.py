@@ -207,6 +207,9 @@ class Context:
 
 def dims_params(shape: list[int]) -> dict[int, int]:
     """ncnn w/h/d/c params (0, 1, 11, 2) for a shape given outermost first."""
+    if sum(int(d) < 0 for d in shape) > 1:  # ncnn infers one -1 only: the others would be read as -1 too
+        raise Unsupported(f"a reshape to {tuple(shape)} with several sizes that follow the input "
+                          "is not lowered here")
     keys = {1: (0,), 2: (1, 0), 3: (2, 1, 0), 4: (2, 11, 1, 0)}[len(shape)]
     return {k: int(v) for k, v in zip(keys, shape)}
 

@@ -56,6 +56,11 @@ class ShapeRefs:
         return f"{k}{_LETTERS[len(physical)][len(physical) - 1 - physical.index(d)]}"
 
 
+def padded_expression(rank: int, padded: int) -> str:
+    """Blob 0 (of `rank` dims) with outer dims of 1 up to `padded` dims, as a Reshape list."""
+    return ",".join([f"0{letter}" for letter in _LETTERS[rank]] + ["1"] * (padded - rank))
+
+
 def size_of(operand_index: int, dim: int) -> ex.Node:
     """`size(@operand_index, dim)`."""
     return ex.Call("size", (ex.Input(operand_index), ex.literal(int(dim))))
