@@ -43,11 +43,29 @@ class BroadcastLowerRank(nn.Module):
         return x + y, y * z, x - z
 
 
+class SameBatchReshapes(nn.Module):
+    """Reshapes that keep dim 0 (the batch the pools want) run per sample."""
+
+    def forward(self, x, y):
+        out0 = x.reshape(x.size(0), x.size(1), -1)
+        out1 = x.reshape_as(y)
+        out2 = torch.flatten(x, 1, 2)
+        return F.max_pool1d(out0, 1), F.max_pool1d(out1, 1), F.max_pool1d(out2, 1)
+
+
+class ReshapeReusingBatch(nn.Module):
+    def forward(self, x):
+        x = F.max_pool2d(x, 1)
+        return F.max_pool1d(x.reshape(x.size(0), x.size(0), -1), 1)
+
+
 MODELS = {
     "reshape_by_sizes": (ReshapeBySizes, [(256, 5), (1, 2, 3), (2, 4, 6, 10)], [(512, 5), (1, 4, 3), (3, 4, 9, 12)]),
     "reshape_as_flatten": (ReshapeAsFlatten, [(1, 3, 16), (1, 6, 8)], [(1, 3, 32), (1, 6, 16)]),
     "flatten_batch": (FlattenBatch, [(2, 3, 4, 5)], [(3, 3, 6, 7)]),
     "broadcast_lower_rank": (BroadcastLowerRank, [(2, 3, 4, 5), (4, 5), (5,)], [(3, 3, 6, 7), (6, 7), (7,)]),
+    "same_batch_reshapes": (SameBatchReshapes, [(2, 3, 4, 5), (2, 3, 20)], [(4, 3, 6, 7), (4, 3, 42)]),
+    "reshape_reusing_batch": (ReshapeReusingBatch, [(2, 4, 5, 7)], [(4, 4, 5, 7)]),
     "interpolate_to_other_size": (InterpolateToOtherSize, [(1, 3, 8, 9), (1, 3, 4, 5)], [(1, 3, 8, 9), (1, 3, 6, 7)]),
 }
 
@@ -57,14 +75,18 @@ def _inputs(shapes, seed):
     return [torch.rand(*s) for s in shapes]
 
 
-@pytest.fixture(scope="module", params=sorted(MODELS))
-def converted(request, tmp_path_factory):
-    cls, shapes, shapes2 = MODELS[request.param]
+def _convert(name, folder):
+    cls, shapes, shapes2 = MODELS[name]
     model = cls().eval()
-    base = tmp_path_factory.mktemp("dyn") / request.param
+    base = folder / name
     graph = capture(model, tuple(_inputs(shapes, 0)), inputs2=tuple(_inputs(shapes2, 0)))
     write_ncnn(graph, f"{base}.ncnn.param", f"{base}.ncnn.bin", f"{base}_ncnn.py", fp16=True)
-    return request.param, model, base, (shapes, shapes2)
+    return name, model, base, (shapes, shapes2)
+
+
+@pytest.fixture(scope="module", params=sorted(MODELS))
+def converted(request, tmp_path_factory):
+    return _convert(request.param, tmp_path_factory.mktemp("dyn"))
 
 
 @pytest.mark.parametrize("which", [0, 1])
@@ -81,3 +103,10 @@ def test_sizes_are_expressions(converted):
     name, _, base, _ = converted
     lines = [ln for ln in open(f"{base}.ncnn.param").read().splitlines() if ln.startswith(("Reshape", "Interp"))]
     assert lines and all(('6="' in ln) or ('9="' in ln) for ln in lines), lines
+
+
+def test_reshapes_keeping_the_batch_run_per_sample(tmp_path):
+    """Only reshape_as (whose dim 0 comes from the other input) moves the batch axis."""
+    _, _, base, _ = _convert("same_batch_reshapes", tmp_path)
+    lines = [ln for ln in open(f"{base}.ncnn.param").read().splitlines() if ln.startswith("Reshape")]
+    assert sum(" 12=" in ln for ln in lines) <= 2, lines

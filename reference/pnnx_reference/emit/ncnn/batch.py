@@ -32,9 +32,10 @@ from dataclasses import dataclass
 
 from ...errors import Unsupported
 from ...ir import Graph, Operand, Operator
-from .context import MAX_BLOB_RANK, NO_BATCH, Context, dims_params
+from .context import MAX_BLOB_RANK, NO_BATCH, RESHAPES, Context, dims_params
 
 from .registry import ANY, FIRST, LEADING, PERMUTE, RESHAPE, SEQUENCE
+from .shape_expr import keeps_leading_dim, own_shape_expression
 
 
 @dataclass
@@ -229,7 +230,7 @@ def _reshape(ctx: Context, op: Operator, preferred: dict[str, int | None]) -> Pl
         result.inputs[i] = current_axis(ctx, op.inputs[i])
     if not _static(x.shape) or not _static(out.shape):
         result.inputs[0] = b if b == 0 else None
-        result.outputs[0] = 0 if b == 0 and out.shape and out.shape[0] == x.shape[0] else None
+        result.outputs[0] = 0 if b == 0 and op.type in RESHAPES and keeps_leading_dim(op) else None
         return result
     if out.name in preferred and _fits(out.shape, preferred[out.name]):
         result.outputs[0] = preferred[out.name]
@@ -364,6 +365,8 @@ def _back(op: Operator, policy, out: Operand, axis: int) -> list[tuple[Operand, 
     if policy == RESHAPE and _static(op.inputs[0].shape) and _static(out.shape):
         kept = keeps_samples(list(out.shape), axis, list(op.inputs[0].shape))
         return [(op.inputs[0], kept)] if kept is not None else []
+    if policy == RESHAPE and axis == 0 and op.type in RESHAPES and keeps_leading_dim(op):
+        return [(op.inputs[0], 0)]
     return []
 
 
@@ -401,16 +404,18 @@ def _without(shape: list[int], axis: int | None) -> list[int]:
 def batch_reshape_params(shape: list[int], src: int | None, dst: int | None) -> dict:
     """Reshape params for a batch-aware reshape to the full (logical, batch included) torch
     `shape`: 12/13 = the batch axis of the input / output (233: none)."""
-    if not _static(shape):
-        raise Unsupported(f"moving the batch axis of a dynamic shape {tuple(shape)} is not lowered")
     if dst is not None and len(shape) == 1:  # ncnn has no 0-d sample: each one holds (1,)
         shape = [shape[0], 1]
     physical_rank = len(shape) - (dst is not None)
     if physical_rank > MAX_BLOB_RANK or len(shape) - (src is not None) > MAX_BLOB_RANK:
         raise Unsupported(f"a {tuple(shape)} tensor without a batch axis is a rank-{len(shape)} blob "
                           f"(ncnn blobs have at most {MAX_BLOB_RANK} dims)")
-    params: dict = dims_params(shape) if len(shape) <= MAX_BLOB_RANK else \
-        {6: ",".join(str(d) for d in reversed(shape))}  # a 5-d shape as a list expression, w first
+    if not _static(shape):  # the sizes that follow the input read from the blob itself
+        params: dict = {6: own_shape_expression(shape, src)}
+    elif len(shape) <= MAX_BLOB_RANK:
+        params = dims_params(shape)
+    else:
+        params = {6: ",".join(str(d) for d in reversed(shape))}  # a 5-d shape as a list expression, w first
     params[12] = NO_BATCH if src is None else src
     params[13] = NO_BATCH if dst is None else dst
     return params

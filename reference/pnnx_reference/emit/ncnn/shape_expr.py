@@ -47,18 +47,30 @@ class ShapeRefs:
         k = self.blobs.index(blob)
         if k > 9:
             raise Unsupported("a shape expression reads the sizes of more than 10 blobs (ncnn's limit)")
-        b = self.ctx.batch_axis(x)
-        if d == b:
-            return f"{k}n"
-        physical = [i for i in range(len(shape)) if i != b]
-        if len(physical) > MAX_BLOB_RANK:
-            raise Unsupported(f"operand {x.name} is a rank-{len(physical)} blob")
-        return f"{k}{_LETTERS[len(physical)][len(physical) - 1 - physical.index(d)]}"
+        return dim_token(k, len(shape), self.ctx.batch_axis(x), d)
+
+
+def dim_token(k: int, rank: int, axis: int | None, d: int) -> str:
+    """ncnn's name of torch dim `d` of input blob `k`, a rank-`rank` tensor carried with batch
+    axis `axis`: `kn` for the batch, else its letter among the blob's dims."""
+    if d == axis:
+        return f"{k}n"
+    physical = [i for i in range(rank) if i != axis]
+    if len(physical) > MAX_BLOB_RANK:
+        raise Unsupported(f"a rank-{len(physical)} blob (ncnn blobs have at most {MAX_BLOB_RANK} dims)")
+    return f"{k}{_LETTERS[len(physical)][len(physical) - 1 - physical.index(d)]}"
 
 
 def padded_expression(rank: int, padded: int) -> str:
     """Blob 0 (of `rank` dims) with outer dims of 1 up to `padded` dims, as a Reshape list."""
-    return ",".join([f"0{letter}" for letter in _LETTERS[rank]] + ["1"] * (padded - rank))
+    return ",".join([dim_token(0, rank, None, d) for d in reversed(range(rank))] + ["1"] * (padded - rank))
+
+
+def own_shape_expression(shape: list[int], axis: int | None) -> str:
+    """The whole torch `shape` of blob 0, carried with batch axis `axis`, as a Reshape list: a
+    static size as itself, a dynamic one read from the blob."""
+    return ",".join(str(int(n)) if n >= 0 else dim_token(0, len(shape), axis, d)
+                    for d, n in reversed(list(enumerate(shape))))
 
 
 def size_of(operand_index: int, dim: int) -> ex.Node:
@@ -116,3 +128,63 @@ def shape_list_only(operand: Operand) -> bool:
     """Whether every consumer of `operand` reads it as its shape list (never as data)."""
     return bool(operand.consumers) and all(
         c.type in SHAPE_READERS and operand not in c.inputs[:1] for c in operand.consumers)
+
+
+def keeps_leading_dim(op) -> bool:
+    """Whether a reshape to a shape that follows the input keeps dim 0 of its input as dim 0."""
+    src = op.inputs[0]
+    try:
+        items, operands = reshape_target(op)
+    except Unsupported:
+        return False
+    first = items[0] if items else None
+    if isinstance(first, ex.Literal):
+        return bool(src.shape) and first.value == src.shape[0] >= 0
+    return (isinstance(first, ex.Call) and first.func == "size" and len(first.args) == 2
+            and isinstance(first.args[0], ex.Input) and operands[first.args[0].index] is src
+            and first.args[1].value == 0)
+
+
+def reshape_target(op) -> tuple[list, list]:
+    """The torch-ordered output shape as expression items, and the operands their `@i` name."""
+    src, out = op.inputs[0], op.outputs[0]
+    computed = shape_items(op.inputs[1]) if len(op.inputs) > 1 and op.type in SHAPE_READERS else None
+    if computed is not None:
+        return computed
+    if op.type in ("Tensor.view_as", "Tensor.reshape_as"):
+        other = _known_shape(op.inputs[1])
+        return [size_of(1, j) if d < 0 else ex.literal(int(d)) for j, d in enumerate(other)], [src, op.inputs[1]]
+    in_shape, out_shape = _known_shape(src), _known_shape(out)
+    if op.type in ("torch.flatten", "Tensor.flatten", "nn.Flatten", "torch.ravel"):
+        return _flattened(op, in_shape), [src]
+    unknown_in = [d for d, n in enumerate(in_shape) if n < 0]
+    unknown_out = [d for d, n in enumerate(out_shape) if n < 0]
+    if op.type in ("torch.squeeze", "Tensor.squeeze", "torch.unsqueeze", "Tensor.unsqueeze") \
+            and len(unknown_in) == len(unknown_out):  # only dims of 1 come and go
+        source = dict(zip(unknown_out, unknown_in))
+        return [size_of(0, source[j]) if n < 0 else ex.literal(int(n)) for j, n in enumerate(out_shape)], [src]
+    if len(unknown_out) <= 1:  # ncnn infers the one unknown dim
+        return [ex.literal(int(n)) for n in out_shape], [src]
+    raise Unsupported(f"{op.type} to {tuple(out_shape)}: the sizes of a shape that follows the input are not traced")
+
+
+def _known_shape(x: Operand) -> list[int]:
+    if x.shape is None:
+        raise Unsupported(f"shape of operand {x.name} is unknown")
+    return list(x.shape)
+
+
+def _flattened(op, in_shape: list[int]) -> list:
+    rank = len(in_shape)
+    default = (1, -1) if op.type == "nn.Flatten" else (0, -1)
+    start = 0 if op.type == "torch.ravel" else int(op.params.get("start_dim", default[0]))
+    end = -1 if op.type == "torch.ravel" else int(op.params.get("end_dim", default[1]))
+    start, end = start % max(rank, 1), end % max(rank, 1)
+
+    def dim(d: int):
+        return size_of(0, d) if in_shape[d] < 0 else ex.literal(int(in_shape[d]))
+
+    merged = dim(start)
+    for d in range(start + 1, end + 1):
+        merged = ex.Call("mul", (merged, dim(d)))
+    return [dim(d) for d in range(start)] + [merged] + [dim(d) for d in range(end + 1, rank)]

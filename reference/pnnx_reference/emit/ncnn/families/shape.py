@@ -3,12 +3,11 @@ nothing when the shape is unchanged; permute/transpose/t/movedim -> Permute, who
 is the permutation's index in lexicographic order."""
 from __future__ import annotations
 
-from .... import expression as ex
 from ....errors import Unsupported
 from ..batch import batch_reshape_params, keeps_samples, permutation_of
 from ..context import MAX_BLOB_RANK, NO_BATCH, RESHAPES, Context, dims_params, permutation_order_type
 from ..registry import LOWERINGS, MOVES_DATA, PERMUTE, RESHAPE
-from ..shape_expr import SHAPE_READERS, ShapeRefs, is_dynamic, render_list, shape_items, size_of
+from ..shape_expr import ShapeRefs, is_dynamic, keeps_leading_dim, render_list, reshape_target
 
 
 def _per_sample(ctx: Context, src, out) -> bool:
@@ -58,54 +57,18 @@ def _dynamic_reshape(ctx: Context, op) -> None:
     """A reshape to a shape that follows the input: one Reshape whose list expression ncnn
     evaluates at run time, batch-aware (12/13) when either side carries a batch axis."""
     src, out = op.inputs[0], op.outputs[0]
-    items, operands = _target(ctx, op)
+    items, operands = reshape_target(op)
     bi, bo = ctx.batch_axis(src), ctx.batch_axis(out)
     if len(items) - (bo is not None) > MAX_BLOB_RANK:
         raise Unsupported(f"reshape to a rank-{len(items)} blob (ncnn blobs have at most {MAX_BLOB_RANK} dims)")
     refs = ShapeRefs(ctx, [src])
-    params: dict = {6: render_list(items, operands, refs)}
-    if bi is not None or bo is not None:
-        params.update({12: NO_BATCH if bi is None else bi, 13: NO_BATCH if bo is None else bo})
+    if bi == 0 and bo == 0 and keeps_leading_dim(op):  # each sample on its own
+        params: dict = {6: render_list(items[1:], operands, refs)}
+    else:
+        params = {6: render_list(items, operands, refs)}
+        if bi is not None or bo is not None:
+            params.update({12: NO_BATCH if bi is None else bi, 13: NO_BATCH if bo is None else bo})
     ctx.emit("Reshape", "reshape", refs.blobs, [out.name], params)
-
-
-def _target(ctx: Context, op) -> tuple[list, list]:
-    """The torch-ordered output shape as expression items, and the operands their `@i` name."""
-    src, out = op.inputs[0], op.outputs[0]
-    computed = shape_items(op.inputs[1]) if len(op.inputs) > 1 and op.type in SHAPE_READERS else None
-    if computed is not None:
-        return computed
-    if op.type in ("Tensor.view_as", "Tensor.reshape_as"):
-        other = ctx.torch_shape(op.inputs[1])
-        return [size_of(1, j) if d < 0 else ex.literal(int(d)) for j, d in enumerate(other)], [src, op.inputs[1]]
-    in_shape, out_shape = ctx.torch_shape(src), ctx.torch_shape(out)
-    if op.type in ("torch.flatten", "Tensor.flatten", "nn.Flatten", "torch.ravel"):
-        return _flattened(op, in_shape), [src]
-    unknown_in = [d for d, n in enumerate(in_shape) if n < 0]
-    unknown_out = [d for d, n in enumerate(out_shape) if n < 0]
-    if op.type in ("torch.squeeze", "Tensor.squeeze", "torch.unsqueeze", "Tensor.unsqueeze") \
-            and len(unknown_in) == len(unknown_out):  # only dims of 1 come and go
-        source = dict(zip(unknown_out, unknown_in))
-        return [size_of(0, source[j]) if n < 0 else ex.literal(int(n)) for j, n in enumerate(out_shape)], [src]
-    if len(unknown_out) <= 1:  # ncnn infers the one unknown dim
-        return [ex.literal(int(n)) for n in out_shape], [src]
-    raise Unsupported(f"{op.type} to {tuple(out_shape)}: the sizes of a shape that follows the input are not traced")
-
-
-def _flattened(op, in_shape: list[int]) -> list:
-    rank = len(in_shape)
-    default = (1, -1) if op.type == "nn.Flatten" else (0, -1)
-    start = 0 if op.type == "torch.ravel" else int(op.params.get("start_dim", default[0]))
-    end = -1 if op.type == "torch.ravel" else int(op.params.get("end_dim", default[1]))
-    start, end = start % max(rank, 1), end % max(rank, 1)
-
-    def dim(d: int):
-        return size_of(0, d) if in_shape[d] < 0 else ex.literal(int(in_shape[d]))
-
-    merged = dim(start)
-    for d in range(start + 1, end + 1):
-        merged = ex.Call("mul", (merged, dim(d)))
-    return [dim(d) for d in range(start)] + [merged] + [dim(d) for d in range(end + 1, rank)]
 
 
 @LOWERINGS.register("Tensor.permute", "torch.permute", "torch.transpose", "Tensor.transpose", "torch.swapaxes",
