@@ -339,6 +339,21 @@ def check_parity(ex: Executor, case, unit: Unit, res: Result) -> None:
         keep_actual(case_workdir(ex.workroot, case, unit.converter, subject.rounding), backend.name or unit.backend,
                     unit.precision, outputs)
         raise NumericFailed(verdict.message, f"tolerance: {tol.reason}")
+    _parity_at_second_shape(ex, case, unit, backend, subject, tol)
+
+
+def _parity_at_second_shape(ex: Executor, case, unit: Unit, backend, subject, tol) -> None:
+    """A case with a second shape (inputshape2) was converted at both: the same artefacts must
+    match the oracle at the second shape too (a size frozen at the first one fails here)."""
+    if subject.inputs2 is None or not backend.consumes:
+        return
+    arts = _artefacts_or_outcome(ex, case, unit, subject.rounding)
+    outputs = _run_backend(backend, arts, unit.precision, [x.numpy().copy() for x in subject.inputs2])
+    verdict = compare(outputs, subject.expected2, tol, None,
+                      loose_rank=backend.consumes[0].startswith("ncnn"))
+    if not verdict.ok:
+        shapes = ",".join(str(list(x.shape)) for x in subject.inputs2)
+        raise NumericFailed(f"at inputshape2={shapes}: {verdict.message}", f"tolerance: {tol.reason}")
 
 
 def _within_network_rounding(ex: Executor, case, unit: Unit, subject, outputs, tol) -> bool:

@@ -100,6 +100,12 @@ class Subject:
         self.inputs = round_inputs(case.make_inputs(0), rounding)
         with torch.no_grad():
             self.expected = to_numpy(self.model(*[x.clone() for x in self.inputs]))
+        # the case's second shape (inputshape2), where it has one: parity is checked there too
+        second = getattr(case, "make_inputs2", lambda _seed: None)(0)
+        self.inputs2 = round_inputs(second, rounding) if second else None
+        if self.inputs2 is not None:
+            with torch.no_grad():
+                self.expected2 = to_numpy(self.model(*[x.clone() for x in self.inputs2]))
 
     @property
     def numpy_inputs(self) -> list[np.ndarray]:

@@ -65,6 +65,8 @@ class Case:
     tags: frozenset[str] = frozenset()
     reasons: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
     tolerance: ToleranceHint | None = None
+    # a second shape of every input (`inputshape2`): converted at both, checked at both
+    inputs2: tuple[InputSpec, ...] = ()
 
     @property
     def table(self) -> str:
@@ -104,22 +106,11 @@ class Case:
         return model
 
     def make_inputs(self, seed: int = 0) -> list:
-        import torch
+        return _make_tensors(self.inputs, seed)
 
-        from .dtypes import torch_dtype
-
-        torch.manual_seed(seed)
-        tensors = []
-        for spec in self.inputs:
-            dt = torch_dtype(spec.dtype)
-            if spec.dtype == "bool":
-                t = torch.randint(0, 2, spec.shape).bool()
-            elif dt.is_floating_point or dt.is_complex:
-                t = (torch.rand(spec.shape, dtype=torch.float) * (spec.high - spec.low) + spec.low).to(dt)
-            else:
-                t = torch.randint(int(spec.low), int(spec.high), spec.shape, dtype=dt)
-            tensors.append(t)
-        return tensors
+    def make_inputs2(self, seed: int = 0) -> list | None:
+        """The inputs at the second shape, drawn as `make_inputs` draws them; None without one."""
+        return _make_tensors(self.inputs2, seed) if self.inputs2 else None
 
     def run_eager(self, seed: int = 0):
         """The oracle: outputs of the torch eager model, always as a tuple of tensors."""
@@ -129,3 +120,22 @@ class Case:
         with torch.no_grad():
             out = model(*self.make_inputs(seed))
         return tuple(out) if isinstance(out, (tuple, list)) else (out,)
+
+
+def _make_tensors(specs, seed: int) -> list:
+    import torch
+
+    from .dtypes import torch_dtype
+
+    torch.manual_seed(seed)
+    tensors = []
+    for spec in specs:
+        dt = torch_dtype(spec.dtype)
+        if spec.dtype == "bool":
+            t = torch.randint(0, 2, spec.shape).bool()
+        elif dt.is_floating_point or dt.is_complex:
+            t = (torch.rand(spec.shape, dtype=torch.float) * (spec.high - spec.low) + spec.low).to(dt)
+        else:
+            t = torch.randint(int(spec.low), int(spec.high), spec.shape, dtype=dt)
+        tensors.append(t)
+    return tensors

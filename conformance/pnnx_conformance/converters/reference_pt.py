@@ -12,7 +12,7 @@ from ..artefacts import Artefacts
 from ..errors import ConvertFailed, NotSupported
 from .base import Converter
 from .forkserver import ForkServer
-from .upstream import FILES, TIMEOUT_S, inputshape_arg, trace_to_pt
+from .upstream import FILES, TIMEOUT_S, shape_args, trace_to_pt
 
 ENTRY = "pnnx_reference.cli:main"
 # imported once by the server; torchvision is not: a .pt naming its ops must load it itself
@@ -32,7 +32,7 @@ class ReferencePtConverter(Converter):
         return "pnnxref case.pt (torch.jit.trace, then the command line in the route's conversion server)"
 
     def argv(self, case, fp16: bool) -> list[str]:
-        return ["case.pt", inputshape_arg(case), f"fp16={int(fp16)}"]
+        return ["case.pt", *shape_args(case), f"fp16={int(fp16)}"]
 
     def convert(self, case, workdir: Path, model=None, inputs=None, *, fp16: bool = False) -> Artefacts:
         if "no-trace" in case.tags:

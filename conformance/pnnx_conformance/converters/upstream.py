@@ -55,8 +55,17 @@ def trace_to_pt(case, workdir: Path, model=None, inputs=None) -> Path:
 
 
 def inputshape_arg(case) -> str:
-    shapes = ",".join(f"[{','.join(str(d) for d in spec.shape)}]{spec.dtype}" for spec in case.inputs)
-    return f"inputshape={shapes}"
+    return f"inputshape={_shapes(case.inputs)}"
+
+
+def shape_args(case) -> list[str]:
+    """`inputshape=...`, and `inputshape2=...` for a case with a second shape."""
+    second = getattr(case, "inputs2", ())
+    return [inputshape_arg(case)] + ([f"inputshape2={_shapes(second)}"] if second else [])
+
+
+def _shapes(specs) -> str:
+    return ",".join(f"[{','.join(str(d) for d in spec.shape)}]{spec.dtype}" for spec in specs)
 
 
 class UpstreamConverter(Converter):
@@ -105,7 +114,7 @@ class UpstreamConverter(Converter):
         return self._run_file(exe, case, workdir, fp16, "case.pt")
 
     def _run_file(self, exe: str, case, workdir: Path, fp16: bool, source: str) -> subprocess.CompletedProcess:
-        return self.command(exe, [source, inputshape_arg(case), f"fp16={int(fp16)}"], workdir, TIMEOUT_S)
+        return self.command(exe, [source, *shape_args(case), f"fp16={int(fp16)}"], workdir, TIMEOUT_S)
 
     def command(self, exe: str, argv: list[str], workdir: Path, timeout_s: float) -> subprocess.CompletedProcess:
         """`exe ARGV` in `workdir`, output and error together: a fork of the worker's started

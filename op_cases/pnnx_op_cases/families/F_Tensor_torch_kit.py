@@ -57,7 +57,7 @@ def smoke(cases: Iterable[Case], count: int = 1) -> list[Case]:
     for k, c in enumerate(cases):
         if k < count:
             c = Case(id=c.id, op=c.op, source=c.source, inputs=c.inputs, tags=c.tags | {TIER_SMOKE},
-                     reasons=c.reasons, tolerance=c.tolerance)
+                     reasons=c.reasons, tolerance=c.tolerance, inputs2=c.inputs2)
         out.append(c)
     return out
 
