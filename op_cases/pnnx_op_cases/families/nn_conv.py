@@ -88,6 +88,8 @@ def _deconv_variants(nd):
         k = (3,) + (1,) * (nd - 1)
         s = (2,) + (1,) * (nd - 1)
         yield "k31_s21", f"{k}, stride={s}", {}, {}
+        # the width's output_padding alone (ncnn reads an absent height/depth one as the width's)
+        yield "k3_s2_op_w", f"3, stride=2, output_padding={(0,) * (nd - 1) + (1,)}", {}, {}
 
 
 def _deconv_cases(op, nd, lazy=False):

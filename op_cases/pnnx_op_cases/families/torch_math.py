@@ -69,7 +69,10 @@ family("torch.sub")(lambda: _binary("torch.sub", "torch.sub({a}, {b})", ints=Tru
     ("rsub_scalar", "torch.sub(1.0, x0)", [f(2, 5)])]))
 family("torch.mul")(lambda: _binary("torch.mul", "torch.mul({a}, {b})", ints=True, extra=[
     ("bool", "torch.mul(x0, x1)", [b(3, 4), b(3, 4)]),
-    ("int_by_float", "torch.mul(x0, x1)", [i(3, 4), f(3, 4)])]))
+    ("int_by_float", "torch.mul(x0, x1)", [i(3, 4), f(3, 4)]),
+    # a (c) vector as (c,1,1) against an unbatched (c,h,w): one BinaryOp on the vector in ncnn
+    ("chan_vector_unbatched", "torch.mul(x0, x1.reshape(4, 1, 1))", [f(4, 5, 7), f(4)]),
+    ("chan_vector_square", "torch.mul(x1.reshape(4, 1, 1), x0)", [f(4, 5, 4), f(4)])]))
 family("torch.div")(lambda: _binary("torch.div", "torch.div({a}, {b})", 0.5, 2.0, ints=True, extra=[
     ("floor", "torch.div(x0, x1, rounding_mode='floor')", [f(3, 4, low=-4, high=4), f(3, 4, low=0.5, high=2)]),
     ("trunc", "torch.div(x0, x1, rounding_mode='trunc')", [f(3, 4, low=-4, high=4), f(4, low=0.5, high=2)]),
