@@ -47,3 +47,16 @@ def test_pads_by_zero_go_real_pads_stay():
     assert types(graph) == ["pnnx.Input", "F.pad", "pnnx.Output", "pnnx.Output"]
     assert graph.ops[1].params["pad"] == [1, 0]
     check_links(graph)
+
+
+def test_a_slice_written_with_the_singular_dim_stays():
+    """`dim=2 start=2` (upstream's form, and ours for a bound computed from sizes) slices:
+    only an empty `dims` list is a no-op (it dropped `x[..., 2:]` of a dynamic dim)."""
+    from pnnx_reference.formats import pnnx_param
+
+    graph = pnnx_param.loads("7767517\n3 2\n"
+                             "pnnx.Input in0 0 1 0 #0=(1,?,?)f32\n"
+                             "Tensor.slice s 1 1 0 1 dim=2 start=2 end=2147483647 step=1 #0=(1,?,?)f32 #1=(1,?,?)f32\n"
+                             "pnnx.Output out0 1 0 1\n")
+    assert eliminate_noop.run(graph) is False
+    assert types(graph) == ["pnnx.Input", "Tensor.slice", "pnnx.Output"]

@@ -43,6 +43,11 @@ class BroadcastLowerRank(nn.Module):
         return x + y, y * z, x - z
 
 
+class SliceBySizes(nn.Module):
+    def forward(self, x, y):
+        return x[:, :y.size(1)] * 2, x[:, 1:x.size(2) - 1, 2:] + 1, x[..., -3:] - 1
+
+
 class SameBatchReshapes(nn.Module):
     """Reshapes that keep dim 0 (the batch the pools want) run per sample."""
 
@@ -66,6 +71,7 @@ MODELS = {
     "broadcast_lower_rank": (BroadcastLowerRank, [(2, 3, 4, 5), (4, 5), (5,)], [(3, 3, 6, 7), (6, 7), (7,)]),
     "same_batch_reshapes": (SameBatchReshapes, [(2, 3, 4, 5), (2, 3, 20)], [(4, 3, 6, 7), (4, 3, 42)]),
     "reshape_reusing_batch": (ReshapeReusingBatch, [(2, 4, 5, 7)], [(4, 4, 5, 7)]),
+    "slice_by_sizes": (SliceBySizes, [(1, 6, 10), (1, 3, 7)], [(1, 8, 14), (1, 5, 7)]),
     "interpolate_to_other_size": (InterpolateToOtherSize, [(1, 3, 8, 9), (1, 3, 4, 5)], [(1, 3, 8, 9), (1, 3, 6, 7)]),
 }
 
@@ -101,8 +107,9 @@ def test_both_shapes_match_torch(converted, which, mode):
 def test_sizes_are_expressions(converted):
     """No size of a dynamic dim is frozen: each Reshape/Interp reading one is an expression."""
     name, _, base, _ = converted
-    lines = [ln for ln in open(f"{base}.ncnn.param").read().splitlines() if ln.startswith(("Reshape", "Interp"))]
-    assert lines and all(('6="' in ln) or ('9="' in ln) for ln in lines), lines
+    lines = [ln for ln in open(f"{base}.ncnn.param").read().splitlines()
+             if ln.startswith(("Reshape", "Interp", "Crop"))]
+    assert lines and all(any(k in ln for k in ('6="', '9="', '19="')) for ln in lines), lines
 
 
 def test_reshapes_keeping_the_batch_run_per_sample(tmp_path):

@@ -71,3 +71,12 @@ def _add():
         ("dyn_lower_ranks", "(torch.add(x0, x1), torch.add(x1, x2), torch.add(x0, x2))",
          [f(2, 3, 4, 5), f(4, 5), f(5)], [f(3, 3, 6, 7), f(6, 7), f(7)]),
     ])
+
+
+@family("Tensor.slice")
+def _slice():
+    return _rows("Tensor.slice", [
+        ("dyn_end_of_other", "x0[:, :x1.size(1)] * 2", [f(1, 6, 10), f(1, 3, 7)], [f(1, 8, 14), f(1, 5, 7)]),
+        ("dyn_bounds_by_sizes", "x0[:, 1:x0.size(2) - 1, 2:] + 1", [f(1, 6, 10)], [f(1, 8, 14)]),
+        ("dyn_negative_start", "x0[..., -3:] - 1", [f(2, 6, 10)], [f(3, 8, 14)]),
+    ])

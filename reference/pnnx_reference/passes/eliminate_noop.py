@@ -35,7 +35,8 @@ def _noop(op: Operator) -> bool:
         pad = op.params.get("pad")
         return isinstance(pad, list) and not any(pad) and len(op.inputs) == 1 and _same_shape(op)
     if op.type == "Tensor.slice":
-        return not op.params.get("dims") and len(op.inputs) == 1
+        # an empty dims list only: a slice written with the singular dim/start/end slices too
+        return "dims" in op.params and not op.params["dims"] and len(op.inputs) == 1
     return _identity_permute(op)
 
 

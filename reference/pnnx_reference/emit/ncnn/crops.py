@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ...errors import Unsupported
 from .context import Context, dims_params
+from .shape_expr import ShapeRefs, render, scalar_item
 
 INT_MAX = 2147483647  # pnnx's "to the end" slice bound
 MAX_STRIDED = 64  # a strided slice becomes one Crop per kept index, then a Concat
@@ -110,3 +111,40 @@ def select_indices(ctx: Context, blob: str, axis: int, indices, out_name: str) -
     for (start, end), part in zip(runs, parts):
         ctx.emit("Crop", "index", [blob], [part], {9: [start], 10: [end], 11: [axis]})
     ctx.emit("Concat", "index", parts, [out_name], {0: axis})
+
+
+def sized_crop(ctx: Context, op) -> None:
+    """A slice of dims whose sizes follow the input, or with bounds computed from sizes: one Crop
+    whose starts/ends/axes (19/20/21) ncnn evaluates at run time (Python's clamping is ncnn's:
+    a negative bound counts from the size, an end past it stops there)."""
+    src = op.inputs[0]
+    if "dims" in op.params:
+        steps, selects = op.params.get("steps") or [], op.params.get("selects") or []
+        if any(s != 1 for s in steps) or any(s != INT_MAX for s in selects):
+            raise Unsupported("a strided or selecting slice of dims that follow the input is not lowered")
+        bounds = list(zip(op.params["dims"], op.params["starts"], op.params["ends"]))
+    else:
+        if op.params.get("step", 1) != 1:
+            raise Unsupported("a strided slice with bounds that follow the input is not lowered")
+        bounds = [(op.params.get("dim", 0), op.input("start") or op.params.get("start", 0),
+                   op.input("end") or op.params.get("end", INT_MAX))]
+    refs = ShapeRefs(ctx, [src])
+    starts, ends, axes = [], [], []
+    for dim, start, end in bounds:
+        size = refs.size(src, int(dim))
+        starts.append(_bound(start, size, refs, "0"))
+        ends.append(_bound(end, size, refs, size))
+        axes.append(str(ctx.axis(src, int(dim))))
+    ctx.emit("Crop", "slice", refs.blobs, [op.outputs[0].name],
+             {19: ",".join(starts), 20: ",".join(ends), 21: ",".join(axes)})
+
+
+def _bound(value, size: str, refs: ShapeRefs, default: str) -> str:
+    """A slice bound as an ncnn expression: an int (negative: from the end), or the expression
+    of sizes computing it (Python's negative values count from the end there too)."""
+    if value is None or (isinstance(value, int) and value >= INT_MAX):
+        return default
+    if isinstance(value, int):
+        return str(value) if value >= 0 else f"+({size},{value})"
+    tree, operands = scalar_item(value)
+    return render(tree, operands, refs)

@@ -124,10 +124,25 @@ SHAPE_READERS = frozenset({"Tensor.view", "Tensor.reshape", "torch.reshape", "F.
                            "nn.Upsample"})
 
 
-def shape_list_only(operand: Operand) -> bool:
-    """Whether every consumer of `operand` reads it as its shape list (never as data)."""
-    return bool(operand.consumers) and all(
-        c.type in SHAPE_READERS and operand not in c.inputs[:1] for c in operand.consumers)
+def shape_only(operand: Operand) -> bool:
+    """Whether every consumer of `operand` reads it as a shape list or a slice bound (never as
+    data): its consumers write it as an ncnn expression, so it needs no layer of its own."""
+    return bool(operand.consumers) and all(_reads_as_shape(c, operand) for c in operand.consumers)
+
+
+def _reads_as_shape(op, operand: Operand) -> bool:
+    if op.type == "Tensor.slice":
+        return operand in (op.input("start"), op.input("end"))
+    return op.type in SHAPE_READERS and operand not in op.inputs[:1]
+
+
+def scalar_item(operand: Operand) -> tuple[ex.Node, list[Operand]]:
+    """The expression a pnnx.Expression computes for the int `operand` and the operands its
+    `@i` stand for."""
+    producer = operand.producer
+    if producer is None or producer.type != "pnnx.Expression":
+        raise Unsupported(f"a slice bound {operand.name} that is no expression of sizes")
+    return ex.parse(producer.params.get("expr", "")), list(producer.inputs)
 
 
 def keeps_leading_dim(op) -> bool:

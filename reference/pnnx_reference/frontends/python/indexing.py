@@ -160,3 +160,25 @@ def index_expr(items: list, first_input: int, device=None) -> tuple[str, list[to
         parts.append(f"@{first_input + len(tensors)}")
         tensors.append(item)
     return "[" + ",".join(parts) + "]", tensors
+
+
+def sized_bounds(index) -> bool:
+    """Whether a slice bound of `index` is a size traced from a tensor's shape (a SymInt)."""
+    from .shapes import SymInt
+
+    items = index if isinstance(index, tuple) else (index,)
+    return not is_advanced(index) and any(
+        isinstance(b, SymInt) for i in items if isinstance(i, slice) for b in (i.start, i.stop))
+
+
+def per_dim(tensor: torch.Tensor, index) -> list[tuple[int, object]]:
+    """(dim >= 0, slice or int) for each dim `index` does not keep whole, last dim first."""
+    items = list(index) if isinstance(index, tuple) else [index]
+    rank = tensor.dim()
+    found = [(d % rank, item) for d, item in _dims(items) if item is not Ellipsis and item != slice(None)]
+    return sorted(found, key=lambda pair: -pair[0])
+
+
+def at_dim(dim: int, item) -> tuple:
+    """An index applying `item` at `dim` only."""
+    return (slice(None),) * dim + (item,)

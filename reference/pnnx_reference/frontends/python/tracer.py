@@ -439,6 +439,10 @@ class Tracer(TorchFunctionMode):
         if op_type == "Tensor.__getitem__" and indexing.is_advanced(args[1]):
             self._advanced_getitem(args[0], args[1], result)
             return
+        if op_type == "Tensor.__getitem__" and indexing.sized_bounds(args[1]):
+            self._check_slice_bounds(args[1])
+            self._sized_slices(args[0], args[1], result)
+            return
         if op_type == "Tensor.__getitem__":
             self._check_slice_bounds(args[1])
             op_type, params = indexing.slice_params(args[0], args[1])
@@ -465,6 +469,30 @@ class Tracer(TorchFunctionMode):
             value = step(value, argument, result if i == len(steps) - 1 else None)
         if not steps:  # `x[...]`: the tensor itself
             self._tensors[id(result)] = (result, self.operand_of(tensor))
+
+    def _sized_slices(self, tensor, index, result) -> None:
+        """`x[:, 1:y.size(1) - 1, 2:]`: one Tensor.slice per sliced dim, last dim first (so the
+        dims before it keep their numbers); a bound computed from sizes is a `$start`/`$end`
+        input (a pnnx.Expression of the sizes), so the slice follows the input's shape."""
+        steps = indexing.per_dim(tensor, index)
+        value = tensor
+        for k, (dim, item) in enumerate(steps):
+            with self._quiet():
+                out = value[indexing.at_dim(dim, item)] if k < len(steps) - 1 else result
+            inputs, names = [self.operand_of(value)], ["input"]
+            if isinstance(item, slice) and any(isinstance(b, SymInt) for b in (item.start, item.stop)):
+                params = {"dim": dim, "step": 1 if item.step is None else int(item.step)}
+                for key, bound, default in (("start", item.start, 0), ("end", item.stop, indexing.INT_MAX)):
+                    if isinstance(bound, SymInt):
+                        inputs.append(self._shape_expression(bound))
+                        names.append(key)
+                    else:
+                        params[key] = default if bound is None else int(bound)
+                self._emit("Tensor.slice", self._op_name("Tensor.slice"), inputs, names, params, [out])
+            else:
+                op_type, params = indexing.slice_params(value, indexing.at_dim(dim, item))
+                self._emit(op_type, self._op_name(op_type), inputs, names, params, [out])
+            value = out
 
     def _basic(self, tensor, index, result):
         with self._quiet():

@@ -21,7 +21,7 @@ from ....errors import Unsupported
 from ..arithmetic import lower_tree
 from ..context import Context, param
 from ..registry import ANY, LOWERINGS
-from ..shape_expr import shape_list_only
+from ..shape_expr import shape_only
 
 BOOL, INT, FLOAT = 0, 1, 2  # torch's promotion order
 # a function of bools only -> the function computing it on 0/1 values (xor: |a - b|)
@@ -43,7 +43,7 @@ def _kind(dtype: str | None) -> int:
 @LOWERINGS.register("pnnx.Expression", bool_operands=True, int_operands=True, batch=ANY)
 def expression(ctx: Context, op) -> None:
     tree = ex.parse(param(op, "expr"))
-    if isinstance(tree, ex.ListExpr) and shape_list_only(op.outputs[0]):
+    if shape_only(op.outputs[0]):
         return  # a shape its consumers write as an ncnn shape expression (shape_expr.py)
     if any(_kind(x.dtype) != FLOAT for x in op.inputs):
         tree, _ = _typed(tree, [_kind(x.dtype) for x in op.inputs])

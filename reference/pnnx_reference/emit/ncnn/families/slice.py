@@ -8,8 +8,9 @@ import math
 
 from ....errors import Unsupported
 from ..context import Context, dims_params, param, required_inputs, single_dim
-from ..crops import INT_MAX, crop
+from ..crops import INT_MAX, crop, sized_crop
 from ..registry import LEADING, LOWERINGS, MOVES_DATA
+from ..shape_expr import is_dynamic
 
 INT_MAX = 2147483647
 
@@ -61,6 +62,9 @@ def _slice_specs(op) -> tuple[list[tuple[int, int, int, int]], bool]:
 
 @LOWERINGS.register("Tensor.slice", "torch.slice_copy", batch=LEADING, **MOVES_DATA)
 def slice_(ctx: Context, op) -> None:
+    if op.input("start") is not None or op.input("end") is not None or is_dynamic(op.inputs[0].shape):
+        sized_crop(ctx, op)
+        return
     specs, selected = _slice_specs(op)
     if not selected:
         crop(ctx, op, specs, op.outputs[0].name)
