@@ -62,7 +62,7 @@ def _slice_specs(op) -> tuple[list[tuple[int, int, int, int]], bool]:
 
 @LOWERINGS.register("Tensor.slice", "torch.slice_copy", batch=LEADING, **MOVES_DATA)
 def slice_(ctx: Context, op) -> None:
-    if op.input("start") is not None or op.input("end") is not None or is_dynamic(op.inputs[0].shape):
+    if op.input("start") is not None or op.input("end") is not None or _slices_dynamic_dim(op):
         sized_crop(ctx, op)
         return
     specs, selected = _slice_specs(op)
@@ -70,6 +70,13 @@ def slice_(ctx: Context, op) -> None:
         crop(ctx, op, specs, op.outputs[0].name)
         return
     _crop_then_reshape(ctx, op, specs)
+
+
+def _slices_dynamic_dim(op) -> bool:
+    """Whether a dim the slice cuts has a size that follows the input."""
+    shape = op.inputs[0].shape
+    dims = op.params.get("dims", [op.params.get("dim", 0)])
+    return is_dynamic(shape) and all(isinstance(d, int) for d in dims) and any(shape[d] < 0 for d in dims)
 
 
 def _crop_then_reshape(ctx: Context, op, specs) -> None:
