@@ -430,23 +430,49 @@ def _with_second_shape(loaded, run):
     try:
         return run(loaded.inputs2), ""
     except ConversionError:
-        why = _second_shape_fails(loaded) if loaded.second_chosen else None
+        why = _second_shape_fails(loaded, loaded.inputs2) if loaded.second_chosen else None
         if why is None:
             raise
     shapes = ", ".join(str(list(t.shape)) for t in loaded.inputs)
+    some = _dims_that_follow(loaded)
+    if some is not None:
+        kept = ", ".join(str(list(t.shape)) for t in some)
+        return run(some), (f"{loaded.what}: only the symbolic dims that convert doubled on their own follow the "
+                           f"input (second shape {kept}; the model does not convert with every one doubled: "
+                           f"{why}); give inputshape2 to choose another")
     return run(None), (f"{loaded.what}: the symbolic dims stay fixed at {shapes} (the model does not "
                        f"convert at the doubled shape: {why}); give inputshape2 to choose another")
 
 
-def _second_shape_fails(loaded) -> str | None:
-    """Why the rebuilt model does not run or trace alike at its second inputs, or None when it
-    does (or does not even trace at its first: then the second shape is not the reason)."""
+def _dims_that_follow(loaded) -> tuple | None:
+    """The second inputs with only the symbolic dims doubled whose doubling alone (and then all
+    of them together) runs and traces alike, e.g. a sequence length but not the channels a
+    convolution's weight fixes; None when no such dim is left."""
+    first, second = loaded.inputs, loaded.inputs2
+    doubled = [(i, d) for i, (a, b) in enumerate(zip(first, second)) for d in range(a.dim()) if a.shape[d] != b.shape[d]]
+    keep = [(i, d) for i, d in doubled if _second_shape_fails(loaded, _doubling(first, second, {(i, d)})) is None]
+    if not keep or len(keep) == len(doubled):
+        return None
+    some = _doubling(first, second, set(keep))
+    return some if _second_shape_fails(loaded, some) is None else None
+
+
+def _doubling(first, second, dims: set) -> tuple:
+    """The first inputs with dims (input, dim) in `dims` at their second size (cut from the
+    second inputs, so the values stay in their ranges)."""
+    return tuple(b[tuple(slice(0, b.shape[d] if (i, d) in dims else a.shape[d]) for d in range(a.dim()))].clone()
+                 for i, (a, b) in enumerate(zip(first, second)))
+
+
+def _second_shape_fails(loaded, inputs2) -> str | None:
+    """Why the rebuilt model does not run or trace alike at `inputs2`, or None when it does
+    (or does not even trace at its first inputs: then the second shape is not the reason)."""
     try:
         first = trace(loaded.module, loaded.inputs)
     except Exception:  # noqa: BLE001 - the caller re-raises its own error
         return None
     try:
-        merge_shapes(first, trace(loaded.module, loaded.inputs2))
+        merge_shapes(first, trace(loaded.module, inputs2))
     except Exception as err:  # noqa: BLE001 - any failure at the second shape is the reason
         return (str(err).strip().splitlines() or [type(err).__name__])[0][:200]
     return None
