@@ -130,3 +130,25 @@ def test_reshapes_keeping_the_batch_run_per_sample(tmp_path):
     _, _, base, _ = _convert("same_batch_reshapes", tmp_path)
     lines = [ln for ln in open(f"{base}.ncnn.param").read().splitlines() if ln.startswith("Reshape")]
     assert sum(" 12=" in ln for ln in lines) <= 2, lines
+
+
+class ExportedDims(nn.Module):
+    def forward(self, x, y):
+        a = x.reshape(x.size(0), -1, x.size(3) * 3, x.size(2) // 3)
+        b = F.interpolate(y, size=(x.size(2) * 2, x.size(3)), mode="nearest")
+        return F.relu(a), b, y[:, :, 1:y.size(2) - 1] * 2
+
+
+def test_exported_program_dims_follow_the_input(tmp_path):
+    """torch.export's Dim dims come out as the same ncnn expressions (the .pt2 door)."""
+    from torch.export import Dim, export
+
+    n, h, w, yh = Dim("n", min=1, max=8), Dim("h", min=2, max=64), Dim("w", min=2, max=64), Dim("yh", min=4, max=64)
+    model = ExportedDims().eval()
+    program = export(model, tuple(_inputs([(2, 4, 6, 10), (1, 3, 5, 7)], 0)),
+                     dynamic_shapes=({0: n, 2: 3 * h, 3: w}, {2: yh}))
+    base = tmp_path / "m"
+    write_ncnn(capture(program), f"{base}.ncnn.param", f"{base}.ncnn.bin", f"{base}_ncnn.py", fp16=False)
+    for shapes in ([(2, 4, 6, 10), (1, 3, 5, 7)], [(3, 4, 9, 12), (1, 3, 8, 7)]):
+        inputs = _inputs(shapes, 1)
+        assert_close(run_ncnn(base, inputs, "fp32"), torch_outputs(model, inputs), FP32, str(shapes))
