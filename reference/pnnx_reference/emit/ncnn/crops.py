@@ -140,11 +140,12 @@ def sized_crop(ctx: Context, op) -> None:
 
 
 def _bound(value, size: str, refs: ShapeRefs, default: str) -> str:
-    """A slice bound as an ncnn expression: an int (negative: from the end), or the expression
-    of sizes computing it (Python's negative values count from the end there too)."""
+    """A slice bound as an ncnn expression. ncnn counts a negative bound from the end as Python
+    does, but reads outside the blob below -size where Python clamps to 0: a bound that may be
+    negative is held at -size or above."""
     if value is None or (isinstance(value, int) and value >= INT_MAX):
         return default
     if isinstance(value, int):
-        return str(value) if value >= 0 else f"+({size},{value})"
+        return str(value) if value >= 0 else f"max({value},neg({size}))"
     tree, operands = scalar_item(value)
-    return render(tree, operands, refs)
+    return f"max({render(tree, operands, refs)},neg({size}))"
