@@ -12,6 +12,8 @@ from ..selfcheck import is_random
 from .exprtext import InputList, substitute
 from .rewire import set_inputs, static_shape
 
+INT_MAX = 2147483647  # a slice bound meaning "to the end", as upstream writes it
+
 # Values that change from run to run must stay operators (these and selfcheck.is_random's:
 # a draw folded into a pnnx.Attribute would repeat the traced draw at every run).
 _RANDOM = {"torch.rand", "torch.randn", "torch.randint", "torch.rand_like", "torch.randn_like",
@@ -104,6 +106,17 @@ def _fold_shape_inputs(graph: Graph, context) -> None:
         if folded:
             op.params = dict(sorted(op.params.items()))
             set_inputs(graph, op, [i for i, _ in keep], [n for _, n in keep])
+            _plural_slice(op)
+
+
+def _plural_slice(op: Operator) -> None:
+    """A slice whose bounds were sizes (`x[..., :x.size(-1) // 2]`) and are now all constants is
+    written as any static slice is (dims/starts/ends/steps/selects), as the capture writes it."""
+    if op.type != "Tensor.slice" or "dim" not in op.params or op.input("start") or op.input("end"):
+        return
+    p = op.params
+    op.params = {"dims": [p["dim"]], "ends": [p.get("end", INT_MAX)], "selects": [INT_MAX],
+                 "starts": [p.get("start", 0)], "steps": [p.get("step", 1)]}
 
 
 _SIZE = re.compile(r"size\(@(\d+),(-?\d+)\)")

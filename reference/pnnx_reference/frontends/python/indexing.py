@@ -172,13 +172,16 @@ def sized_bounds(index) -> bool:
 
 
 def per_dim(tensor: torch.Tensor, index) -> list[tuple[int, object]]:
-    """(dim >= 0, slice or int) for each dim `index` does not keep whole, last dim first."""
+    """(dim, slice or int) for each dim `index` does not keep whole, last dim first (dims after
+    `...` negative, as slice_params writes them)."""
     items = list(index) if isinstance(index, tuple) else [index]
     rank = tensor.dim()
-    found = [(d % rank, item) for d, item in _dims(items) if item is not Ellipsis and item != slice(None)]
-    return sorted(found, key=lambda pair: -pair[0])
+    found = [(d, item) for d, item in _dims(items) if item is not Ellipsis and item != slice(None)]
+    return sorted(found, key=lambda pair: -(pair[0] % rank))
 
 
 def at_dim(dim: int, item) -> tuple:
-    """An index applying `item` at `dim` only."""
+    """An index applying `item` at `dim` only (a negative dim counted from the end)."""
+    if dim < 0:
+        return (Ellipsis, item) + (slice(None),) * (-dim - 1)
     return (slice(None),) * dim + (item,)
