@@ -106,17 +106,44 @@ def _fold_shape_inputs(graph: Graph, context) -> None:
         if folded:
             op.params = dict(sorted(op.params.items()))
             set_inputs(graph, op, [i for i, _ in keep], [n for _, n in keep])
-            _plural_slice(op)
+            _plural_slice(graph, op)
 
 
-def _plural_slice(op: Operator) -> None:
+_SLICE_KEYS = ("dims", "starts", "ends", "steps", "selects")
+
+
+def _plural_slice(graph: Graph, op: Operator) -> None:
     """A slice whose bounds were sizes (`x[..., :x.size(-1) // 2]`) and are now all constants is
-    written as any static slice is (dims/starts/ends/steps/selects), as the capture writes it."""
+    written as any static slice is (dims/starts/ends/steps/selects), as the capture writes it,
+    and joins the slice of other dims it reads (the capture cuts `x[:, :h, :w]` one dim at a
+    time when its bounds are sizes)."""
     if op.type != "Tensor.slice" or "dim" not in op.params or op.input("start") or op.input("end"):
         return
     p = op.params
     op.params = {"dims": [p["dim"]], "ends": [p.get("end", INT_MAX)], "selects": [INT_MAX],
                  "starts": [p.get("start", 0)], "steps": [p.get("step", 1)]}
+    _join(graph, op.inputs[0].producer, op)
+    out = op.outputs[0]
+    if len(out.consumers) == 1:
+        _join(graph, op, out.consumers[0])
+
+
+def _join(graph: Graph, first: Operator | None, second: Operator) -> None:
+    """`second` slicing the result of `first` (read by it alone) along other dims: one slice."""
+    if first is None or first.type != "Tensor.slice" or second.type != "Tensor.slice":
+        return
+    mid = second.inputs[0]
+    if len(first.inputs) != 1 or len(second.inputs) != 1 or len(mid.consumers) != 1 or not mid.shape \
+            or mid.producer is not first or not all(isinstance(q.params.get(k), list)
+                                                    for q in (first, second) for k in _SLICE_KEYS):
+        return
+    rows = [r for q in (first.params, second.params) for r in zip(*(q[k] for k in _SLICE_KEYS))]
+    rank = len(mid.shape)
+    if any(r[4] != INT_MAX for r in rows) or len({r[0] % rank for r in rows}) != len(rows):
+        return  # a select renumbers the dims after it; a dim sliced twice stays two slices
+    rows.sort(key=lambda r: (r[0] < 0, r[0]))
+    second.params = {k: [r[i] for r in rows] for i, k in enumerate(_SLICE_KEYS)}
+    set_inputs(graph, second, [first.inputs[0]], second.inputnames or None)
 
 
 _SIZE = re.compile(r"size\(@(\d+),(-?\d+)\)")
