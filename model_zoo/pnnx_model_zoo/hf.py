@@ -38,7 +38,6 @@ MODELS = {
     "t5_encoder": "transformers.T5EncoderModel(transformers.T5Config(vocab_size=100, d_model=64, d_kv=16, d_ff=128, "
                   "num_layers=2, num_heads=4))",
 }
-DECODERS = {"gpt2", "llama"}
 T5 = ("transformers.T5ForConditionalGeneration(transformers.T5Config(vocab_size=100, d_model=64, d_kv=16, "
       "d_ff=128, num_layers=2, num_decoder_layers=2, num_heads=4, decoder_start_token_id=0))")
 VIT = ("transformers.ViTModel(transformers.ViTConfig(image_size=32, patch_size=8, hidden_size=64, num_hidden_layers=2, "
@@ -47,6 +46,9 @@ WHISPER = ("transformers.WhisperModel(transformers.WhisperConfig(vocab_size=100,
            "encoder_layers=2, encoder_attention_heads=4, decoder_layers=1, decoder_attention_heads=4, "
            "encoder_ffn_dim=128, decoder_ffn_dim=128, max_source_positions=32, max_target_positions=32, "
            "pad_token_id=0, bos_token_id=0, eos_token_id=0, decoder_start_token_id=0)).encoder")
+
+# the cases whose traced graph concatenates new keys/values onto the cache's empty past
+DECODERS = ("models.hf_gpt2", "models.hf_llama", "models.hf_t5")
 
 TOKENS = InputSpec((1, 8), dtype="i64", low=1, high=100)
 

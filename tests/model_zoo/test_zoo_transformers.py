@@ -8,10 +8,11 @@ import onnx
 import pytest
 
 from conformance_runs import assert_close, run_ncnn, run_onnx
-from pnnx_model_zoo import run
+from pnnx_model_zoo import hf, run
 from pnnx_model_zoo.zoo import all_cases, zoo_cases
-from pnnx_reference.api import export
+from pnnx_reference.api import capture, export
 from pnnx_reference.formats import ncnn_param
+from pnnx_reference.passes.empty_operands import CONCATENATIONS, is_empty
 
 TIER = [c for c in all_cases() if c.transformers]
 FP32 = dict(atol=1e-5, rtol=1e-5)  # fp32 weights: summation order only
@@ -44,3 +45,15 @@ def test_model_converts_and_matches_torch_on_ncnn_and_onnx(case, tmp_path):
         assert "Reduction" not in layers and "Concat" not in layers
         nodes = [n.op_type for n in onnx.load(tmp_path / "m.pnnx.onnx").graph.node]
         assert nodes.count("Attention") == 2
+
+
+@pytest.mark.parametrize("op", hf.DECODERS)
+def test_decoders_are_called_as_users_call_them_so_their_graph_holds_the_empty_past(op):
+    """use_cache at its default: the traced graph concatenates keys/values onto a zero-size past
+    (the operand passes/empty_operands.py leaves out on ncnn and ONNX). A decoder switched back
+    to use_cache=False would no longer cover that path."""
+    pytest.importorskip("transformers", reason="the tier builds transformers models from small configs")
+    (case,) = [c for c in TIER if c.op == op]
+    graph = capture(case.make_model(), tuple(case.make_inputs()))
+    empty_pasts = [op for op in graph.ops if op.type in CONCATENATIONS and any(is_empty(x) for x in op.inputs)]
+    assert empty_pasts, f"{case.id}: no concatenation onto an empty past in the traced graph"
