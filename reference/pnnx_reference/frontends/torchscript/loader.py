@@ -51,7 +51,11 @@ def read(path) -> TracedFile:
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise ConversionError(f"{path}: not a loadable TorchScript file: {first}") from None
     count, shapes, types = _traced_inputs(script, path)
-    return TracedFile(rebuild(script), count, shapes, types)
+    module = rebuild(script)
+    groups = _input_groups(script)
+    if groups is not None and any(kind != "tensor" for kind, _ in groups):
+        object.__setattr__(module, "input_groups", groups)  # forward takes them flattened, as upstream's inputs
+    return TracedFile(module, count, shapes, types)
 
 
 def rebuild(script: torch.jit.ScriptModule) -> nn.Module:
@@ -65,16 +69,41 @@ def rebuild(script: torch.jit.ScriptModule) -> nn.Module:
 def _traced_inputs(script, path: Path) -> tuple[int | None, list | None, list | None]:
     """How many tensors forward takes, and the shapes and dtypes of the example inputs newer
     torch.jit.trace saves (traced_inputs.pkl)."""
+    groups = _input_groups(script)
+    if not groups:
+        return None, None, None
+    count = sum(size for _, size in groups)
+    stored = stored_inputs(path)
+    if stored is None or len(stored) != count:
+        return count, None, None
+    return count, [shape for shape, _ in stored], [dtype for _, dtype in stored]
+
+
+def _input_groups(script) -> list[tuple[str, int]] | None:
+    """Per argument of forward, ("tensor", 1), or ("tuple" / "list", n) for a tuple or list of
+    n tensors (a list's n read from the prim::ListUnpack that takes it apart): upstream feeds
+    them flattened, one input per tensor. None when an argument is anything else."""
     try:
         arguments = list(script.forward.graph.inputs())[1:]
     except RuntimeError:  # no forward method
-        return None, None, None
-    if not arguments or not all(isinstance(a.type(), torch._C.TensorType) for a in arguments):
-        return None, None, None
-    stored = stored_inputs(path)
-    if stored is None or len(stored) != len(arguments):
-        return len(arguments), None, None
-    return len(arguments), [shape for shape, _ in stored], [dtype for _, dtype in stored]
+        return None
+    groups = [_group(a) for a in arguments]
+    return groups if groups and None not in groups else None
+
+
+def _group(argument) -> tuple[str, int] | None:
+    kind = argument.type()
+    if isinstance(kind, torch._C.TensorType):
+        return "tensor", 1
+    if isinstance(kind, torch._C.TupleType) and kind.elements() and all(
+            isinstance(e, torch._C.TensorType) for e in kind.elements()):
+        return "tuple", len(kind.elements())
+    if isinstance(kind, torch._C.ListType) and isinstance(kind.getElementType(), torch._C.TensorType):
+        users = {u.user.kind() for u in argument.uses()}
+        sizes = {u.user.outputsSize() for u in argument.uses()}
+        if users == {"prim::ListUnpack"} and len(sizes) == 1:
+            return "list", sizes.pop()
+    return None
 
 
 def _names_torchvision(path: Path) -> bool:

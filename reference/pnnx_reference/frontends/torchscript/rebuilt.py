@@ -37,7 +37,18 @@ class Replay(nn.Module):
         return run_graph(graph, (self, *args))
 
     def forward(self, *args):
-        return self.call_method("forward", args)
+        groups = getattr(self, "input_groups", None)
+        return self.call_method("forward", args if groups is None else _regroup(args, groups))
+
+
+def _regroup(flat: tuple, groups) -> tuple:
+    """Flattened inputs back into the tuples and lists forward takes."""
+    args, at = [], 0
+    for kind, size in groups:
+        part = flat[at:at + size]
+        args.append(part[0] if kind == "tensor" else tuple(part) if kind == "tuple" else list(part))
+        at += size
+    return tuple(args)
 
 
 prims.bind_replay(Replay)  # an unrecovered standard module is replayed from its own graph

@@ -44,6 +44,8 @@ class _Reader(pickle.Unpickler):
             return _rebuild_tensor
         if (module, name) == ("torch.jit._pickle", "restore_type_tag"):
             return _type_tag
+        if (module, name) == ("torch.jit._pickle", "build_tensorlist"):
+            return list  # a list argument's tensors
         if (module, name) == ("collections", "OrderedDict"):
             return OrderedDict
         if module == "torch" and (name in _STORAGES or name in _DTYPES):
@@ -69,6 +71,8 @@ def stored_inputs(path: Path) -> list[tuple[list[int], str]] | None:
             AttributeError, IndexError):
         return None
     inputs = record.get("forward") if isinstance(record, dict) else None
+    if isinstance(inputs, (list, tuple)):  # a tuple or list argument counts as its tensors
+        inputs = [x for item in inputs for x in (item if isinstance(item, (list, tuple)) else (item,))]
     if not isinstance(inputs, list) or not all(isinstance(x, _Tensor) and x.dtype for x in inputs):
         return None
     return [(x.shape, x.dtype) for x in inputs]
