@@ -135,6 +135,12 @@ def _tensors(args) -> list:
     return [t for t in iter_values(args) if isinstance(t, torch.Tensor)]
 
 
+def _unwritten(args) -> list:
+    """The input tensors as they are before the trace: a model may write into its inputs
+    (`x.view(...)[..., 2:5] = v`), and the self-check feeds the values it was traced on."""
+    return [t.clone() for t in _tensors(args)]
+
+
 def _capture(model, inputs, inputs2, input_shapes, input_shapes2, input_types, optlevel, moduleop,
              customop, device, allow_value_dependent) -> _Captured:
     if optlevel not in (0, 1, 2):
@@ -149,15 +155,17 @@ def _capture(model, inputs, inputs2, input_shapes, input_shapes2, input_types, o
     if isinstance(model, nn.Module):
         model.to(_device(device)).eval()  # converted for inference, as upstream expects
     try:
+        given = _unwritten(args)
         captured = trace(model, args, moduleop=moduleop, allow_value_dependent=allow_value_dependent)
-        runs = [selfcheck.Run("example", _tensors(args), selfcheck.traced_outputs(captured.graph, captured.values),
+        runs = [selfcheck.Run("example", given, selfcheck.traced_outputs(captured.graph, captured.values),
                               captured.values)]
         notes = captured.value_dependent
         if inputs2 is not None or input_shapes2 is not None:
             args2 = _resolve_inputs(inputs2, input_shapes2, input_types, device)
+            given2 = _unwritten(args2)
             second = trace(model, args2, moduleop=moduleop, allow_value_dependent=allow_value_dependent)
             captured = merge_shapes(captured, second)
-            runs.append(selfcheck.Run("inputshape2", _tensors(args2),
+            runs.append(selfcheck.Run("inputshape2", given2,
                                       selfcheck.traced_outputs(second.graph, second.values),
                                       _aligned_values(captured, second)))
             notes = list(dict.fromkeys(notes + second.value_dependent))

@@ -77,3 +77,38 @@ def test_a_list_input_and_a_traced_function(tmp_path, capsys):
     capsys.readouterr()
     assert main([str(fn), "inputshape=[2,3]"]) == 2
     assert "takes 3 input tensors" in capsys.readouterr().err
+
+
+class CopyIntoViewOfInput(nn.Module):
+    def forward(self, x):
+        v = x.view(1, 3, 16, 16)
+        v[:, :, 2:5, 3:6].copy_(torch.ones(1, 3, 3, 3))
+        return v + 1
+
+
+class WriteIntoViewThenReadInput(nn.Module):
+    """The write through the view changes x too: x read afterwards sees it."""
+
+    def forward(self, x):
+        v = x.view(2, 4, 6)
+        v[:, 1:3, ::2].mul_(3)
+        v[0, :, 1] = x[1, :4] * 0.5
+        return x * 2, v - 1
+
+
+def test_an_inplace_copy_into_a_slice_of_a_view_of_an_input(tmp_path, capsys):
+    torch.manual_seed(0)
+    x = torch.rand(1, 3, 256)
+    pt = trace(CopyIntoViewOfInput(), (x.clone(),), tmp_path / "cv.pt")
+    assert main([str(pt)]) == 0, capsys.readouterr().err
+    assert torch.equal(run_pnnx_py(tmp_path / "cv_pnnx.py", x.clone()), CopyIntoViewOfInput()(x.clone()))
+
+
+def test_the_input_written_through_its_view_is_the_written_value(tmp_path, capsys):
+    torch.manual_seed(0)
+    x = torch.rand(6, 8)
+    pt = trace(WriteIntoViewThenReadInput(), (x.clone(),), tmp_path / "wv.pt")
+    assert main([str(pt)]) == 0, capsys.readouterr().err
+    got = run_pnnx_py(tmp_path / "wv_pnnx.py", x.clone())
+    want = WriteIntoViewThenReadInput()(x.clone())
+    assert all(torch.equal(g, w) for g, w in zip(got, want))

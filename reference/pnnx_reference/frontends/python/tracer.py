@@ -315,13 +315,16 @@ class Tracer(TorchFunctionMode):
         Only a view made by indexing a tensor that is no view itself can be written back."""
         view = args[0]
         known = self._views.get(id(view))
-        if op_type is None or known is None or known[0] is not view or known[1]._is_view():
+        root = self._reshaped_root(known[1]) if known is not None and known[0] is view else None
+        if op_type is None or known is None or known[0] is not view or (known[1]._is_view() and root is None):
             raise ConversionError(f"in-place {op_type or func.__name__} on a view that is not a slice "
-                                  f"of a plain tensor (e.g. `x.t().{func.__name__}(...)`) changes another "
-                                  f"tensor and is not supported by the capture yet")
+                                  f"of a plain tensor or of a reshape of one (e.g. `x.t().{func.__name__}(...)`) "
+                                  f"changes another tensor and is not supported by the capture yet")
         _, base, index = known
         before = self.operand_of(base)
         self._keep_value(before, base)
+        if root is not None:
+            self._keep_value(self.operand_of(root), root)
         self._keep_value(self.operand_of(view), view)
         result = func(*args, **kwargs)
         if _copies_as_is(op_type, args):  # `y[:, :2].copy_(x1)` is `y[:, :2] = x1`, as upstream writes it
@@ -332,7 +335,27 @@ class Tracer(TorchFunctionMode):
         after = self.operand_of(view)
         _, params = indexing.slice_params(base, index)
         self._emit_write("Tensor.slice_copy", [before, after], ["input", "src"], params, base)
+        self._write_back(base, root)
         return result
+
+    def _reshaped_root(self, tensor):
+        """The tensor that `tensor` (a view) reshapes whole: the same elements in the same
+        order (`x.view(1, 3, 16, 16)` of a contiguous x), so a write into `tensor` is a write
+        into it, and its new value is `tensor` reshaped back. None for any other view."""
+        root = tensor._base
+        if root is None or root._is_view() or not (tensor.is_contiguous() and root.is_contiguous()):
+            return None
+        if tensor.numel() != root.numel() or tensor.storage_offset() != root.storage_offset():
+            return None
+        known = self._tensors.get(id(root))
+        return root if known is not None and known[0] is root else None
+
+    def _write_back(self, view, root) -> None:
+        """After a write into `view`, a reshape of `root` (whose value from before the write was
+        kept): the name `root` stands for it."""
+        if root is None:
+            return
+        self._emit_write("Tensor.reshape", [self.operand_of(view)], ["input"], {"shape": list(root.shape)}, root)
 
     def _before_hidden_writes(self, func, args, kwargs) -> None:
         """A call that writes an argument in place though its name does not say so: the
@@ -356,7 +379,8 @@ class Tracer(TorchFunctionMode):
     def _setitem(self, func, target, index, value) -> None:
         """`x[..., :2] = y` -> `Tensor.slice_copy`, `x[mask] = y` -> `Tensor.index_put`; the
         name `x` then stands for the op's output, as after any in-place call."""
-        if target._is_view():
+        root = self._reshaped_root(target) if target._is_view() else None
+        if target._is_view() and root is None:
             raise ConversionError("assignment into a view (e.g. `x[:, :2][0] = y`) changes another "
                                   "tensor and is not supported by the capture yet")
         if self._is_self_copy(target, index, value):  # `x[:, :2] = v` where v is that very view
@@ -378,8 +402,11 @@ class Tracer(TorchFunctionMode):
             op_type = "Tensor.slice_copy"
             inputs, inputnames = [source, self.operand_of(value)], ["input", "src"]
         self._keep_value(source, target)
+        if root is not None:
+            self._keep_value(self.operand_of(root), root)
         func(target, index, value)
         self._emit_write(op_type, inputs, inputnames, params, target)
+        self._write_back(target, root)
 
     def _is_self_copy(self, target, index, value) -> bool:
         """`value` is the very memory `target[index]` names (a view filled in place and then
