@@ -112,3 +112,72 @@ def test_the_input_written_through_its_view_is_the_written_value(tmp_path, capsy
     got = run_pnnx_py(tmp_path / "wv_pnnx.py", x.clone())
     want = WriteIntoViewThenReadInput()(x.clone())
     assert all(torch.equal(g, w) for g, w in zip(got, want))
+
+
+class SliceToSize(nn.Module):
+    def forward(self, x):
+        return x[:, 1:x.size(1) - 1] * 2
+
+
+class SliceTwoDimsToSizes(nn.Module):
+    def forward(self, x):
+        return x[:, 1:x.size(1) - 1, :x.size(2) // 2] * 2
+
+
+def test_a_slice_end_that_follows_the_size_with_input_npy_and_inputshape2(tmp_path, capsys):
+    """The bound is the graph's shape arithmetic (`$end=sub(size(@0,1),1)`), not the example's 7."""
+    torch.manual_seed(0)
+    pt = trace(SliceToSize(), (torch.rand(1, 8, 4),), tmp_path / "sl.pt")
+    npy = tmp_path / "a.npy"
+    np.save(npy, np.random.default_rng(0).random((1, 8, 4), dtype=np.float32))
+    assert main([str(pt), f"input={npy}", "inputshape2=[1,10,4]"]) == 0, capsys.readouterr().err
+    ops = {op.type: op for op in pnnx_param.load_text(tmp_path / "sl.pnnx.param").ops}
+    assert "end" in ops["Tensor.slice"].inputnames
+    x = torch.rand(1, 13, 4)
+    assert torch.equal(run_pnnx_py(tmp_path / "sl_pnnx.py", x), SliceToSize()(x))
+
+
+def test_slice_bounds_on_two_dims_that_follow_sizes(tmp_path, capsys):
+    torch.manual_seed(0)
+    pt = trace(SliceTwoDimsToSizes(), (torch.rand(1, 8, 4),), tmp_path / "s2.pt")
+    assert main([str(pt), "inputshape=[1,8,4]", "inputshape2=[1,10,6]"]) == 0, capsys.readouterr().err
+    x = torch.rand(1, 11, 9)
+    assert torch.equal(run_pnnx_py(tmp_path / "s2_pnnx.py", x), SliceTwoDimsToSizes()(x))
+
+
+def test_traced_slice_bounds_at_one_static_shape_fold_to_the_static_form(tmp_path, capsys):
+    pt = trace(SliceTwoDimsToSizes(), (torch.rand(1, 8, 4),), tmp_path / "st.pt")
+    assert main([str(pt)]) == 0, capsys.readouterr().err
+    ops = pnnx_param.load_text(tmp_path / "st.pnnx.param").ops
+    assert [op.type for op in ops] == ["pnnx.Input", "Tensor.slice", "pnnx.Expression", "pnnx.Output"]
+    assert ops[1].params == {"dims": [1, 2], "ends": [7, 2], "selects": [2147483647] * 2, "starts": [1, 0],
+                             "steps": [1, 1]}
+    assert "unsupported" not in capsys.readouterr().err
+
+
+class ArangeFromValues(nn.Module):
+    def forward(self, x):
+        return torch.arange(x[3], x[4], x[6] * 0.1)
+
+
+def test_arange_bounds_read_from_an_integer_input_at_run_time(tmp_path, capsys):
+    """The bounds are the input's values, which the graph computes: _pnnx.py and pnnx.onnx
+    compute them for any input, as upstream's _pnnx.py does; ncnn has no layer for it."""
+    import onnxruntime as ort
+
+    x = torch.tensor([1, 2, 3, 4, 20, 6, 7, 8], dtype=torch.int32)
+    pt = trace(ArangeFromValues(), (x,), tmp_path / "ar.pt")
+    npy = tmp_path / "x.npy"
+    np.save(npy, x.numpy())
+    assert main([str(pt), f"input={npy}"]) == 0, capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "ncnn: unsupported: torch.arange" in err and "onnx" not in err, err
+    ops = {op.type: op for op in pnnx_param.load_text(tmp_path / "ar.pnnx.param").ops}
+    assert ops["torch.arange"].inputnames == ["start", "end", "step"]
+    other = torch.tensor([0, 0, 0, -3, 9, 0, 15, 0], dtype=torch.int32)
+    want = ArangeFromValues()(other)
+    assert torch.equal(run_pnnx_py(tmp_path / "ar_pnnx.py", other), want)
+    session = ort.InferenceSession(str(tmp_path / "ar.pnnx.onnx"))
+    got = session.run(None, {session.get_inputs()[0].name: other.numpy()})[0]
+    np.testing.assert_allclose(got, want.numpy(), rtol=1e-5, atol=1e-5)
+

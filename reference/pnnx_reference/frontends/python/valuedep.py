@@ -56,11 +56,13 @@ def shape_deciders(op_type: str | None, args: tuple, kwargs: dict) -> list:
     """The tensors whose values decide this call's output shape (none for most calls): the
     input of the operators above (`torch.where(cond)` with one argument among them), the
     mask of `masked_select` and of boolean-mask indexing (`x[x > 0]`), the repeats of
-    `repeat_interleave`."""
+    `repeat_interleave`, the bounds of `arange`."""
     if op_type in ("torch.masked_select", "Tensor.masked_select"):
         return [kwargs.get("mask", args[1] if len(args) > 1 else None)]
     if op_type in VALUE_SHAPED or (op_type == "torch.where" and len(args) + len(kwargs) == 1):
         return [kwargs.get("input", args[0] if args else None)]
+    if op_type == "torch.arange":  # `torch.arange(x[3], x[4])`: its bounds' values decide its length
+        return [*args, *kwargs.values()]
     if op_type in ("torch.repeat_interleave", "Tensor.repeat_interleave") and kwargs.get("output_size") is None:
         return [kwargs.get("repeats", args[1] if len(args) > 1 else args[0] if args else None)]
     if op_type == "Tensor.__getitem__" and len(args) > 1:

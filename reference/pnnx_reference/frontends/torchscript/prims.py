@@ -125,9 +125,24 @@ def _tuple_index(node, args, env):
       "aten::IntImplicit", "aten::FloatImplicit")
 def _scalar(node, args, env):
     value = args[0]
-    if isinstance(value, torch.Tensor) and value.dim() == 0 and node.kind() != "prim::NumToTensor":
+    if isinstance(value, torch.Tensor) and value.dim() == 0 and node.kind() != "prim::NumToTensor" \
+            and not _read_as_tensor(node):
         return [value.item()]
     return [value]
+
+
+# calls whose Scalar arguments torch also takes as 0-dim tensors: the tensor the model passed
+# stays a tensor there (`torch.arange(x[3], x[4])` reads the input's values at run time)
+_TAKES_TENSOR_SCALARS = {"aten::arange", "aten::linspace"}
+
+
+def _read_as_tensor(node) -> bool:
+    """aten::ScalarImplicit (the tracer's conversion of a tensor passed as a Scalar) read only
+    by calls that take the tensor itself."""
+    if node.kind() != "aten::ScalarImplicit":
+        return False
+    users = [u.user.kind() for v in node.outputs() for u in v.uses()]
+    return bool(users) and all(kind in _TAKES_TENSOR_SCALARS for kind in users)
 
 
 @rule("prim::device")

@@ -1,6 +1,6 @@
 """Tensors made from a shape, a value or another tensor: new_zeros/new_ones/new_full/new_empty,
 *_like, fill, zero_ -> ConstantOfShape; copy_ (src broadcast to input's shape) -> Expand;
-one_hot -> OneHot."""
+one_hot -> OneHot; arange -> Range (bounds the graph computes are read at run time)."""
 from __future__ import annotations
 
 import numpy as np
@@ -61,3 +61,21 @@ def one_hot(b, op):
         raise Unsupported("num_classes=-1 depends on the data")
     b.node("OneHot", [b.x(op), b.const([depth], hint="depth"), b.const([0, 1], hint="values")],
            b.y(op), axis=-1)
+
+
+@LOWERINGS.register("torch.arange")
+def arange(b, op):
+    """torch.arange(start, end, step): each bound a number or a 0-dim operand
+    (`torch.arange(x[3], x[4], x[6] * 0.1)`), cast to the result's type as Range needs."""
+    dt = b.dtype(op.outputs[0])
+    bounds = []
+    for key, default in (("start", 0), ("end", None), ("step", 1)):
+        operand = op.input(key)
+        if operand is not None:
+            bounds.append(b.node("Cast", [operand.name], to=onnx_type(dt)))
+            continue
+        value = op.params.get(key, default)
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            raise Unsupported(f"arange {key}={value!r} is not a number")
+        bounds.append(b.const(value, dtype=dt, hint=key))
+    b.node("Range", bounds, b.y(op))
