@@ -1,4 +1,5 @@
 """Operators lowered as chains of ncnn layers (arithmetic.py formulas in their families): softsign, tanhshrink,
+softplus with beta/threshold,
 softmin, positive, eval-mode rrelu, threshold, addcmul/addcdiv, var/std (+ _mean), Lp pooling,
 cosine similarity and pairwise distance. Each small module is captured, lowered, run in ncnn
 (CPU fp32; a few on Vulkan) and compared with torch."""
@@ -43,6 +44,10 @@ CASES = {
                     [torch.cat([_x(1, 6, 6, 9), torch.full((1, 6, 1, 9), 0.5)], 2)]),
     "F.threshold_": (Fn(lambda x: F.threshold_(x * 1.0, -0.5, 3.0)), [_x(*X3)]),
     "nn.Threshold_v0": (nn.Threshold(0.1, 0.0), [_x(*X3)]),
+    # beta and threshold (issue 34): both branches, and beta * x past exp's overflow at 88
+    "F.softplus_beta_threshold": (Fn(lambda x: F.softplus(x, beta=2.0, threshold=3.0)), [_x(*X4, low=-4, high=4)]),
+    "nn.Softplus_beta": (nn.Softplus(beta=0.5), [_x(*X3, low=-60, high=60)]),
+    "nn.Softplus_threshold_past_overflow": (nn.Softplus(beta=1.0, threshold=100.0), [_x(*X3, low=-5, high=95)]),
     "torch.addcmul_bcast": (Fn(lambda a, b, c: torch.addcmul(a, b, c, value=-0.5)),
                             [_x(*X4), _x(1, 6, 1, 9), _x(1, 1, 7, 9)]),
     "torch.addcmul_default": (Fn(torch.addcmul), [_x(*X3), _x(*X3, seed=1), _x(*X3, seed=2)]),

@@ -52,7 +52,6 @@ PLAIN = {
     ("nn.SELU", "F.selu"): ("SELU", "selu", lambda op: {0: 1.67326324, 1: 1.05070098}),
     ("nn.Hardswish", "F.hardswish"): ("HardSwish", "hardswish", lambda op: {0: 1.0 / 6, 1: 0.5}),
     ("nn.Hardsigmoid", "F.hardsigmoid"): ("HardSigmoid", "hardsigmoid", lambda op: {0: 1.0 / 6, 1: 0.5}),
-    ("nn.Softplus", "F.softplus"): ("Softplus", "softplus", lambda op: _softplus(op)),
     ("nn.Hardshrink", "F.hardshrink"): ("Shrink", "hardshrink",
                                         lambda op: {0: 0.0, 1: float(param(op, "lambd", 0.5))}),
     ("nn.Softshrink", "F.softshrink"): ("Shrink", "softshrink",
@@ -61,10 +60,29 @@ PLAIN = {
 }
 
 
-def _softplus(op) -> dict:
-    if float(param(op, "beta", 1.0)) != 1.0 or float(param(op, "threshold", 20.0)) != 20.0:
-        raise Unsupported("ncnn Softplus has no beta/threshold: only beta=1, threshold=20")
-    return {}
+@LOWERINGS.register("nn.Softplus", "F.softplus", batch=ANY)
+def softplus(ctx: Context, op) -> None:
+    """ncnn Softplus is log(1 + exp(x)), PyTorch's with beta=1, threshold=20. Another beta or
+    threshold: t = beta * x; x where t > threshold (m = ncnn Threshold, 1 there), else
+    Softplus(t) / beta, as x * m + s * (1 - m); t is clamped to the threshold before Softplus
+    so that the branch not taken stays finite (exp overflows past 88) and each term is exact."""
+    beta, limit = float(param(op, "beta", 1.0)), float(param(op, "threshold", 20.0))
+    if beta == 1.0 and limit == 20.0:
+        _single(ctx, op, "Softplus", "softplus")
+        return
+    if len(op.inputs) > 1:
+        raise Unsupported(f"{op.type} with tensor arguments is not lowered")
+    x, out = ctx.blob(op.inputs[0]), op.outputs[0].name
+    t = scalar(ctx, "mul", x, beta, ctx.temp(out)) if beta != 1.0 else x
+    mask = ctx.temp(out)
+    ctx.emit("Threshold", "threshold", [t], [mask], {0: limit})
+    soft = ctx.temp(out)
+    ctx.emit("Softplus", "softplus", [scalar(ctx, "min", t, limit, ctx.temp(out))], [soft], {})
+    if beta != 1.0:
+        soft = scalar(ctx, "div", soft, beta, ctx.temp(out))
+    kept = binary(ctx, "mul", x, mask, ctx.temp(out))
+    other = scalar(ctx, "add", scalar(ctx, "mul", mask, -1.0, ctx.temp(out)), 1.0, ctx.temp(out))
+    binary(ctx, "add", kept, binary(ctx, "mul", soft, other, ctx.temp(out)), out)
 
 
 # max/min against constants: exact on the integer or bool values a blob carries
