@@ -7,7 +7,8 @@ batch, so the layer sees one (L, E) sequence at a time.
 F.scaled_dot_product_attention -> SDPA: (heads, L, E) query, (groups, S, E) key,
 (groups, S, Ev) value, heads a multiple of groups (grouped-query attention repeats each kv
 head over consecutive query heads, as enable_gqa does). 5=attn_mask (a float blob added to
-the scores: (L, S) or (1 or heads, L, S)), 6=scale (0: 1/sqrt(E)). is_causal becomes a
+the scores: (L, S) or (1 or heads, L, S); a bool one, True where a score takes part, as 0 or
+MASK_FILL), 6=scale (0: 1/sqrt(E)). is_causal becomes a
 constant mask. A 4-d (N, heads, L, E) query carries N as the ncnn Mat batch (so do key, value
 and a 4-d mask); without a batch axis, any leading axis plays the heads' part, so the lowering
 follows the operand shapes only. A blob with one more leading axis (a rank-5 (N, windows,
@@ -173,10 +174,12 @@ def _mask(ctx: Context, op, q, k, mask, heads: int) -> str | None:
 
 def _bool_mask(ctx: Context, op, mask, shape: list[int]) -> str:
     """torch's bool attn_mask says where to attend (True), ncnn SDPA adds its mask blob to the
-    scores: a constant one becomes 0 / -FLT_MAX (as the causal mask)."""
+    scores: a constant one becomes 0 / -FLT_MAX (as the causal mask), a computed one 0 / MASK_FILL."""
     value = ctx.constant(mask)
-    if value is None:
-        raise Unsupported("a bool attn_mask computed at run time is not lowered (ncnn SDPA adds a float mask)")
+    if value is None:  # the float 0/1 blob ncnn carries: (1 - m) * MASK_FILL, exact (fp16-finite)
+        out = op.outputs[0].name
+        return scalar(ctx, "add", scalar(ctx, "mul", ctx.blob(mask), -MASK_FILL, ctx.temp(out)), MASK_FILL,
+                      ctx.temp(out))
     data = np.where(value.astype(bool), 0.0, -FLT_MAX).astype(np.float32).reshape(shape)
     name = ctx.temp(op.outputs[0].name)
     ctx.emit("MemoryData", "attn_mask", [], [name], dims_params(shape), [Weight(data.reshape(-1), tagged=False)])
@@ -200,7 +203,8 @@ def _causal_mask(ctx: Context, op, lq: int, sk: int) -> str:
     return name
 
 
-@LOWERINGS.register("F.scaled_dot_product_attention", batch=FIRST, unbatched_rank=3, batched_inputs=4)
+@LOWERINGS.register("F.scaled_dot_product_attention", batch=FIRST, unbatched_rank=3, batched_inputs=4,
+                    bool_operands=True)
 def scaled_dot_product_attention(ctx: Context, op) -> None:
     q, k, v = required_inputs(op, "query", "key", "value")
     mask = op.input("attn_mask", 3)

