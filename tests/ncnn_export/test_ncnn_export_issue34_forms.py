@@ -46,6 +46,12 @@ CASES = {
     "sdpa_float_mask_input": (Fn(lambda q, k, v, a: F.scaled_dot_product_attention(q, k, v, attn_mask=a)),
                               [Q, K, V, _x(1, 2, 5, 6, seed=5)]),
     "sdpa_causal": (Fn(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True)), [Q, K, V]),
+    "einsum_ellipsis_transpose": (Fn(lambda a: torch.einsum("...ij->...ji", a)), [_x(2, 3, 4, 5)]),
+    "einsum_ellipsis_matmul": (Fn(lambda a, b: torch.einsum("...ij,...jk->...ik", a, b)),
+                               [_x(2, 3, 4, 5), _x(2, 3, 5, 6, seed=1)]),
+    "einsum_ellipsis_implicit": (Fn(lambda a, b: torch.einsum("i...j,jk", a, b)), [_x(4, 3, 5), _x(5, 2, seed=1)]),
+    "einsum_ellipsis_fewer_dims": (Fn(lambda a, b: torch.einsum("...ij,...j->...i", a, b)),
+                                   [_x(2, 3, 4, 5), _x(3, 5, seed=1)]),
 }
 
 
@@ -63,3 +69,11 @@ def test_form_matches_torch_on_ncnn_cpu(tmp_path, name):
     expected = torch_outputs(model.eval(), [t.clone() for t in inputs])
     got = run_ncnn(_export(tmp_path, model, inputs), inputs, "fp32")
     assert_close(got, expected, FP32, name)
+
+
+def test_an_einsum_that_broadcasts_a_size_one_dim_is_refused(tmp_path):
+    from pnnx_reference.errors import UnsupportedOperator
+
+    model = Fn(lambda a, b: torch.einsum("...ij,...jk->...ik", a, b))
+    with pytest.raises(UnsupportedOperator, match="does not broadcast"):
+        _export(tmp_path, model, [_x(2, 1, 4, 5), _x(2, 3, 5, 6)])

@@ -9,6 +9,8 @@ an output of rank 1 to 4. The batch axis (the ncnn Mat batch) must be one letter
 every operand's batch axis and of the output's; its letter is dropped from the equation."""
 from __future__ import annotations
 
+import string
+
 from collections import Counter
 
 import numpy as np
@@ -106,18 +108,38 @@ def baddbmm(ctx: Context, op) -> None:
 NCNN_LETTERS = "ijkl"
 
 
-def _parse(equation: str, count: int) -> tuple[list[str], str]:
+def _parse(equation: str, ranks: list[int | None]) -> tuple[list[str], str]:
     equation = equation.replace(" ", "")
-    if "." in equation:
-        raise Unsupported("einsum with an ellipsis (...) is not lowered")
     lhs, arrow, rhs = equation.partition("->")
     tokens = lhs.split(",")
-    if len(tokens) != count:
-        raise Unsupported(f"einsum equation {equation!r} names {len(tokens)} operands, got {count}")
-    if not arrow:  # implicit output: the letters seen once, sorted
+    if len(tokens) != len(ranks):
+        raise Unsupported(f"einsum equation {equation!r} names {len(tokens)} operands, got {len(ranks)}")
+    if "." in equation:
+        tokens, rhs = _expand_ellipsis(tokens, rhs if arrow else None, ranks)
+    elif not arrow:  # implicit output: the letters seen once, sorted
         seen = Counter("".join(tokens))
         rhs = "".join(sorted(c for c, n in seen.items() if n == 1))
     return tokens, rhs
+
+
+def _expand_ellipsis(tokens: list[str], rhs: str | None, ranks: list[int | None]) -> tuple[list[str], str]:
+    """`...ij->...ji` with letters for the dims `...` stands for: an operand's own count of them
+    (its rank less its letters), aligned from the right as torch broadcasts them; the output's
+    `...` (or, implicit, its leading dims) gets the most of them."""
+    if any(r is None for r in ranks) or any(t.count("...") > 1 or t.replace("...", "").count(".")
+                                            for t in [*tokens, rhs or ""]):
+        raise Unsupported("einsum with an ellipsis needs operand ranks and one `...` per operand")
+    counts = [r - len(t.replace("...", "")) if "..." in t else 0 for t, r in zip(tokens, ranks)]
+    spare = [c for c in string.ascii_letters if c not in "".join(tokens) + (rhs or "")]
+    width = max(counts)
+    if min(counts) < 0 or width > len(spare):
+        raise Unsupported("einsum ellipsis does not fit the operand ranks")
+    fill = spare[:width]
+    tokens = [t.replace("...", "".join(fill[width - c:])) for t, c in zip(tokens, counts)]
+    if rhs is None:  # implicit output: the ellipsis dims, then the letters seen once, sorted
+        seen = Counter("".join(tokens))
+        return tokens, "".join(fill) + "".join(sorted(c for c, n in seen.items() if n == 1 and c not in fill))
+    return tokens, rhs.replace("...", "".join(fill))
 
 
 def _drop_batch(ctx: Context, op, tokens: list[str], rhs: str) -> tuple[list[str], str]:
@@ -172,7 +194,15 @@ def _merge(word: str, runs: list[str], shape: list[int] | None = None) -> tuple[
 
 def _tokens(ctx: Context, op) -> tuple[list[str], str]:
     """The equation's per-operand letters and output letters, per sample (the batch letter dropped)."""
-    return _drop_batch(ctx, op, *_parse(str(param(op, "equation")), len(op.inputs)))
+    ranks = [len(x.shape) if x.shape is not None else None for x in op.inputs]
+    tokens, rhs = _parse(str(param(op, "equation")), ranks)
+    sizes: dict[str, set] = {}
+    for token, x in zip(tokens, op.inputs):
+        for letter, size in zip(token, x.shape or ()):
+            sizes.setdefault(letter, set()).add(size)
+    if any(len(s) > 1 for s in sizes.values()):
+        raise Unsupported("einsum broadcasting a size-1 dim against another size: ncnn Einsum does not broadcast")
+    return _drop_batch(ctx, op, tokens, rhs)
 
 
 def ncnn_equation(ctx: Context, op, runs: list[str] | None = None) -> str:
