@@ -37,7 +37,19 @@ class First(nn.Module):
         return self.module(*args)[0]
 
 
+def _shuffle_split(x):
+    """ShuffleNetV2's channel split: a rank-5 (2, N, C/2, H, W) view, then its two halves."""
+    b, c, h, w = x.size()
+    x = x.reshape(b * c // 2, 2, h * w).permute(1, 0, 2).reshape(2, -1, c // 2, h, w)
+    return x[0], x[1]
+
+
 CASES = {
+    "shuffle_split": (Fn(_shuffle_split), [_x(1, 24, 5, 6)]),
+    "shuffle_split_batch2": (Fn(lambda x: [t * 2 for t in _shuffle_split(x)]), [_x(2, 12, 3, 4)]),
+    "nn.ChannelShuffle_5d": (nn.ChannelShuffle(2), [_x(1, 4, 3, 5, 6)]),
+    "nn.ChannelShuffle_5d_batch3": (nn.ChannelShuffle(3), [_x(3, 6, 2, 3, 4)]),
+    "nn.ChannelShuffle_3d_groups3": (nn.ChannelShuffle(3), [_x(2, 6, 10)]),  # ncnn failed (-100) on (C, L)
     "sdpa_bool_mask": (Fn(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, attn_mask=KEEP)), [Q, K, V]),
     "sdpa_bool_mask_heads_scale": (Fn(lambda q, k, v: F.scaled_dot_product_attention(
         q, k, v, attn_mask=KEEP_HEADS, scale=0.7)), [Q, K, V]),

@@ -5,8 +5,9 @@ matmul/softmax/matmul it replaces, so pnnx.param keeps the chain, as upstream do
 FUSIONS, hand-written arithmetic that has one ncnn layer of the same meaning (RMSNorm, RotaryEmbed),
 which `write_ncnn(fuse=False)` leaves as written (to measure what they gain);
 patterns that have a single ncnn layer: view(1,g,c/g,h,w) -> transpose(1,2) -> view(1,c,h,w)
-is a ShuffleChannel; Tensor.unfold as slices, a stack and a permute (see unfold); then the
-rank-5/6 reshape -> permute
+is a ShuffleChannel, and so is ShuffleNetV2's view(n*c/g,g,h*w) -> permute(1,0,2) ->
+view(g,n,c/g,h,w) -> [j] split (with a channel slice per group); Tensor.unfold as slices, a
+stack and a permute (see unfold); then the rank-5/6 reshape -> permute
 chains that ncnn's 4-d blobs cannot hold (see highrank)."""
 from __future__ import annotations
 
@@ -72,6 +73,67 @@ def fuse_channel_shuffle(graph: Graph) -> None:
             graph.remove_operator(op)
 
 
+def _swaps_0_1(op: Operator) -> bool:
+    if op.type in ("torch.transpose", "Tensor.transpose"):
+        return sorted([op.params.get("dim0"), op.params.get("dim1")]) == [0, 1]
+    return op.type in ("Tensor.permute", "torch.permute") and list(op.params.get("dims", [])) == [1, 0, 2]
+
+
+def _selected_group(op: Operator) -> int | None:
+    """j for `t[j]` (a Tensor.slice selecting one index of dim 0), else None."""
+    p = op.params
+    if op.type != "Tensor.slice" or len(op.inputs) != 1 or p.get("dims") != [0] or len(p.get("selects", [])) != 1:
+        return None
+    return p["selects"][0] if p["selects"][0] != 2147483647 else None
+
+
+def _shuffle_split(first: Operator):
+    """ShuffleNetV2's split: x (N,C,H,W) viewed (N*C/g, g, H*W), dims 0 and 1 swapped, viewed
+    (g, N, C/g, H, W), then x[j] for each group: group j holds channels j, j+g, j+2g, ... of
+    each sample, i.e. a channel shuffle in C/g groups and then the j-th C/g channels."""
+    if first.type not in RESHAPES or len(first.outputs) != 1:
+        return None
+    src, mid = first.inputs[0].shape, first.outputs[0].shape
+    between: list[Operator] = []
+    swap = _sole_consumer(first, between)
+    last = _sole_consumer(swap, between) if swap is not None and _swaps_0_1(swap) else None
+    if last is None or last.type not in RESHAPES or not src or not mid or len(src) != 4 or len(mid) != 3:
+        return None
+    n, c, h, w = src
+    g = mid[1]
+    if g < 1 or c % g or mid != [n * c // g, g, h * w] or last.outputs[0].shape != [g, n, c // g, h, w]:
+        return None
+    picks = [(op, _selected_group(op)) for op in last.outputs[0].consumers]
+    if not picks or any(j is None or not -g <= j < g for _, j in picks):
+        return None
+    return c // g, [*between, swap], last, picks
+
+
+def fuse_shuffle_split(graph: Graph) -> None:
+    """The rank-5 view _shuffle_split finds, which ncnn's 4-d blobs cannot hold, as one
+    ShuffleChannel and a channel slice per group."""
+    for first in list(graph.ops):
+        if first not in graph.ops:
+            continue
+        found = _shuffle_split(first)
+        if found is None:
+            continue
+        groups, middle, last, picks = found
+        shuffle = graph.new_operator("nn.ChannelShuffle", first.name, before=first)
+        shuffle.params["groups"] = int(groups)
+        graph.connect(shuffle, [first.inputs[0]])
+        src = first.inputs[0]
+        shuffled = graph.new_operand(src.name + "_shuffled", src.shape, src.dtype)
+        graph.connect(shuffle, outputs=[shuffled])
+        for pick, j in picks:
+            j %= last.outputs[0].shape[0]
+            pick.params = {"dims": [1], "ends": [(j + 1) * groups], "selects": [2147483647],
+                           "starts": [j * groups], "steps": [1]}
+        graph.replace_uses(last.outputs[0], shuffled)
+        for op in sorted([last, *middle], key=graph.ops.index, reverse=True) + [first]:
+            graph.remove_operator(op)
+
+
 def _output_like(graph: Graph, op: Operator, last: Operator):
     old = last.outputs[0]
     new = graph.new_operand(old.name + "_shuffled", old.shape, old.dtype)
@@ -89,4 +151,4 @@ def drop_contiguous(graph: Graph) -> None:
 
 FUSIONS = (fuse_rms_norm.run, fuse_rotary.run)
 PREPASSES = (inline_module_bodies, drop_contiguous, empty_operands.drop_from_concatenations, fuse_attention.run,
-             *FUSIONS, fuse_channel_shuffle, unfold_as_windows, *HIGH_RANK_PREPASSES)
+             *FUSIONS, fuse_channel_shuffle, fuse_shuffle_split, unfold_as_windows, *HIGH_RANK_PREPASSES)

@@ -1,8 +1,10 @@
 """Channel and pixel rearrangements: PixelShuffle, PixelUnshuffle (Reorg), ChannelShuffle."""
 from __future__ import annotations
 
+import math
+
 from ....errors import Unsupported
-from ..context import Context, param
+from ..context import Context, dims_params, param
 from ..registry import FIRST, LOWERINGS
 
 
@@ -28,9 +30,19 @@ def pixel_unshuffle(ctx: Context, op) -> None:
 @LOWERINGS.register("nn.ChannelShuffle", "F.channel_shuffle", "torch.channel_shuffle", batch=FIRST)
 def channel_shuffle(ctx: Context, op) -> None:
     """torch shuffles dim 1 of an (N, C, *) input: ShuffleChannel shuffles the outer dim of the
-    per-sample (C, h, w) or (C, L) blob (a rank-3 input is (N, C, L), never unbatched)."""
+    per-sample (C, h, w) blob; a (C, L) or (C, D, H, W) one is shuffled as a (C, 1, L) or
+    (C, D*H, W) view (a rank-3 input is (N, C, L), never unbatched)."""
     x = op.inputs[0]
-    if not ctx.has_batch(x) or ctx.rank(x) not in (2, 3):
-        raise Unsupported("expects an (N, C, L) or (N, C, H, W) input")
-    ctx.emit("ShuffleChannel", "channelshuffle", [ctx.blob(x)], [op.outputs[0].name],
-             {0: int(param(op, "groups")), 1: 0})
+    if not ctx.has_batch(x) or ctx.rank(x) < 2:
+        raise Unsupported("expects an (N, C, *) input with N the batch")
+    params = {0: int(param(op, "groups")), 1: 0}
+    if ctx.rank(x) == 3:
+        ctx.emit("ShuffleChannel", "channelshuffle", [ctx.blob(x)], [op.outputs[0].name], params)
+        return
+    # (C, L) or (C, D, H, W): the same shuffle of the outer dim over a (C, 1, L) or (C, D*H, W)
+    # view (ncnn's ShuffleChannel fails on a 2-d blob with groups other than 2)
+    shape = ctx.shape(x)
+    flat = ctx.reshaped(ctx.blob(x), [shape[0], math.prod(shape[1:-1]), shape[-1]], x.name)
+    shuffled = ctx.temp(op.outputs[0].name)
+    ctx.emit("ShuffleChannel", "channelshuffle", [flat], [shuffled], params)
+    ctx.emit("Reshape", "reshape", [shuffled], [op.outputs[0].name], dims_params(shape))
