@@ -1,5 +1,5 @@
 """Issue 34, the forms upstream lowers to ncnn that ours refused or got wrong: attention with
-bool masks (SDPA's True means "takes part"), nn.MultiheadAttention with add_bias_kv /
+bool masks (SDPA's True means "takes part"), torch.clamp with tensor min/max, nn.MultiheadAttention with add_bias_kv /
 add_zero_attn / kdim / vdim, channel shuffles of other ranks, einsum with an ellipsis,
 torchvision's deformable convolution, in-place arithmetic on slices of slices. Each small
 module is captured, lowered, run in ncnn (CPU fp32) and compared with torch."""
@@ -45,6 +45,10 @@ def _shuffle_split(x):
 
 
 CASES = {
+    "torch.clamp_tensors": (Fn(lambda x, lo, hi: torch.clamp(x, lo, hi)), [_x(1, 3, 4), _x(1, 3, 1, seed=1) * 0.5,
+                                                                           _x(1, 1, 4, seed=2) * 0.5 + 0.5]),
+    "Tensor.clamp_min_tensor": (Fn(lambda x, lo: x.clamp(min=lo)), [_x(2, 3, 4), _x(3, 1, seed=1) * 0.5]),
+    "torch.clamp_max_tensor": (Fn(lambda x, hi: torch.clamp(x, max=hi * 0.5)), [_x(2, 3, 4), _x(4, seed=1)]),
     "shuffle_split": (Fn(_shuffle_split), [_x(1, 24, 5, 6)]),
     "shuffle_split_batch2": (Fn(lambda x: [t * 2 for t in _shuffle_split(x)]), [_x(2, 12, 3, 4)]),
     "nn.ChannelShuffle_5d": (nn.ChannelShuffle(2), [_x(1, 4, 3, 5, 6)]),
@@ -89,3 +93,15 @@ def test_an_einsum_that_broadcasts_a_size_one_dim_is_refused(tmp_path):
     model = Fn(lambda a, b: torch.einsum("...ij,...jk->...ik", a, b))
     with pytest.raises(UnsupportedOperator, match="does not broadcast"):
         _export(tmp_path, model, [_x(2, 1, 4, 5), _x(2, 3, 5, 6)])
+
+
+@pytest.mark.parametrize("name", ["torch.clamp_tensors", "Tensor.clamp_min_tensor", "torch.clamp_max_tensor"])
+def test_clamp_by_tensors_in_pnnx_onnx(tmp_path, name):
+    from conformance_runs import run_onnx
+    from pnnx_reference.api import export
+
+    model, inputs = CASES[name]
+    expected = torch_outputs(model.eval(), inputs)
+    result = export(model, tuple(inputs), tmp_path, "m")
+    assert "onnx" not in result.unsupported and "ncnn" not in result.unsupported, result.unsupported
+    assert_close(run_onnx(tmp_path / "m.pnnx.onnx", inputs), expected, FP32, name)

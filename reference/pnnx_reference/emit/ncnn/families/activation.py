@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from ....errors import Unsupported
-from ..arithmetic import UNARY, binary, lower_expression, scalar, unary
+from .... import expression as ex
+from ..arithmetic import UNARY, binary, lower_expression, lower_tree, scalar, unary
 from ..context import FLT_MAX, Context, param
 from ..layers import Weight
 from ..reduction import REDUCE_MAX, REDUCE_SUM, reduction
@@ -40,8 +41,6 @@ PLAIN = {
     ("nn.ReLU6", "F.relu6"): ("Clip", "relu6", lambda op: {0: 0.0, 1: 6.0}),
     ("nn.Hardtanh", "F.hardtanh", "F.hardtanh_"): ("Clip", "hardtanh",
                                     lambda op: _clip_bounds(op, "min_val", "max_val", -1.0, 1.0)),
-    ("torch.clamp", "Tensor.clamp", "torch.clip", "Tensor.clip"): ("Clip", "clamp",
-                                                                   lambda op: _clip_bounds(op, "min", "max")),
     ("nn.Sigmoid", "F.sigmoid", "torch.sigmoid", "Tensor.sigmoid"): ("Sigmoid", "sigmoid", lambda op: {}),
     ("nn.Tanh", "F.tanh", "torch.tanh", "Tensor.tanh"): ("TanH", "tanh", lambda op: {}),
     ("nn.SiLU", "F.silu"): ("Swish", "silu", lambda op: {}),
@@ -83,6 +82,22 @@ def softplus(ctx: Context, op) -> None:
     kept = binary(ctx, "mul", x, mask, ctx.temp(out))
     other = scalar(ctx, "add", scalar(ctx, "mul", mask, -1.0, ctx.temp(out)), 1.0, ctx.temp(out))
     binary(ctx, "add", kept, binary(ctx, "mul", soft, other, ctx.temp(out)), out)
+
+
+@LOWERINGS.register("torch.clamp", "Tensor.clamp", "torch.clip", "Tensor.clip", batch=ANY, **MOVES_DATA)
+def clamp(ctx: Context, op) -> None:
+    """Clip; a tensor min/max (broadcast as torch does): min(max(x, min), max), BinaryOp max/min."""
+    if len(op.inputs) == 1:
+        _single(ctx, op, "Clip", "clamp", _clip_bounds(op, "min", "max"))
+        return
+    tree = ex.input_ref(0)
+    for name, func in (("min", "max"), ("max", "min")):
+        operand, value = op.input(name), param(op, name)
+        if operand is not None:
+            tree = ex.Call(func, (tree, ex.input_ref(op.inputs.index(operand))))
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            tree = ex.Call(func, (tree, ex.literal(value)))
+    lower_tree(ctx, op, tree, op.inputs, op.outputs[0].name)
 
 
 # max/min against constants: exact on the integer or bool values a blob carries

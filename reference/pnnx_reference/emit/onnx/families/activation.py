@@ -184,11 +184,24 @@ def glu(b, op):
 
 @LOWERINGS.register("torch.clamp", "Tensor.clamp", "torch.clip", "Tensor.clip")
 def clamp(b, op):
-    if len(op.inputs) > 1:
-        raise Unsupported("tensor min/max")
     dt = b.dtype(op.inputs[0])
+    if len(op.inputs) > 1:  # a tensor min/max: Max then Min, broadcast as torch.clamp does
+        _clamp_by_tensors(b, op, dt)
+        return
     bounds = [op.params.get("min"), op.params.get("max")]
     inputs = [b.x(op)] + ["" if v is None else b.const(v, dt, "bound") for v in bounds]
     while inputs[-1] == "":
         inputs.pop()
     b.node("Clip", inputs, b.y(op))
+
+
+def _clamp_by_tensors(b, op, dt):
+    result = b.x(op)
+    bounds = [(func, op.input(name), op.params.get(name)) for name, func in (("min", "Max"), ("max", "Min"))]
+    bounds = [(f, o, v) for f, o, v in bounds if o is not None or v is not None]
+    for i, (func, operand, value) in enumerate(bounds):
+        if operand is None:
+            bound = b.const(value, dt, "bound")
+        else:
+            bound = operand.name if b.dtype(operand) == dt else b.node("Cast", [operand.name], to=onnx_type(dt))
+        result = b.node(func, [result, bound], b.y(op) if i == len(bounds) - 1 else 1)
