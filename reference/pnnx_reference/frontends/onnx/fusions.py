@@ -1,5 +1,6 @@
 """Node patterns replayed as one PyTorch operator: `MatMul(x, W) -> Add(b)` with constant W and b
-is `nn.Linear` (the way torch.onnx writes a Linear over a 3-d input). A fused node is a `Node`
+is `nn.Linear` (the way torch.onnx writes a Linear over a 3-d input); `Log(Sigmoid(x))` is
+F.logsigmoid (torch.onnx's spelling of it, which rounds otherwise than torch's kernel). A fused node is a `Node`
 of the `pnnx` domain whose rule lives beside the ops it replaces."""
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ def apply(nodes: list[Node], constants: dict[str, torch.Tensor], outputs: list[s
     for node in nodes:
         if id(node) in dropped:
             continue
-        fused = _matmul_add(node, constants, readers, by_input)
+        fused = _matmul_add(node, constants, readers, by_input) or _log_sigmoid(node, readers, by_input)
         if fused is not None:
             fused_node, add = fused
             dropped.add(id(add))
@@ -50,3 +51,14 @@ def _matmul_add(node, constants, readers, by_input):
     fused = Node("Linear", "pnnx", node.name, node.key, [node.inputs[0], node.inputs[1], other],
                  list(add.outputs), {})
     return fused, add
+
+
+def _log_sigmoid(node, readers, by_input):
+    if node.op_type != "Sigmoid" or node.domain not in ("", "ai.onnx"):
+        return None
+    out = node.outputs[0]
+    if readers[out] != 1 or out not in by_input or by_input[out][0].op_type != "Log" \
+            or by_input[out][0].domain not in ("", "ai.onnx"):
+        return None
+    log = by_input[out][0]
+    return Node("LogSigmoid", "pnnx", node.name, node.key, [node.inputs[0]], list(log.outputs), {}), log

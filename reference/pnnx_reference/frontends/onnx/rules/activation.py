@@ -55,6 +55,12 @@ def sigmoid(ctx):
     return F.sigmoid(ctx.tensor(0))
 
 
+@rule("pnnx:LogSigmoid")
+def log_sigmoid(ctx):
+    """Log(Sigmoid(x)), fused (fusions.py)."""
+    return F.logsigmoid(ctx.tensor(0))
+
+
 @rule("Tanh")
 def tanh(ctx):
     return F.tanh(ctx.tensor(0))
