@@ -64,7 +64,16 @@ class Wrapped(nn.Module):
         return self.inner(*xs)
 
 
+class AddMatmul(nn.Module):
+    """torch.addmm and torch.baddbmm with and without scales (issue 33 item 19)."""
+
+    def forward(self, a, b, c, d, e, f):
+        return (torch.addmm(a, b, c, beta=0.5, alpha=2.0), torch.addmm(a, b, c),
+                torch.baddbmm(d, e, f, alpha=3.0), torch.baddbmm(d, e, f, beta=0.0))
+
+
 MODELS = {
+    "add_matmul": (AddMatmul, [(4, 5), (4, 6), (6, 5), (2, 4, 5), (2, 4, 6), (2, 6, 5)]),
     "cnn": (Cnn, [(1, 3, 16, 16)]),
     "squeeze_excite": (SqueezeExcite, [(1, 8, 6, 6)]),
     "mixer": (Mixer, [(2, 5, 16), (1, 4, 4, 4)]),
