@@ -102,13 +102,29 @@ def test_mask_assignment_becomes_index_put(tmp_path, optlevel):
 
 def _write_view(x):
     x = x.clone()
-    x[:, :2][0] = 1.0
+    x.transpose(0, 1)[0] = 1.0
     return x
 
 
 def test_assignment_into_a_view_is_refused():
     with pytest.raises(ConversionError, match="view"):
         api.capture(Fn(_write_view), [X])
+
+
+def _write_slices_of_slices(x):
+    """Issue 34: in-place arithmetic on slices of slices, each written back into x."""
+    x = x * 1
+    x[:, :2][0] = 1.0
+    xx = x[1]
+    xx[..., 1] = xx[..., -1] * 3
+    x[:, 1:, ::2].clamp_(0, 0.5)
+    x[:, 1:][0].fill_(-2.0)
+    return x
+
+
+@pytest.mark.parametrize("optlevel", [0, 2])
+def test_writes_into_slices_of_slices_reach_the_tensor(tmp_path, optlevel):
+    _round_trip(tmp_path, _write_slices_of_slices, X, optlevel=optlevel)
 
 
 def _copy(x, y):

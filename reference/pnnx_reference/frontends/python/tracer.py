@@ -312,31 +312,60 @@ class Tracer(TorchFunctionMode):
     def _inplace_on_view(self, func, op_type, args, kwargs):
         """`y[:, :2].fill_(v)` is `fill` on the slice's value, then `y[:, :2] = <that>` as a
         `Tensor.slice_copy`; the names `y` and `y[:, :2]` then stand for the two new values.
-        Only a view made by indexing a tensor that is no view itself can be written back."""
+        A view made by indexing (or by reshaping whole) a tensor that is itself such a view, or
+        no view, is written back step by step (`_write_chain`)."""
         view = args[0]
         known = self._views.get(id(view))
-        root = self._reshaped_root(known[1]) if known is not None and known[0] is view else None
-        if op_type is None or known is None or known[0] is not view or (known[1]._is_view() and root is None):
+        chain = self._write_chain(view) if known is not None and known[0] is view else None
+        if op_type is None or chain is None:
             raise ConversionError(f"in-place {op_type or func.__name__} on a view that is not a slice "
                                   f"of a plain tensor or of a reshape of one (e.g. `x.t().{func.__name__}(...)`) "
                                   f"changes another tensor and is not supported by the capture yet")
-        _, base, index = known
-        before = self.operand_of(base)
-        self._keep_value(before, base)
-        if root is not None:
-            self._keep_value(self.operand_of(root), root)
-        self._keep_value(self.operand_of(view), view)
+        self._keep_chain(view, chain)
         result = func(*args, **kwargs)
         if _copies_as_is(op_type, args):  # `y[:, :2].copy_(x1)` is `y[:, :2] = x1`, as upstream writes it
             self._tensors[id(view)] = (view, self.operand_of(args[1]))
         else:
             self._record_checked(func, op_type, args, kwargs, result)
             self.values[self.operand_of(view)] = view.detach().clone()
-        after = self.operand_of(view)
-        _, params = indexing.slice_params(base, index)
-        self._emit_write("Tensor.slice_copy", [before, after], ["input", "src"], params, base)
-        self._write_back(base, root)
+        self._write_back(chain)
         return result
+
+    def _write_chain(self, tensor) -> list[tuple] | None:
+        """The steps from `tensor` up to the tensor that owns its memory: ("slice", view, base,
+        index) for a view made by indexing, ("reshape", view, root, None) for a whole reshape of a
+        plain tensor (`x.view(1, 3, 16, 16)`); None when a step is any other view."""
+        steps = []
+        while tensor._is_view():
+            known = self._views.get(id(tensor))
+            if known is not None and known[0] is tensor:
+                steps.append(("slice", tensor, known[1], known[2]))
+                tensor = known[1]
+                continue
+            root = self._reshaped_root(tensor)
+            if root is None:
+                return None
+            steps.append(("reshape", tensor, root, None))
+            tensor = root
+        return steps
+
+    def _keep_chain(self, tensor, chain) -> None:
+        """A write into `tensor` is coming: it and every tensor of its chain keep their values."""
+        self._keep_value(self.operand_of(tensor), tensor)
+        for _, _, base, _ in chain:
+            self._keep_value(self.operand_of(base), base)
+
+    def _write_back(self, chain) -> None:
+        """After a write into the chain's first view: each base gets it back (a slice_copy of the
+        view's new value, or the view reshaped back); the base's name stands for the result."""
+        for kind, view, base, index in chain:
+            if kind == "slice":
+                _, params = indexing.slice_params(base, index)
+                self._emit_write("Tensor.slice_copy", [self.operand_of(base), self.operand_of(view)],
+                                 ["input", "src"], params, base)
+            else:
+                self._emit_write("Tensor.reshape", [self.operand_of(view)], ["input"],
+                                 {"shape": list(base.shape)}, base)
 
     def _reshaped_root(self, tensor):
         """The tensor that `tensor` (a view) reshapes whole: the same elements in the same
@@ -349,13 +378,6 @@ class Tracer(TorchFunctionMode):
             return None
         known = self._tensors.get(id(root))
         return root if known is not None and known[0] is root else None
-
-    def _write_back(self, view, root) -> None:
-        """After a write into `view`, a reshape of `root` (whose value from before the write was
-        kept): the name `root` stands for it."""
-        if root is None:
-            return
-        self._emit_write("Tensor.reshape", [self.operand_of(view)], ["input"], {"shape": list(root.shape)}, root)
 
     def _before_hidden_writes(self, func, args, kwargs) -> None:
         """A call that writes an argument in place though its name does not say so: the
@@ -379,9 +401,9 @@ class Tracer(TorchFunctionMode):
     def _setitem(self, func, target, index, value) -> None:
         """`x[..., :2] = y` -> `Tensor.slice_copy`, `x[mask] = y` -> `Tensor.index_put`; the
         name `x` then stands for the op's output, as after any in-place call."""
-        root = self._reshaped_root(target) if target._is_view() else None
-        if target._is_view() and root is None:
-            raise ConversionError("assignment into a view (e.g. `x[:, :2][0] = y`) changes another "
+        chain = self._write_chain(target)
+        if chain is None:
+            raise ConversionError("assignment into a view (e.g. `x.t()[0] = y`) changes another "
                                   "tensor and is not supported by the capture yet")
         if self._is_self_copy(target, index, value):  # `x[:, :2] = v` where v is that very view
             return func(target, index, value)
@@ -401,12 +423,10 @@ class Tracer(TorchFunctionMode):
             op_type, params = indexing.slice_params(target, index)
             op_type = "Tensor.slice_copy"
             inputs, inputnames = [source, self.operand_of(value)], ["input", "src"]
-        self._keep_value(source, target)
-        if root is not None:
-            self._keep_value(self.operand_of(root), root)
+        self._keep_chain(target, chain)
         func(target, index, value)
         self._emit_write(op_type, inputs, inputnames, params, target)
-        self._write_back(target, root)
+        self._write_back(chain)
 
     def _is_self_copy(self, target, index, value) -> bool:
         """`value` is the very memory `target[index]` names (a view filled in place and then
