@@ -56,8 +56,9 @@ BOOL_LOGIC = {
     "Tensor.masked_fill", "Tensor.masked_fill_", "Tensor.float", "Tensor.double", "Tensor.half",
     "Tensor.bool", "Tensor.long", "Tensor.int", "Tensor.to", "Tensor.type_as",
 }
-# bool attention masks (True: masked) read as 0/1 blobs
-BOOL_MASKS = {"nn.MultiheadAttention", "nn.TransformerEncoderLayer", "nn.TransformerDecoderLayer", "nn.Transformer"}
+# bool attention masks (True: masked; SDPA's True: attended) read as 0/1 blobs
+BOOL_MASKS = {"nn.MultiheadAttention", "nn.TransformerEncoderLayer", "nn.TransformerDecoderLayer", "nn.Transformer",
+              "F.scaled_dot_product_attention"}
 # lowerings that only move, select or clamp values (exact on bools and integers alike)
 MOVES_VALUES = {
     "torch.reshape", "Tensor.reshape", "Tensor.view", "Tensor.view_as", "Tensor.reshape_as", "torch.flatten",
