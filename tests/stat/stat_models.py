@@ -72,7 +72,15 @@ class AddMatmul(nn.Module):
                 torch.baddbmm(d, e, f, alpha=3.0), torch.baddbmm(d, e, f, beta=0.0))
 
 
+class Functions(nn.Module):
+    """One pnnx.Expression holding the functions upstream counts 4 operations for (issue 33 item 19)."""
+
+    def forward(self, x):
+        return (x * 2 + 1) / 3 - torch.sqrt(x) + x.pow(2) + torch.exp(x) + torch.log(x) * x.rsqrt() + torch.sin(x)
+
+
 MODELS = {
+    "functions": (Functions, [(1, 3, 8, 8)]),
     "add_matmul": (AddMatmul, [(4, 5), (4, 6), (6, 5), (2, 4, 5), (2, 4, 6), (2, 6, 5)]),
     "cnn": (Cnn, [(1, 3, 16, 16)]),
     "squeeze_excite": (SqueezeExcite, [(1, 8, 6, 6)]),

@@ -15,6 +15,7 @@ from pnnx_reference.stat import human
 from stat_models import MODELS
 
 UPSTREAM = {
+    "functions": ("[1,3,8,8]f32", "6.336K", "384"),
     "add_matmul": ("[4,5]f32,[4,6]f32,[6,5]f32,[2,4,5]f32,[2,4,6]f32,[2,6,5]f32", "1.6K", "524"),
     "cnn": ("[1,3,16,16]f32", "128.597K", "12.402K"),
     "squeeze_excite": ("[1,8,6,6]f32", "13.748K", "2.732K"),

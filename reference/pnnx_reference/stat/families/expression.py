@@ -5,9 +5,11 @@ from ...errors import PnnxError
 from ...expression import ListExpr, parse
 from ..registry import Count, moved, output, rule
 
-# operations per element of each function the grammar names (1 for any other); upstream
-# counts no arithmetic for boolean logic
-_COSTS = {"pow": 4, "and": 0, "or": 0, "xor": 0, "not": 0}
+# operations per element of each function the grammar names (1 for any other): upstream
+# counts 4 for a power and the transcendental functions measured (sqrt, rsqrt, exp, log, sin),
+# none for boolean logic
+_COSTS = {"pow": 4, "sqrt": 4, "rsqrt": 4, "exp": 4, "log": 4, "sin": 4, "cos": 4,
+          "and": 0, "or": 0, "xor": 0, "not": 0}
 
 
 def _operations(node) -> int:
