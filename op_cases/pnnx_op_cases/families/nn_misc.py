@@ -53,6 +53,9 @@ def channel_shuffle():
     yield module_case(op, "g4_b2", "nn.ChannelShuffle(4)", [rand(2, 16, 2, 2)])
     yield module_case(op, "g2_r3", "nn.ChannelShuffle(2)", [rand(2, 4, 5)])
     yield module_case(op, "g13", "nn.ChannelShuffle(13)", [rand(1, 26, 2, 2)])
+    yield module_case(op, "g3_r3", "nn.ChannelShuffle(3)", [rand(2, 6, 5)])
+    yield module_case(op, "g2_r5", "nn.ChannelShuffle(2)", [rand(1, 4, 3, 5, 6)])
+    yield module_case(op, "g3_r5_b2", "nn.ChannelShuffle(3)", [rand(2, 6, 2, 3, 4)])
 
 
 @family("nn.Fold")

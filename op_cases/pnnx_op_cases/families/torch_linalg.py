@@ -91,6 +91,9 @@ def _einsum():
         ("dot", "torch.einsum('i,i->', x0, x1)", [f(12), f(12)]),
         ("hadamard_sum", "torch.einsum('ij,ij->i', x0, x1)", [f(3, 8), f(3, 8)]),
         ("ellipsis", "torch.einsum('...ij,...jk->...ik', x0, x1)", [f(2, 3, 4, 5), f(2, 3, 5, 2)]),
+        ("ellipsis_transpose", "torch.einsum('...ij->...ji', x0)", [f(2, 3, 4, 5)]),
+        ("ellipsis_implicit", "torch.einsum('i...j,jk', x0, x1)", [f(4, 3, 5), f(5, 2)]),
+        ("ellipsis_fewer_dims", "torch.einsum('...ij,...j->...i', x0, x1)", [f(2, 3, 4, 5), f(3, 5)]),
         ("three_operands", "torch.einsum('ij,jk,kl->il', x0, x1, x2)", [f(2, 3), f(3, 4), f(4, 5)]),
         ("list_operands", "torch.einsum('nchw,c->nhw', [x0, x1])", [f(1, 3, 4, 4), f(3)]),
     ], tol=_DOT_TOL)
