@@ -83,7 +83,9 @@ EXACT_ARITHMETIC = {"pnnx.Expression", "torch.cumsum", "Tensor.cumsum", "torch.a
                     *(f"{table}.{name}" for table in ("torch", "Tensor") for name in ("sum", "prod", "max", "min"))}
 BOOL_OPERANDS = BOOL_LOGIC | BOOL_MASKS | MOVES_VALUES | EXACT_ARITHMETIC
 # the ncnn lowerings that compute on integers carried as float values (int_operands=True)
-INT_OPERANDS = (BOOL_OPERANDS - BOOL_MASKS) | {f"{t}.{n}" for t in ("torch", "Tensor") for n in ("argmax", "argmin")}
+# gather looks a constant line up by the value of its computed index (BERT's token types)
+INT_OPERANDS = (BOOL_OPERANDS - BOOL_MASKS) | {f"{t}.{n}" for t in ("torch", "Tensor")
+                                               for n in ("argmax", "argmin", "gather")}
 
 
 def _traited(registry, trait: str) -> set[str]:

@@ -5,15 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from ....errors import Unsupported
-from ..arithmetic import BINARY, UNARY, binary, scalar
+from ..arithmetic import binary, scalar
 from ..context import Context, dims_params, param
-from ..inner_product import inner_product_rows
 from ..layers import Weight
+from ..lookup import KEEP_INT32_BITS, lookup_by_value
 from ..reduction import REDUCE_MAX, REDUCE_MEAN, REDUCE_SUM, reduction
 from ..registry import LEADING, LOWERINGS
 
-# layer featmask (param 31): no fp16 storage (2), no bf16 storage (4), no vulkan (16)
-_KEEP_INT32_BITS = 2 | 4 | 16
 
 
 def _embed_indices(ctx: Context, operand, base: str) -> str:
@@ -24,36 +22,13 @@ def _embed_indices(ctx: Context, operand, base: str) -> str:
     if ctx.rank(operand) == 1:
         return index
     flat = ctx.temp(base)
-    ctx.emit("Flatten", "flatten", [index], [flat], {31: _KEEP_INT32_BITS})
+    ctx.emit("Flatten", "flatten", [index], [flat], {31: KEEP_INT32_BITS})
     return flat
 
 
 def reads_int32_bits(ctx: Context, operand) -> bool:
     """Whether Embed can read these indices: a graph input fed as int32 bits, or a constant."""
     return operand.name in ctx.int_bits or ctx.constant(operand) is not None
-
-
-def lookup_by_value(ctx: Context, operand, weight: np.ndarray, out: str) -> None:
-    """Rows picked by indices that ncnn layers carry as float values (positions computed from
-    the token ids, or ids that other layers read as values): a one-hot matrix
-    relu(1 - |i - v|) of the n indices by the table's rows v, exact for integers, times the
-    table (Gemm). The one-hot layers stay in fp32 on the CPU (an index past 2048 is not exact
-    in fp16)."""
-    num, dim = weight.shape
-    shape = ctx.shape(operand)
-    count = int(np.prod(shape)) if all(d > 0 for d in shape) else -1
-    column, rows, distance = ctx.temp(out), ctx.temp(out), ctx.temp(out)
-    layers = [ctx.emit("Reshape", "reshape", [ctx.blob(operand)], [column], dims_params([count, 1])),
-              ctx.emit("MemoryData", "rows", [], [rows], dims_params([1, num]),
-                       [Weight(np.arange(num, dtype=np.float32), tagged=False)])]
-    layers.append(ctx.emit("BinaryOp", "sub", [column, rows], [distance], {0: BINARY["sub"][0]}))
-    layers.append(ctx.emit("UnaryOp", "abs", [distance], [unary_out := ctx.temp(out)], {0: UNARY["abs"]}))
-    layers.append(ctx.emit("BinaryOp", "rsub", [unary_out], [near := ctx.temp(out)],
-                           {0: BINARY["sub"][1], 1: 1, 2: 1.0}))
-    layers.append(ctx.emit("ReLU", "relu", [near], [onehot := ctx.temp(out)]))
-    for layer in layers:
-        layer.params[31] = _KEEP_INT32_BITS
-    inner_product_rows(ctx, onehot, [count, num], out, weight.T.copy(), None)
 
 
 def _renormed(weight: np.ndarray, max_norm, norm_type) -> np.ndarray:

@@ -6,8 +6,8 @@ import numpy as np
 from ....errors import Unsupported
 from ..context import Context, dims_params, single_dim
 from ..crops import crop, select_indices
+from ..lookup import lookup_by_value
 from ..registry import LEADING, LOWERINGS
-from .embedding import lookup_by_value
 
 
 def _constant_index(ctx: Context, op, what: str):
