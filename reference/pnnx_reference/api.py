@@ -20,7 +20,7 @@ from .frontends.python.tracer import iter_values
 from .emit.ncnn import write_ncnn
 from .emit.python.pnnx_py import write_python
 from .errors import ConversionError, PnnxError, UnsupportedOperator
-from .files import Staging
+from .files import Staging, onnx_data_path
 from .input_sizes import check_fits, out_of_memory
 from .formats import pnnx_param
 from .ir import DTYPES, Graph, Operand
@@ -338,10 +338,8 @@ def export(model: nn.Module, inputs=None, out_dir=".", name: str = "model", *, i
                 raise ConversionError(f"pnnx.param cannot hold {err}") from None
             result.paths.update({a: paths[a] for a in artefacts if staged[a].exists()})
         if "pnnxonnx" in result.paths:  # its weights go to a data file beside it past 2 GiB
-            from .emit.onnx.writer import data_path
-
-            if stage.path(data_path(paths["pnnxonnx"])).exists():
-                result.paths["pnnxonnxdata"] = data_path(paths["pnnxonnx"])
+            if stage.path(onnx_data_path(paths["pnnxonnx"])).exists():
+                result.paths["pnnxonnxdata"] = onnx_data_path(paths["pnnxonnx"])
         if self_check:
             result.self_check = _self_check(graph, staged, captured, device, result.unsupported)
         result.warnings.extend(selfcheck.all_nan_outputs(captured.runs))

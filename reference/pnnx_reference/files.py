@@ -26,6 +26,13 @@ def no_bytecode():
         sys.dont_write_bytecode = before
 
 
+def onnx_data_path(path) -> Path:
+    """The external data file of the ONNX model at `path`: `NAME.pnnx.onnx.data` beside it
+    (here, not in emit/onnx: the converter names it without importing onnx)."""
+    path = Path(path)
+    return path.with_name(path.name + ".data")
+
+
 def new_file_mode() -> int:
     """The mode `open()` gives a new file under the current umask (mkstemp gives 0600)."""
     mask = os.umask(0)

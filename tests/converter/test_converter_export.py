@@ -87,3 +87,21 @@ def test_each_modules_own_mode_is_put_back(tmp_path):
     wrapper = nn.Sequential(inner)
     export(wrapper, torch.rand(1, 4), tmp_path, "m", self_check=False)
     assert wrapper.training and not inner.training and not inner[1].training
+
+
+def test_an_onnx_model_past_its_size_limit_gets_its_data_file_moved_beside_it(tmp_path, monkeypatch):
+    """The onnx emitter is imported when its file is written (the converter runs without onnx):
+    the data file it writes past protobuf's limit (here 64 bytes) is still staged, moved
+    into place with the rest and reported."""
+    import functools
+
+    import pnnx_reference.emit.onnx as onnx_emitter
+
+    monkeypatch.setattr(onnx_emitter, "write_onnx", functools.partial(onnx_emitter.write_onnx, external_over=64))
+    torch.manual_seed(0)
+    result = export(Tiny().eval(), torch.rand(1, 3, 8, 8), tmp_path, "tiny")
+    assert result.paths["pnnxonnxdata"] == tmp_path / "tiny.pnnx.onnx.data"
+    assert result.paths["pnnxonnxdata"].is_file() and result.paths["pnnxonnx"].is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["tiny.pnnx.param", "tiny.pnnx.bin", "tiny_pnnx.py", "tiny.pnnx.onnx", "tiny.pnnx.onnx.data",
+         "tiny.ncnn.param", "tiny.ncnn.bin", "tiny_ncnn.py"])

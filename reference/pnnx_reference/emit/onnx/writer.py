@@ -21,18 +21,13 @@ import onnx
 from onnx import TensorProto
 
 from ...files import new_file_mode
+from ...files import onnx_data_path as data_path
 from ...formats.background_write import open_weights
 from .builder import Payload
 
 PROTOBUF_LIMIT = 2**31 - 1  # bytes of one serialized message: a larger .onnx cannot be read
 DATA_ALIGNMENT = 4096
 _GRAPH, _INITIALIZER, _RAW_DATA = 7, 5, 9  # ModelProto.graph, GraphProto.initializer, TensorProto.raw_data
-
-
-def data_path(path) -> Path:
-    """The external data file of the ONNX model at `path`: `NAME.pnnx.onnx.data` beside it."""
-    path = Path(path)
-    return path.with_name(path.name + ".data")
 
 
 def _varint(n: int) -> bytes:
