@@ -10,7 +10,7 @@ from pnnx_conformance.results import Metrics, Result
 
 VENDOR = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
 MALLORY = Ed25519PrivateKey.from_private_bytes(bytes(range(1, 33)))
-SUITE = {"name": "pnnx-reference-suite", "version": "0.1.0", "commit": "c0ffee"}
+SUITE = {"name": "pnnx-conformance", "version": "0.2.0", "commit": "c0ffee"}
 
 
 def fp(key) -> str:

@@ -15,6 +15,7 @@ from certificates import MALLORY, VENDOR, certificate, fp as _fp, public_pem as 
 from pnnx_conformance.cli import main
 from pnnx_conformance.report import certificate_schema
 from pnnx_conformance.report.certificate import case_set_hash, digest_of, sign_certificate
+from pnnx_conformance.report.certify import SUITE
 
 ROOT = Path(__file__).resolve().parents[2]
 HARNESS = ROOT / "tests" / "harness"
@@ -144,15 +145,14 @@ def test_rerun_refuses_other_plugin_or_runtime_versions(tmp_path, capsys, harnes
     """The installed plug-in and runtime must be the certified ones: no case is re-run."""
     import torch
 
-    cert = build(name="torch", plugin={"distribution": "pnnx-reference-suite", "version": "0.0.1"},
+    cert = build(name="torch", plugin={"distribution": SUITE, "version": "0.0.1"},
                  runtime={"distribution": "torch", "version": "1.0.0"})
     rc, err = verify(capsys, write(tmp_path, cert), "--trust", _fp(VENDOR), "--cases", PROVIDER,
                      "--rerun", "1", "--backend", "torch")
     from importlib.metadata import version
 
     assert rc == 1 and "re-ran" not in err
-    assert f"the installed plug-in is pnnx-reference-suite {version('pnnx-reference-suite')}, the certificate's " \
-           "pnnx-reference-suite 0.0.1" in err
+    assert f"the installed plug-in is {SUITE} {version(SUITE)}, the certificate's {SUITE} 0.0.1" in err
     assert f"the installed runtime is torch {version('torch')}, the certificate's torch 1.0.0" in err
     assert torch  # the runtime the built-in torch backend declares
 

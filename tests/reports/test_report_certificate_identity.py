@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from certificates import rec
 
-from pnnx_conformance.report.certify import certify
+from pnnx_conformance.report.certify import SUITE, certify
 from pnnx_conformance.results import write_results
 
 HARNESS = Path(__file__).resolve().parents[1] / "harness"
@@ -34,10 +34,10 @@ def test_the_backend_is_named_by_its_name_with_its_distributions(tmp_path, spec)
     cert = certify(spec, tmp_path / "cert", cases_provider=PROVIDER, results=run_of(tmp_path, spec))[0]
     assert cert["backend"] == {
         "name": "onnxruntime", "device": "CPUExecutionProvider",
-        "plugin": {"distribution": "pnnx-reference-suite", "version": version("pnnx-reference-suite")},
+        "plugin": {"distribution": SUITE, "version": version(SUITE)},
         "runtime": {"distribution": "onnxruntime", "version": version("onnxruntime")},
         "described": {"name": "onnxruntime", "version": version("onnxruntime"), "device": "CPUExecutionProvider"}}
-    assert cert["suite"]["version"] == version("pnnx-reference-suite")
+    assert cert["suite"]["version"] == version(SUITE)
     assert (tmp_path / "cert" / "certificate-onnxruntime.json").is_file()
 
 
@@ -54,5 +54,5 @@ def test_a_default_mode_is_resolved_and_everything_is_on_the_page(tmp_path):
     text = page.read_text()
     for shown in ("default-mode", "numpy " + version("numpy"), "not recorded", "cpu:0", "F.*, nn.*",
                   cert["selection"]["case_set_hash"], "<td>default</td><td>fp16</td><td>bf16</td>",
-                  "pnnx-reference-suite " + cert["suite"]["version"]):
+                  f"{SUITE} " + cert["suite"]["version"]):
         assert shown in text, shown

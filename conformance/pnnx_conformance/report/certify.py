@@ -25,7 +25,7 @@ from .certificate import (FORMAT_VERSION, case_set_hash, case_set_problems, cont
 
 CONVERTER = "reference"
 PASSWORD_ENV = "PNNX_CERT_KEY_PASSWORD"   # the passphrase of an encrypted --key, if any
-SUITE = "pnnx-reference-suite"
+SUITE = "pnnx-conformance"  # the distribution of the suite (pyproject.toml)
 
 
 def selected_cases(selection: dict) -> list:
