@@ -365,12 +365,8 @@ def _stale_files(paths: dict[str, Path], written: dict[str, Path]) -> list[Path]
     """The files at the paths of artefacts this run does not write (an emitter declined the
     model): left there from an earlier run, they would describe another model ("all or none")."""
     candidates = [path for key, path in paths.items() if key not in written]
-    try:
-        from .emit.onnx.writer import data_path
-    except ImportError:  # onnx is not installed: its stale pnnx.onnx goes, a data file beside it stays
-        data_path = None
-    if data_path is not None and "pnnxonnxdata" not in written:
-        candidates.append(data_path(paths["pnnxonnx"]))
+    if "pnnxonnxdata" not in written:
+        candidates.append(onnx_data_path(paths["pnnxonnx"]))
     return [path for path in candidates if path.is_file() or path.is_symlink()]
 
 
