@@ -50,7 +50,7 @@ def _reverse_range(start, end, size):
     return size - 1 - start, size - 1 - end
 
 
-@rule("Slice", produces=("torch.flip",))
+@rule("Slice", produces=("Tensor.slice", "torch.flip"))
 def slice_(ctx):
     value = ctx.x(0)
     r = value.dim()
@@ -142,7 +142,7 @@ def non_zero(ctx):
     return torch.nonzero(ctx.tensor(0)).t()
 
 
-@rule("GatherND")
+@rule("GatherND", produces=("Tensor.index",))
 def gather_nd(ctx):
     if int(ctx.attr("batch_dims", 0)):
         ctx.fail("GatherND with batch_dims is not supported")

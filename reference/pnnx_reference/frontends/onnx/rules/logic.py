@@ -69,7 +69,7 @@ def where(ctx):
     return torch.where(cond, a, b)
 
 
-@rule("Cast")
+@rule("Cast", produces=("Tensor.to",))
 def cast(ctx):
     from ..values import torch_dtype
 
@@ -81,7 +81,7 @@ def cast(ctx):
     return x if x.dtype == dtype else x.to(dtype)
 
 
-@rule("CastLike")
+@rule("CastLike", produces=("Tensor.to",))
 def cast_like(ctx):
     dtype = ctx.tensor(1).dtype
     value = ctx.x(0)
