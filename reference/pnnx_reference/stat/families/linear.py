@@ -1,7 +1,7 @@
 """Fully connected layers and matrix products: two operations per multiply-accumulate."""
 from __future__ import annotations
 
-from ..registry import Count, moved, output, rule
+from ..registry import Count, moved, numel, output, rule
 
 
 @rule("nn.Linear", "F.linear")
