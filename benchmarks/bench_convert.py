@@ -110,7 +110,7 @@ def pt_door_table(records: list[dict], runs: int) -> list[str]:
     def fmt(value, spec):
         return "-" if value is None else format(value, spec)
 
-    lines = [f"| network | ours s | upstream s | ratio | ours MB | upstream MB | ratio |",
+    lines = ["| network | ours s | upstream s | ratio | ours MB | upstream MB | ratio |",
              "|---|---:|---:|---:|---:|---:|---:|"]
     for r in records:
         lines.append(f"| {r['model']} | {fmt(r['ours']['wall_s'], '.2f')} | {fmt(r['upstream']['wall_s'], '.2f')} | "

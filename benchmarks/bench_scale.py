@@ -273,7 +273,7 @@ def _mb(value) -> str:
 
 
 def table(report: dict) -> str:
-    lines = [f"# Conversion time and peak memory against model size\n",
+    lines = ["# Conversion time and peak memory against model size\n",
              f"Machine: {report['machine']['cpus']} cores, load average before {report['machine']['loadavg_before']}, "
              f"after {report['machine']['loadavg_after']}; new-file write speed of the disk "
              f"{report['disk_mb_s']:.0f} MB/s (fsync'd). `python benchmarks/bench_scale.py`, {report['time_utc']}.\n",
@@ -333,7 +333,7 @@ def svg(report: dict) -> str:
     xs = [r["weights_bytes"] / 1e6 for r in rows]
     width, height, pad = 420, 300, 50
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{2 * width}" height="{height + 40}" '
-             f'font-family="sans-serif" font-size="11">', f'<rect width="100%" height="100%" fill="white"/>']
+             f'font-family="sans-serif" font-size="11">', '<rect width="100%" height="100%" fill="white"/>']
     for panel, (key, label) in enumerate((("s", "conversion time (s)"), ("peak_mb", "peak memory (MB)"))):
         ox = panel * width
         values = [r[k][key] for r in rows for k, _, _ in routes if k in r and key in r[k] and "error" not in r[k]]

@@ -45,8 +45,8 @@ def _build_parser() -> argparse.ArgumentParser:
     write.add_argument("case_id")
     write.add_argument("--out", required=True, help="output folder (created)")
     where = sub.add_parser("where", help="file:line of every piece of an operator: table row, case "
-                                         "families, frontend rules, emitters, tolerances, waivers, "
-                                         "known differences")
+                                         "families, each door's frontend rules, emitters, tolerances, "
+                                         "waivers")
     where.add_argument("op", help="table row or emitted operator, e.g. nn.Conv2d")
     where.add_argument("--json", action="store_true", help="one JSON object instead of text")
     return p

@@ -3,22 +3,24 @@
 Groups, in this order:
   table        its row in `tables/*.tsv`
   cases        each case family registering it (the decorated function), with case counts
-  frontends    aten rules that produce it (`produces=` trait, else the same name), the
-               TorchScript standard-module recovery for `nn.*`, quoted mentions in frontends/
+  frontends    for each door (`DOORS`), the places that write it: the rules of every frontend
+               registry (a registry with `doors`) whose `produces` trait names it (aten rules
+               without the trait: the same aten name; an `onnx.X` row: the ONNX rule keyed X),
+               the standard-module recovery of `.pt` and `.pt2` and the Python API's capture,
+               then quoted mentions in frontends/
   passes       quoted mentions in passes/ (fusions, folding)
-  emitters     the rule each registry of `pnnx_reference.registry.REGISTRIES` looks up for it
+  emitters     the rule each registry without doors (an emitter's) looks up for it
   tolerances   per-operator overrides and accumulation bounds of `tolerances.py`, and the
                cases of the row carrying a `ToleranceHint`
   waivers      `conformance/waivers.toml` entries matching a case of the row
-  known differences  `tests/torchscript/known_disagreements.tsv` rows of its cases
 
-Everything is found from the code's own tables (no list of files to keep in step), so a new
-emitter registry or a moved rule shows up by itself.
+Everything is found from the code's own tables and traits (no list of files to keep in step), so
+a new registry or a moved rule shows up by itself. Nothing of the harness is imported and no test
+fixture is read: the waivers file is read as data, where the source tree has one.
 """
 from __future__ import annotations
 
 import ast
-import csv
 import difflib
 import fnmatch
 import importlib
@@ -31,14 +33,19 @@ from functools import lru_cache
 from pathlib import Path
 
 from pnnx_reference.errors import UsageError
-from pnnx_reference.registry import REGISTRIES, where_defined
+from pnnx_reference.registry import REGISTRIES, Registry, where_defined
 
 from . import registry, tables
 
 ROOT = Path(__file__).resolve().parents[2]
-GROUPS = ("table", "cases", "frontends", "passes", "emitters", "tolerances", "waivers",
-          "known differences")
-KNOWN_DISAGREEMENTS = ROOT / "tests" / "torchscript" / "known_disagreements.tsv"
+GROUPS = ("table", "cases", "frontends", "passes", "emitters", "tolerances", "waivers")
+# the doors into the converter (docs/ROUTES.md), as frontend registries name them in `doors`
+DOORS = ("python", ".pt", ".pt2", ".onnx")
+# each door's own folder of frontends/ (docs/CONVENTIONS.md); `aten/` is shared through its registry's doors
+DOOR_FOLDERS = {"python": "python", ".pt": "torchscript", ".pt2": "export", ".onnx": "onnx"}
+FRONTENDS = ROOT / "reference" / "pnnx_reference" / "frontends"
+WAIVERS = ROOT / "conformance" / "waivers.toml"
+ONNX_ROW = "onnx."   # table rows of ONNX operators: `onnx.Conv` is the ONNX rule keyed `Conv`
 # aten spells the submodules' functions with a prefix: torch.fft.rfft is aten::fft_rfft
 _ATEN_PREFIXES = (("torch.fft.", "fft_"), ("torch.linalg.", "linalg_"), ("torch.special.", "special_"),
                   ("torch.", ""), ("Tensor.", ""), ("F.", ""))
@@ -49,6 +56,7 @@ class Piece:
     group: str
     where: str      # "path/from/root.py:LINE"
     what: str
+    doors: tuple[str, ...] = ()   # a frontend piece: the doors through which it writes the operator
 
 
 def rel(path: Path | str) -> str:
@@ -63,8 +71,8 @@ def rel(path: Path | str) -> str:
 @lru_cache(maxsize=None)
 def _load_rules() -> None:
     """Importing the frontends and every emitter module fills the registries."""
-    importlib.import_module("pnnx_reference.frontends.aten")
-    importlib.import_module("pnnx_reference.frontends.torchscript")
+    for door in ("aten", "torchscript", "export", "onnx", "python"):
+        importlib.import_module(f"pnnx_reference.frontends.{door}")
     emit = importlib.import_module("pnnx_reference.emit")
     for info in pkgutil.walk_packages(emit.__path__, emit.__name__ + "."):
         importlib.import_module(info.name)
@@ -79,11 +87,15 @@ def known_ops() -> set[str]:
     return ops
 
 
-def _emitter_registries() -> list:
-    """Registries of emitter rules: the frontends' tables are keyed by aten or prim names."""
+def _emitter_registries() -> list[Registry]:
+    """Registries of emitter rules: a frontend's table names the doors it serves."""
     _load_rules()
-    return [reg for _, reg in sorted(REGISTRIES.items())
-            if not any("/frontends/" in rule.where for rule in reg.rules())]
+    return [reg for _, reg in sorted(REGISTRIES.items()) if not reg.doors]
+
+
+def _frontend_registries() -> list[Registry]:
+    _load_rules()
+    return [reg for _, reg in sorted(REGISTRIES.items()) if reg.doors]
 
 
 def check_op(op: str) -> None:
@@ -97,13 +109,18 @@ def check_op(op: str) -> None:
 def pieces(op: str) -> list[Piece]:
     check_op(op)
     found = [*_table(op), *_cases(op), *_frontends(op), *_passes(op), *_emitters(op),
-             *_tolerances(op), *_waivers(op), *_known_differences(op)]
+             *_tolerances(op), *_waivers(op)]
     out, seen = [], set()
     for piece in found:     # one line per place: a rule's own line beats a mention of it
         if (piece.group, piece.where) not in seen:
             seen.add((piece.group, piece.where))
             out.append(piece)
     return out
+
+
+def doors_of(found: list[Piece]) -> dict[str, list[Piece]]:
+    """door -> the places that write the operator through it."""
+    return {door: [p for p in found if door in p.doors] for door in DOORS}
 
 
 # --- table and cases ----------------------------------------------------------------------------
@@ -145,11 +162,64 @@ def aten_name(op: str) -> str | None:
 
 
 def _frontends(op: str):
+    yield from _python_capture(op)
     yield from _aten_rules(op)
     if op.startswith("nn."):
         yield from _stdmodules(op)
-    frontends = ROOT / "reference" / "pnnx_reference" / "frontends"
-    yield from _mentions(op, "frontends", frontends, skip=frontends / "aten")  # its rules come first
+        yield from _export_modules(op)
+    for reg in _frontend_registries():
+        if reg.name != "aten":
+            yield from _produced_by(reg, op)
+    yield from _mentions(op, "frontends", FRONTENDS, skip=FRONTENDS / "aten")  # its rules come first
+
+
+def _produced_by(reg: Registry, op: str):
+    """Rules of a frontend registry whose `produces` names `op` (an ONNX row: its own rule)."""
+    onnx_key = op[len(ONNX_ROW):] if op.startswith(ONNX_ROW) and ".onnx" in reg.doors else None
+    for rule in reg.rules():
+        if op in rule.traits.get("produces", ()) or rule.key == onnx_key:
+            what = "converts it" if rule.key == onnx_key else "writes it"
+            yield Piece("frontends", rule.where, f"{reg.name} rule {rule.key} {what}", reg.doors)
+
+
+def _python_capture(op: str):
+    """The Python API records a standard module whole, a function call by its API path."""
+    from pnnx_reference.frontends.python import modules, naming, tracer
+
+    if op.startswith("nn."):
+        cls = getattr(importlib.import_module("torch.nn"), op[len("nn."):], None)
+        if inspect.isclass(cls) and modules.is_leaf_class(cls):
+            yield Piece("frontends", _method_where(tracer.Tracer, "_leave_leaf"),
+                        "Python API: a standard module is captured whole (leaf)", ("python",))
+        return
+    fn = _api_object(op)
+    if fn is not None and (op.startswith("Tensor.") or naming.api_path(fn) == op):
+        yield Piece("frontends", _method_where(tracer.Tracer, "__torch_function__"),
+                    "Python API: the call is recorded under its API path", ("python",))
+
+
+def _method_where(cls, name: str) -> str:
+    """`file:line` of a method, looking through a decorator that did not keep its name."""
+    fn = getattr(cls, name)
+    if fn.__name__ != name:
+        inner = [c.cell_contents for c in fn.__closure__ or () if getattr(c.cell_contents, "__name__", "") == name]
+        fn = inner[0] if inner else fn
+    return where_defined(fn)
+
+
+def _api_object(op: str):
+    """The function `F.x` / `torch.x` / `torch.fft.x` / `Tensor.x` names, or None."""
+    namespaces = {"F": "torch.nn.functional", "torch": "torch", "Tensor": "torch"}
+    root, _, rest = op.partition(".")
+    if root not in namespaces or not rest:
+        return None
+    obj = importlib.import_module(namespaces[root])
+    if root == "Tensor":  # `x.fill_(v)` is recorded as Tensor.fill, the tracer rebinding x
+        obj = obj.Tensor
+        rest = rest if hasattr(obj, rest) else rest + "_"
+    for part in rest.split("."):
+        obj = getattr(obj, part, None)
+    return obj if callable(obj) and not inspect.isclass(obj) else None
 
 
 def _aten_rules(op: str):
@@ -169,19 +239,20 @@ def _aten_rules(op: str):
         if hit:
             matched = True
             shown = ", ".join(keys[:3]) + (f" and {len(keys) - 3} more" if len(keys) > 3 else "")
-            yield Piece("frontends", rules[0].where, f"aten rule {shown}")
+            yield Piece("frontends", rules[0].where, f"aten rule {shown}", REGISTRIES["aten"].doors)
     if not matched and name is not None:
         from pnnx_reference.frontends.aten import _generic
 
         yield Piece("frontends", where_defined(_generic),
-                    f"aten::{name} has no rule of its own: the generic mapping to the same-named callable")
+                    f"aten::{name} has no rule of its own: the generic mapping to the same-named callable",
+                    REGISTRIES["aten"].doors)
 
 
 def _stdmodules(op: str):
     from pnnx_reference.frontends.torchscript import stdmodules
 
     yield Piece("frontends", where_defined(stdmodules.recover),
-                "TorchScript: a standard torch.nn module is rebuilt whole from the .pt")
+                "TorchScript: a standard torch.nn module is rebuilt whole from the .pt", (".pt",))
     cls = getattr(importlib.import_module("torch.nn"), op[len("nn."):], None)
     if not inspect.isclass(cls):
         return
@@ -192,18 +263,31 @@ def _stdmodules(op: str):
     lines = sorted({n.lineno for n in ast.walk(ast.parse("\n".join(text)))
                     if isinstance(n, ast.Attribute) and n.attr in names})
     for number in lines:     # code naming the class or a base (nn.modules.conv._ConvNd)
-        yield Piece("frontends", f"{rel(path)}:{number}", f"TorchScript recovery: {text[number - 1].strip()[:90]}")
+        yield Piece("frontends", f"{rel(path)}:{number}", f"TorchScript recovery: {text[number - 1].strip()[:90]}",
+                    (".pt",))
+
+
+def _export_modules(op: str):
+    from pnnx_reference.frontends.export import modules as export_modules
+    from pnnx_reference.frontends.python import modules
+
+    cls = getattr(importlib.import_module("torch.nn"), op[len("nn."):], None)
+    if inspect.isclass(cls) and modules.is_leaf_class(cls):
+        yield Piece("frontends", where_defined(export_modules.plan_modules),
+                    "torch.export: a standard module is rebuilt whole from nn_module_stack", (".pt2",))
 
 
 def _mentions(op: str, group: str, folder: Path, skip: Path | None = None):
-    """Lines quoting the operator's name ("nn.Conv2d") in the modules under `folder`."""
+    """Lines quoting the operator's name ("nn.Conv2d") in the modules under `folder`; one
+    under a door's own frontend folder counts for that door."""
     quoted = re.compile(r"""["']%s["']""" % re.escape(op))
     for path in sorted(folder.rglob("*.py")):
         if skip is not None and path.is_relative_to(skip):
             continue
+        doors = tuple(door for door, sub in DOOR_FOLDERS.items() if path.is_relative_to(FRONTENDS / sub))
         for number, line in enumerate(_lines(path), 1):
             if quoted.search(line):
-                yield Piece(group, f"{rel(path)}:{number}", f"{path.stem}: {line.strip()[:90]}")
+                yield Piece(group, f"{rel(path)}:{number}", f"{path.stem}: {line.strip()[:90]}", doors)
 
 
 def _passes(op: str):
@@ -272,10 +356,7 @@ def _tolerances(op: str):
                         f"{_n(len(ids), 'case')} carry atol={hint.atol:g} rtol={hint.rtol:g} ({hint.reason})")
 
 
-def _waivers(op: str, path: Path | None = None):
-    from pnnx_conformance.waivers import DEFAULT_FILE
-
-    path = Path(path or DEFAULT_FILE)
+def _waivers(op: str, path: Path = WAIVERS):
     if not path.is_file():
         return
     text = path.read_text()
@@ -286,19 +367,6 @@ def _waivers(op: str, path: Path | None = None):
         if any(fnmatch.fnmatchcase(i, pattern) for i in ids):
             scope = "/".join(str(entry.get(k, "*")) for k in ("converter", "backend", "check", "precision"))
             yield Piece("waivers", f"{rel(path)}:{number}", f"{pattern} [{scope}]: {entry.get('reason', '')}")
-
-
-def _known_differences(op: str, path: Path = KNOWN_DISAGREEMENTS):
-    if not path.is_file():
-        return
-    for number, line in enumerate(path.read_text().splitlines(), 1):
-        if line.startswith("#"):
-            continue
-        fields = next(csv.reader([line], delimiter="\t"))
-        if fields and fields[0].startswith(op + "/"):
-            category = fields[1] if len(fields) > 1 else ""
-            yield Piece("known differences", f"{rel(path)}:{number}",
-                        f"{fields[0]}: .pt route and Python-API route disagree ({category})")
 
 
 # --- output -------------------------------------------------------------------------------------
@@ -312,8 +380,15 @@ def render(op: str, found: list[Piece]) -> str:
     for group in GROUPS:
         lines.append(f"  {group}")
         mine = [p for p in found if p.group == group]
-        lines += [f"    {p.where:<{width}}  {p.what}" for p in mine] or ["    (none)"]
+        lines += [f"    {p.where:<{width}}  {_doors_label(p)}{p.what}" for p in mine] or ["    (none)"]
+        if group == "frontends":
+            lines += [f"    (no place writes it through the {door} door)"
+                      for door, places in doors_of(found).items() if not places]
     return "\n".join(lines)
+
+
+def _doors_label(piece: Piece) -> str:
+    return f"[{' '.join(piece.doors)}] " if piece.doors else ""
 
 
 def as_json(op: str, found: list[Piece]) -> dict:

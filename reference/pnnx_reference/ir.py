@@ -145,7 +145,7 @@ class Attribute:
             return NotImplemented
         return (self.shape, self.dtype) == (other.shape, other.dtype) and self.data == other.data
 
-    __hash__ = None  # mutable, like the dataclass it was
+    __hash__ = None  # type: ignore[assignment]  # mutable, like the dataclass it was
 
     def __repr__(self) -> str:
         return f"Attribute(shape={self.shape!r}, dtype={self.dtype!r}, {len(self._data)} bytes)"
@@ -154,7 +154,7 @@ class Attribute:
         return {"shape": self.shape, "dtype": self.dtype, "data": bytes(self.data)}
 
     def __setstate__(self, state: dict) -> None:
-        self.__init__(state["shape"], state["dtype"], state["data"])
+        Attribute.__init__(self, state["shape"], state["dtype"], state["data"])
 
     @property
     def nbytes_expected(self) -> int:
@@ -343,11 +343,11 @@ class Graph:
             operand = new.new_operand(old.name, old.shape, old.dtype)
             operand.params = copy.deepcopy(old.params)
             operands[id(old)] = operand
-        for old in self.ops:
-            op = Operator(old.type, old.name, params=copy.deepcopy(old.params), attrs=dict(old.attrs),
-                          inputnames=list(old.inputnames), subgraph=old.subgraph)
+        for old_op in self.ops:
+            op = Operator(old_op.type, old_op.name, params=copy.deepcopy(old_op.params),
+                          attrs=dict(old_op.attrs), inputnames=list(old_op.inputnames), subgraph=old_op.subgraph)
             new.ops.append(op)
-            new.connect(op, [mapped(o) for o in old.inputs], [mapped(o) for o in old.outputs])
+            new.connect(op, [mapped(o) for o in old_op.inputs], [mapped(o) for o in old_op.outputs])
         return new
 
     def __str__(self) -> str:

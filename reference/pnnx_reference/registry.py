@@ -13,7 +13,9 @@ A capability is a keyword on `register` (stored in `Rule.traits`), never derived
 file a rule lives in. Keys are exact; `register_prefix("torch.")` adds a rule for every key
 with that prefix, found when no exact rule is (longest prefix first). Registering one key
 twice in one registry is an error. Every registry is listed in `REGISTRIES` by its name, so
-tools (`pnnx-cases where`) can ask each one where an operator is handled.
+tools (`pnnx-cases where`) can ask each one where an operator is handled. A frontend's table
+names the doors it serves (`Registry("aten", doors=(".pt", ".pt2"))`) and its rules the PyTorch
+operators they write (`produces=("nn.Conv2d", ...)`); an emitter's table serves no door.
 
 A registry never imports the modules that fill it: the package that uses it imports them at
 its top (see each emitter's `families/__init__.py`), which keeps the import graph acyclic."""
@@ -54,10 +56,10 @@ def where_defined(fn: Callable) -> str:
 
 
 class Registry:
-    def __init__(self, name: str, doc: str = "") -> None:
+    def __init__(self, name: str, doc: str = "", doors: tuple[str, ...] = ()) -> None:
         if name in REGISTRIES:
             raise ValueError(f"registry {name!r} exists already")
-        self.name, self.doc = name, doc
+        self.name, self.doc, self.doors = name, doc, doors
         self._exact: dict[str, Rule] = {}
         self._prefixes: dict[str, Rule] = {}
         REGISTRIES[name] = self

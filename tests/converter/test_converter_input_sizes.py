@@ -2,7 +2,6 @@
 through every door; never "internal error ... please report it"."""
 from __future__ import annotations
 
-import errno
 
 import onnx
 import pytest

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 
-import pytest
 import torch
 import torch.nn as nn
 

@@ -4,6 +4,7 @@ and a few rows name the exact files a newcomer would look for."""
 from __future__ import annotations
 
 import ast
+import fnmatch
 import json
 import re
 from pathlib import Path
@@ -15,6 +16,7 @@ from pnnx_op_cases.cli import main
 
 FAMILIES = Path(registry.__file__).with_name("families")
 ROWS = [r.op for r in tables.all_rows()]
+GAPS = Path(__file__).with_name("where_gaps.tsv")
 
 
 def _run(capsys, *argv):
@@ -93,6 +95,52 @@ def test_every_location_exists(answers):
             _text_at(p.where)
 
 
+def _gaps() -> list[tuple[str, str, str]]:
+    lines = [ln for ln in GAPS.read_text().splitlines() if ln and not ln.startswith("#")]
+    return [tuple(ln.split("\t")) for ln in lines]
+
+
+def _is_gap(op: str, door: str) -> bool:
+    return any(fnmatch.fnmatchcase(op, pattern) and door == gap_door for pattern, gap_door, _ in _gaps())
+
+
+def test_every_row_shows_a_place_for_every_door_but_the_listed_gaps(answers):
+    """where_gaps.tsv says, per (operator pattern, door), why no place writes it; every other
+    pair shows one, and a listed pair that gains a place must leave the list."""
+    assert all(door in where.DOORS and reason for _, door, reason in _gaps())
+    missing, closed = [], []
+    for op, found in answers.items():
+        for door, places in where.doors_of(found).items():
+            if not places and not _is_gap(op, door):
+                missing.append((op, door))
+            if places and _is_gap(op, door):
+                closed.append((op, door, places[0].where))
+    assert not missing, missing[:20]
+    assert not closed, closed[:20]
+
+
+def test_every_listed_gap_names_a_table_row():
+    assert all(any(fnmatch.fnmatchcase(op, pattern) for op in ROWS) for pattern, _, _ in _gaps())
+
+
+def test_every_frontend_registry_names_its_doors_and_every_rule_shows_up():
+    from pnnx_reference.registry import REGISTRIES
+
+    frontends = [reg for reg in REGISTRIES.values() if reg.doors]
+    assert {d for reg in frontends for d in reg.doors} == {".pt", ".pt2", ".onnx"}
+    produced = {op for reg in frontends for rule in reg.rules() for op in rule.traits.get("produces", ())}
+    for op in sorted(produced & set(ROWS))[:40]:
+        rules = [r.where for reg in frontends for r in reg.rules() if op in r.traits.get("produces", ())]
+        shown = {p.where for p in where.pieces(op) if p.doors}
+        assert set(rules) <= shown, (op, set(rules) - shown)
+
+
+def test_where_imports_no_harness_and_reads_no_test_fixture():
+    source = Path(where.__file__).read_text()
+    assert not re.search(r"^\s*(from|import) pnnx_conformance", source, re.M)
+    assert '"tests"' not in source and "tests/" not in source
+
+
 # --- a few rows, by name -----------------------------------------------------------------------
 def _files(op: str, group: str) -> list[str]:
     return [p.where.rsplit(":", 1)[0] for p in where.pieces(op) if p.group == group]
@@ -104,7 +152,13 @@ def test_conv2d_story():
     assert set(_files("nn.Conv2d", "cases")) == {"op_cases/pnnx_op_cases/families/nn_conv.py",
                                                  "op_cases/pnnx_op_cases/families/batch_axes.py"}
     frontends = _files("nn.Conv2d", "frontends")
-    assert "reference/pnnx_reference/frontends/torchscript/stdmodules.py" in frontends
+    assert {"reference/pnnx_reference/frontends/torchscript/stdmodules.py",
+            "reference/pnnx_reference/frontends/export/modules.py",
+            "reference/pnnx_reference/frontends/python/tracer.py",
+            "reference/pnnx_reference/frontends/onnx/rules/conv.py"} <= set(frontends)
+    doors = where.doors_of(found)
+    assert [p.where.rsplit(":", 1)[0] for p in doors[".onnx"]] == ["reference/pnnx_reference/frontends/onnx/rules/conv.py"]
+    assert "def conv(" in _text_at(doors[".onnx"][0].where)[1]
     emitters = [p.what.split(":")[0] for p in found if p.group == "emitters"]
     assert {"ncnn", "pnnx.onnx", "_pnnx.py"} <= set(emitters)
     files = _files("nn.Conv2d", "emitters")
@@ -122,22 +176,28 @@ def test_functional_conv_names_its_aten_rule():
     assert "def _convolution" in "\n".join(_text_at(aten[0].where)[:3])
 
 
-def test_interpolate_names_the_upsample_rule_and_its_known_difference():
+def test_interpolate_names_the_upsample_rule_and_the_onnx_resize_rule():
     found = where.pieces("F.interpolate")
     aten = [p for p in found if p.group == "frontends" and "aten rule" in p.what]
     assert len(aten) == 1 and "upsample_nearest1d" in aten[0].what
     assert "def _upsample" in "\n".join(_text_at(aten[0].where)[:2])
-    assert not [p for p in found if p.group == "known differences"]  # the .pt route agrees on it now
     assert any("carry atol" in p.what for p in found if p.group == "tolerances")
-    known = [p for p in where.pieces("F.upsample") if p.group == "known differences"]
-    assert known and all(p.where.startswith("tests/torchscript/known_disagreements.tsv:") for p in known)
-    assert all(_text_at(p.where)[0].startswith("F.upsample/") for p in known)
+    onnx = where.doors_of(found)[".onnx"]
+    assert {p.where.rsplit(":", 1)[0] for p in onnx} == {"reference/pnnx_reference/frontends/onnx/rules/resize.py"}
+    assert {p.what for p in onnx} >= {"onnx-frontend rule Resize writes it", "onnx-frontend rule Upsample writes it"}
+
+
+def test_an_onnx_row_names_its_own_rule_and_only_the_onnx_door():
+    doors = where.doors_of(where.pieces("onnx.Conv"))
+    assert [p.what for p in doors[".onnx"]] == ["onnx-frontend rule Conv converts it"]
+    assert not doors["python"] and not doors[".pt"] and not doors[".pt2"]
 
 
 def test_einsum_matches_its_aten_rule_by_name():
     found = where.pieces("torch.einsum")
-    aten = [p for p in found if p.group == "frontends"]
-    assert [p.what.split(":")[0] for p in aten] == ["aten rule einsum", "params"]  # + its whitespace rule
+    frontends = [p.what.split(":")[0] for p in found if p.group == "frontends"]
+    assert frontends == ["Python API", "aten rule einsum", "onnx-frontend rule Einsum writes it",
+                         "params"]  # + its whitespace rule
     assert {"reference/pnnx_reference/emit/ncnn/families/matmul.py",
             "reference/pnnx_reference/emit/onnx/families/matmul.py"} <= set(_files("torch.einsum", "emitters"))
     assert _files("torch.einsum", "cases") == ["op_cases/pnnx_op_cases/families/torch_linalg.py"]

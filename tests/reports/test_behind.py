@@ -2,7 +2,6 @@
 check and backend by backend; known gaps carry a reason, and the command is strict both ways."""
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 

@@ -167,7 +167,6 @@ def test_a_torchscript_file_calling_torchvision_without_torchvision_is_one_error
         def forward(self, boxes, scores):
             return ops.nms(boxes, scores, 0.5)
 
-    boxes = torch.tensor([[0.0, 0.0, 2.0, 2.0], [0.1, 0.1, 2.0, 2.0]])
     torch.jit.script(Boxes()).save(str(tmp_path / "nms.pt"))
     proc = run_without("torchvision", "nms.pt", "inputshape=[2,4],[2]", cwd=tmp_path)
     assert proc.returncode == 2

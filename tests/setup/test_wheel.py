@@ -11,7 +11,6 @@ is in two parts:
    and the venv's own `pnnxref` converts. A dependency the metadata forgets is missing there."""
 from __future__ import annotations
 
-import configparser
 import os
 import shutil
 import subprocess

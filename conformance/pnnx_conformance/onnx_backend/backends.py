@@ -112,7 +112,6 @@ class PnnxRep(BackendRep):
             if key_shapes == self._key(shapes, {})[0] and frozen and all(
                     arrays[self.names.index(k)].tobytes() == b for k, b in frozen.items()):
                 return value
-        import torch
 
         tensors = {n: _torch(a) for n, a in zip(self.names, arrays)}
         frozen: dict[str, np.ndarray] = {}

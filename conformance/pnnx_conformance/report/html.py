@@ -11,7 +11,7 @@ from pnnx_op_cases.tables import TABLES
 
 from .matrix import GENERATED_HEADER
 from .repro import bundle_dir
-from .summary import Column, Summary, error_histogram
+from .summary import Summary, error_histogram
 
 CSS = """
 body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}

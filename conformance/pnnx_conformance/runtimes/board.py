@@ -14,7 +14,7 @@ from ..artefacts import safe
 from ..onnx_backend.report import _normalize
 from ..report.history import mode_colors, trend_chart
 from ..report.html import page
-from . import CONVERTER, RUNTIMES, YARDSTICK
+from . import CONVERTER, RUNTIMES
 from .collect import HISTORY, KEPT, NOT_JUDGED, RECORDS, load_runtime, mode_totals
 from .yardstick import NOT_FAILED, owner
 from .yardstick import read as read_yardstick

@@ -106,11 +106,11 @@ def weight_chunks(array, tagged: bool, fp16: bool, dtype=None):
     elif not fp16:
         yield struct.pack("<I", FP32_TAG)
         for chunk in chunks:
-            yield memoryview(np.ascontiguousarray(chunk, "<f4")).cast("B")
+            yield np.ascontiguousarray(chunk, "<f4").data.cast("B")
     else:
         yield struct.pack("<I", FP16_TAG)
         for chunk in chunks:
-            yield memoryview(fp16_round_half_away(chunk).astype("<u2", copy=False)).cast("B")
+            yield fp16_round_half_away(chunk).astype("<u2", copy=False).data.cast("B")
         if flat.size % 2:
             yield struct.pack("<H", FP16_PAD)
 
@@ -269,7 +269,7 @@ def walk_bin(data: bytes, layers: list[NcnnLayer]) -> WalkResult:
             problem = walker.take(layer, blob)
             if problem:
                 return WalkResult([(layer, problem)], walker.pos, False)
-    problems = []
+    problems: list[tuple[NcnnLayer | None, str]] = []
     if walker.pos != len(data):
         problems.append((None, f"ncnn.bin has {len(data) - walker.pos} bytes after the last layer's weights"))
     return WalkResult(problems, walker.pos, True)

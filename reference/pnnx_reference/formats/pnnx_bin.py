@@ -11,7 +11,7 @@ import struct
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Iterable
+from typing import BinaryIO, Iterable, NoReturn
 
 from ..errors import FormatError
 from .background_write import open_weights
@@ -37,7 +37,7 @@ def _zip64_extra(size: int, offset: int) -> bytes:
     return _ZIP64_EXTRA.pack(1, 28, size, size, offset, 0)
 
 
-def write_bin(path, entries: Iterable[tuple[str, bytes]]) -> None:
+def write_bin(path, entries: Iterable[tuple[str, bytes | memoryview]]) -> None:
     """Write entries (name, raw bytes or any bytes-like view of them) in upstream's zip64
     store-only layout, one entry at a time from where its data lives (nothing is copied)."""
     central = []
@@ -84,7 +84,7 @@ class _Scanner:
         self.by_name: dict[str, BinEntry] = {}
         self.total = 0
 
-    def fail(self, message: str):
+    def fail(self, message: str) -> NoReturn:
         raise FormatError(self.path, message)
 
     def read(self, offset: int, n: int, what: str) -> bytes:
@@ -169,7 +169,7 @@ class _Scanner:
     def central(self, offset: int, index: int) -> int:
         fields = _CENTRAL.unpack(self.read(offset, _CENTRAL.size, "central directory record"))
         flag, method, crc, csize, usize = fields[3], fields[4], fields[7], fields[8], fields[9]
-        name_len, extra_len, comment_len, header_offset = fields[10], fields[11], fields[12], fields[16]
+        name_len, extra_len, comment_len = fields[10], fields[11], fields[12]
         raw_name = self.read(offset + 46, name_len, "central directory name")
         extra = self.read(offset + 46 + name_len, extra_len, "central directory extra field")
         self.read(offset + 46 + name_len + extra_len, comment_len, "central directory comment")

@@ -61,7 +61,7 @@ def _encode_scalar(value) -> str:
 
 
 def _list_kind(values) -> type:
-    kinds = set()
+    kinds: set[type] = set()
     for v in values:
         if isinstance(v, (bool, np.bool_)) or v is None:
             raise ValueError(f"a list parameter cannot hold {v!r}")

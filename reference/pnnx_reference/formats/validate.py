@@ -142,7 +142,9 @@ def validate_pnnx(param: Path, bin_path: Path | None = None) -> list[Problem]:
 
 # --- ncnn ----------------------------------------------------------------------------
 def _blob_flow(model: ncnn_param.NcnnModel, path: str) -> list[Problem]:
-    problems, produced, consumers = [], {}, {}
+    problems: list[Problem] = []
+    produced: dict[str, int | None] = {}
+    consumers: dict[str, list[ncnn_param.NcnnLayer]] = {}
     for layer in model.layers:
         for blob in layer.inputs:
             if blob not in produced:

@@ -79,7 +79,7 @@ def _table(operand: Operand, x: Operand) -> np.ndarray | None:
     producer = operand.producer
     if producer is None or producer.type != "pnnx.Attribute" or operand.dtype != "f32" or not operand.shape:
         return None
-    shape, e = list(operand.shape), x.shape[-1]
+    shape = list(operand.shape)
     if shape[-2:] != list(x.shape[-2:]) or any(d != 1 for d in shape[:-2]) or len(shape) > len(x.shape):
         return None
     data = producer.attrs["data"].to_numpy().reshape(shape[-2:])

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ...registry import Registry
 
-RULES = Registry("aten", "aten operator name (no `aten::`) -> fn(name, kwargs) calling the Python API")
+RULES = Registry("aten", "aten operator name (no `aten::`) -> fn(name, kwargs) calling the Python API",
+                 doors=(".pt", ".pt2"))
 
 rule = RULES.register

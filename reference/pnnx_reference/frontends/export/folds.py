@@ -22,7 +22,7 @@ from . import nodes as fx
 from .steps import Plan, Step, external_inputs, outputs_of, well_placed
 
 FOLDS = Registry("export-folds", "Python function a decomposed call came from (`normalize`) -> "
-                 "fn(constants) giving its non-tensor arguments")
+                 "fn(constants) giving its non-tensor arguments", doors=(".pt2",))
 fold = FOLDS.register
 
 # Where torch.export says a call came from -> the namespaces it may name.
@@ -138,7 +138,7 @@ def _runner(fn, params):
 
 
 # --- functions whose aten arguments are named otherwise -----------------------------------------
-@fold("embedding")
+@fold("embedding", produces=("F.embedding",))
 def _embedding(constants):
     """aten's padding_idx -1 is F.embedding's None; max_norm and norm_type from embedding_renorm_."""
     out = {k: constants[k] for k in ("max_norm", "norm_type", "scale_grad_by_freq", "sparse") if k in constants}
@@ -147,7 +147,7 @@ def _embedding(constants):
     return out
 
 
-@fold("normalize")
+@fold("normalize", produces=("F.normalize",))
 def _normalize(constants):
     """linalg_vector_norm(ord, dim) .clamp_min(min) .expand_as .div; decomposed: pow/sum/pow/clamp."""
     out = {"p": constants.get("ord", 2.0), "eps": constants.get("min", 1e-12)}
@@ -157,14 +157,14 @@ def _normalize(constants):
     return out
 
 
-@fold("gumbel_softmax")
+@fold("gumbel_softmax", produces=("F.gumbel_softmax",))
 def _gumbel_softmax(constants):
     """(logits - log(exponential noise)) / tau, softmax over dim; hard=True adds the one-hot
     scatter (value 1.0) of the maximum."""
     return {"tau": constants.get("other", 1.0), "hard": "value" in constants, "dim": constants.get("dim", -1)}
 
 
-@fold("lp_pool1d", "lp_pool2d", "lp_pool3d")
+@fold("lp_pool1d", "lp_pool2d", "lp_pool3d", produces=("F.lp_pool1d", "F.lp_pool2d", "F.lp_pool3d"))
 def _lp_pool(constants):
     """x ** p, avg_pool (kernel, stride, ceil_mode), then (sign * relu(abs)) * kernel volume
     ** (1/p): the first pow's exponent is p (the last one's 1/p, written as a float32
@@ -173,12 +173,12 @@ def _lp_pool(constants):
             "stride": constants.get("stride") or None, "ceil_mode": constants.get("ceil_mode", False)}
 
 
-@fold("softmin", "softmax", "log_softmax")
+@fold("softmin", "softmax", "log_softmax", produces=("F.softmin", "F.softmax", "F.log_softmax"))
 def _softmax_like(constants):
     return {"dim": constants.get("dim")}
 
 
-@fold("local_response_norm")
+@fold("local_response_norm", produces=("F.local_response_norm",))
 def _local_response_norm(constants):
     """avg_pool over a padded square, then (k + alpha * mean) ** beta."""
     kernel = constants.get("kernel_size")

@@ -10,7 +10,8 @@ from ...registry import Registry
 from ..aten.spelling import in_torch
 from . import argorder
 
-RULES = Registry("torchscript-prim", "`prim::` node kind -> fn(node, args, env) returning its outputs")
+RULES = Registry("torchscript-prim", "`prim::` node kind -> fn(node, args, env) returning its outputs",
+                 doors=(".pt",))
 _run_block = _replay = None
 
 

@@ -1,7 +1,7 @@
 """Distances: per vector element the difference, eps, power and sum; per distance the root."""
 from __future__ import annotations
 
-from ..registry import Count, moved, numel, output, rule
+from ..registry import Count, moved, output, rule
 
 
 @rule("F.pairwise_distance", "nn.PairwiseDistance")

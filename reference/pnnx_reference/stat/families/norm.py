@@ -1,7 +1,6 @@
 """Normalisations: statistics and normalising per element, one more per affine weight."""
 from __future__ import annotations
 
-import math
 
 from ..registry import Count, moved, numel, output, rule
 

@@ -12,8 +12,6 @@ from ..crops import INT_MAX, crop, sized_crop
 from ..registry import LEADING, LOWERINGS, MOVES_DATA
 from ..shape_expr import is_dynamic
 
-INT_MAX = 2147483647
-
 
 def _slice_along(ctx: Context, op, axis: int, squeeze: bool) -> None:
     sizes = [ctx.shape(o)[axis] if not squeeze else 1 for o in op.outputs]

@@ -44,7 +44,7 @@ _simple("ReduceLogSumExp", "torch.logsumexp", "Tensor.logsumexp")
 @LOWERINGS.register("torch.norm", "Tensor.norm", "torch.linalg.vector_norm", "torch.linalg.norm")
 def norm(b, op):
     p = op.params.get("p", op.params.get("ord", "fro"))
-    onnx_op = {"fro": "ReduceL2", 2: "ReduceL2", 2.0: "ReduceL2", 1: "ReduceL1", 1.0: "ReduceL1",
+    onnx_op = {"fro": "ReduceL2", 2: "ReduceL2", 1: "ReduceL1",  # 2.0 and 1.0 hash as 2 and 1
                None: "ReduceL2"}.get(p)
     if onnx_op is None:
         raise Unsupported(f"p={p!r}")

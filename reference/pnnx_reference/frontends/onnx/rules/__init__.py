@@ -5,7 +5,8 @@ default domain (`Conv`), `domain:Op` for other domains, and `pnnx:Name` for node
 that `../fusions.py` merges into one operator.
 
 Traits: `foldable=False` for ops that must never be evaluated at conversion time even when
-every input is a constant (random number generators)."""
+every input is a constant (random number generators); `produces=(...)` the PyTorch operators
+the rule writes (`pnnx-cases where nn.Conv2d` finds the Conv rule by it)."""
 from __future__ import annotations
 
 from . import (activation, attention, control, conv, creation, elementwise, indexing, linear, logic,  # noqa: F401

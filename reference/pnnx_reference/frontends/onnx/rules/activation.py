@@ -18,22 +18,22 @@ def _close(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-7)
 
 
-@rule("Relu")
+@rule("Relu", produces=("F.relu",))
 def relu(ctx):
     return F.relu(ctx.tensor(0))
 
 
-@rule("LeakyRelu")
+@rule("LeakyRelu", produces=("F.leaky_relu",))
 def leaky_relu(ctx):
     return F.leaky_relu(ctx.tensor(0), float(ctx.attr("alpha", 0.01)))
 
 
-@rule("Elu")
+@rule("Elu", produces=("F.elu",))
 def elu(ctx):
     return F.elu(ctx.tensor(0), float(ctx.attr("alpha", 1.0)))
 
 
-@rule("Celu")
+@rule("Celu", produces=("F.celu",))
 def celu(ctx):
     return F.celu(ctx.tensor(0), float(ctx.attr("alpha", 1.0)))
 
@@ -41,7 +41,7 @@ def celu(ctx):
 _SELU_ALPHA, _SELU_GAMMA = 1.6732631921768188, 1.0507010221481323
 
 
-@rule("Selu")
+@rule("Selu", produces=("F.elu", "F.selu"))
 def selu(ctx):
     x = ctx.tensor(0)
     alpha, gamma = float(ctx.attr("alpha", _SELU_ALPHA)), float(ctx.attr("gamma", _SELU_GAMMA))
@@ -50,23 +50,23 @@ def selu(ctx):
     return F.elu(x, alpha) * gamma
 
 
-@rule("Sigmoid")
+@rule("Sigmoid", produces=("F.sigmoid",))
 def sigmoid(ctx):
     return F.sigmoid(ctx.tensor(0))
 
 
-@rule("pnnx:LogSigmoid")
+@rule("pnnx:LogSigmoid", produces=("F.logsigmoid",))
 def log_sigmoid(ctx):
     """Log(Sigmoid(x)), fused (fusions.py)."""
     return F.logsigmoid(ctx.tensor(0))
 
 
-@rule("Tanh")
+@rule("Tanh", produces=("F.tanh",))
 def tanh(ctx):
     return F.tanh(ctx.tensor(0))
 
 
-@rule("HardSigmoid")
+@rule("HardSigmoid", produces=("F.hardsigmoid", "torch.clamp"))
 def hard_sigmoid(ctx):
     x = ctx.tensor(0)
     alpha, beta = float(ctx.attr("alpha", 0.2)), float(ctx.attr("beta", 0.5))
@@ -75,37 +75,37 @@ def hard_sigmoid(ctx):
     return torch.clamp(x * alpha + beta, 0.0, 1.0)
 
 
-@rule("HardSwish")
+@rule("HardSwish", produces=("F.hardswish",))
 def hard_swish(ctx):
     return F.hardswish(ctx.tensor(0))
 
 
-@rule("Gelu")
+@rule("Gelu", produces=("F.gelu",))
 def gelu(ctx):
     return F.gelu(ctx.tensor(0), approximate=ctx.attr("approximate", "none"))
 
 
-@rule("Mish")
+@rule("Mish", produces=("F.mish",))
 def mish(ctx):
     return F.mish(ctx.tensor(0))
 
 
-@rule("Softplus")
+@rule("Softplus", produces=("F.softplus",))
 def softplus(ctx):
     return F.softplus(ctx.tensor(0))
 
 
-@rule("Softsign")
+@rule("Softsign", produces=("F.softsign",))
 def softsign(ctx):
     return F.softsign(ctx.tensor(0))
 
 
-@rule("ThresholdedRelu")
+@rule("ThresholdedRelu", produces=("F.threshold",))
 def thresholded_relu(ctx):
     return F.threshold(ctx.tensor(0), float(ctx.attr("alpha", 1.0)), 0.0)
 
 
-@rule("Shrink")
+@rule("Shrink", produces=("F.hardshrink", "F.softshrink", "torch.where", "torch.zeros_like"))
 def shrink(ctx):
     x = ctx.tensor(0)
     lambd, bias = float(ctx.attr("lambd", 0.5)), float(ctx.attr("bias", 0.0))
@@ -116,7 +116,7 @@ def shrink(ctx):
     return torch.where(x < -lambd, x + bias, torch.where(x > lambd, x - bias, torch.zeros_like(x)))
 
 
-@rule("PRelu")
+@rule("PRelu", produces=("Tensor.reshape", "nn.PReLU", "torch.where"))
 def prelu(ctx):
     x, slope = ctx.tensor(0), ctx.const(1)
     channels = x.shape[1] if x.dim() >= 2 else 1
@@ -158,17 +158,17 @@ def _softmax_like(ctx, fn):
     return fn(x.reshape(rows, -1), 1).reshape(shape)
 
 
-@rule("Softmax")
+@rule("Softmax", produces=("F.softmax", "Tensor.reshape"))
 def softmax(ctx):
     return _softmax_like(ctx, lambda x, d: F.softmax(x, dim=d))
 
 
-@rule("LogSoftmax")
+@rule("LogSoftmax", produces=("F.log_softmax", "Tensor.reshape"))
 def log_softmax(ctx):
     return _softmax_like(ctx, lambda x, d: F.log_softmax(x, dim=d))
 
 
-@rule("Hardmax")
+@rule("Hardmax", produces=("F.one_hot", "Tensor.reshape", "torch.argmax", "torch.movedim"))
 def hardmax(ctx):
     def one_hot_max(x, d):
         hot = F.one_hot(torch.argmax(x, dim=d), int(x.shape[d])).to(x.dtype)
@@ -176,7 +176,7 @@ def hardmax(ctx):
     return _softmax_like(ctx, one_hot_max)
 
 
-@rule("SwiGLU")
+@rule("SwiGLU", produces=("F.sigmoid", "F.silu"))
 def swiglu(ctx):
     """Opset 28: a * sigmoid(alpha * a) * b."""
     a, b = ctx.tensor(0), ctx.tensor(1)

@@ -22,7 +22,10 @@ def _heads_first(x, heads: int):
     return x.reshape(b, s, heads, hidden // heads).transpose(1, 2)
 
 
-@rule("Attention")
+@rule("Attention", produces=(
+      "F.pad", "F.scaled_dot_product_attention", "F.softmax", "Tensor.reshape", "Tensor.transpose",
+      "torch.amax", "torch.cat", "torch.logical_and", "torch.matmul", "torch.repeat_interleave", "torch.tanh",
+      "torch.where"))
 def attention(ctx):
     q, k, v = ctx.tensor(0), ctx.tensor(1), ctx.tensor(2)
     lengths = ctx.tensor(6) if ctx.has(6) else None  # opset 24: valid keys per batch (an external cache)
@@ -113,7 +116,9 @@ def _spelled_out(q, k, v, mask, past: int, causal: bool, scale: float, softcap: 
     return torch.matmul(probs, v), qk
 
 
-@rule("RotaryEmbedding")
+@rule("RotaryEmbedding", produces=(
+      "F.embedding", "Tensor.reshape", "Tensor.transpose", "Tensor.unsqueeze", "torch.cat", "torch.chunk",
+      "torch.stack"))
 def rotary_embedding(ctx):
     """Opset 23: rotate (pairs of halves, or interleaved pairs of) the first rotary dims of each
     head by the cached angles of its position."""
@@ -150,7 +155,9 @@ _LINEAR_RULES = {"linear": (False, False), "gated": (True, False), "delta": (Fal
                  "gated_delta": (True, True)}  # update rule -> (decays, delta-corrects)
 
 
-@rule("LinearAttention")
+@rule("LinearAttention", produces=(
+      "Tensor.repeat_interleave", "Tensor.reshape", "Tensor.squeeze", "Tensor.transpose", "Tensor.unsqueeze",
+      "torch.cat", "torch.exp", "torch.matmul", "torch.zeros"))
 def linear_attention(ctx):
     """LinearAttention (opset 27): the recurrence spelled out token by token (the length is
     known at conversion), in float32 as the spec computes it: per step the state decays by

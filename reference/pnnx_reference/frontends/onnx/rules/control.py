@@ -24,7 +24,7 @@ def if_(ctx):
     return ctx.subgraph("then_branch" if condition else "else_branch", [])
 
 
-@rule("Loop")
+@rule("Loop", produces=("Tensor.reshape", "torch.stack"))
 def loop(ctx):
     trips = int(ctx.scalar(0, "M")) if ctx.has(0) else None
     going = bool(ctx.scalar(1, "cond")) if ctx.has(1) else True
@@ -111,7 +111,7 @@ def sequence_erase(ctx):
     return [sequence]
 
 
-@rule("ConcatFromSequence")
+@rule("ConcatFromSequence", produces=("torch.cat", "torch.stack"))
 def concat_from_sequence(ctx):
     sequence = ctx.x(0)
     if not sequence:
@@ -122,7 +122,7 @@ def concat_from_sequence(ctx):
     return torch.cat(sequence, dim=axis(a, sequence[0].dim()))
 
 
-@rule("SplitToSequence")
+@rule("SplitToSequence", produces=("Tensor.squeeze", "torch.split"))
 def split_to_sequence(ctx):
     x = ctx.tensor(0)
     a = axis(int(ctx.attr("axis", 0)), x.dim())

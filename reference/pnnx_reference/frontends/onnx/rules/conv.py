@@ -60,7 +60,7 @@ def _window(ctx):
     return x, w, n, kernel, strides, dilations, int(ctx.attr("group", 1))
 
 
-@rule("Conv")
+@rule("Conv", produces=("F.conv1d", "F.conv2d", "F.conv3d", "F.pad", "nn.Conv1d", "nn.Conv2d", "nn.Conv3d"))
 def conv(ctx):
     x, w, n, kernel, strides, dilations, group = _window(ctx)
     pads = conv_pads(ctx, x, n, kernel, strides, dilations)
@@ -85,7 +85,9 @@ def conv(ctx):
     return _CONV[n][1](x, w, b, stride=tuple(strides), padding=padding, dilation=tuple(dilations), groups=group)
 
 
-@rule("ConvTranspose")
+@rule("ConvTranspose", produces=(
+      "F.conv_transpose1d", "F.conv_transpose2d", "F.conv_transpose3d", "nn.ConvTranspose1d",
+      "nn.ConvTranspose2d", "nn.ConvTranspose3d"))
 def conv_transpose(ctx):
     x, w, n, kernel, strides, dilations, group = _window(ctx)
     output_padding = ints_attr(ctx, "output_padding", n, 0)
@@ -149,7 +151,7 @@ def _deconv_pads(ctx, x, n, kernel, strides, dilations, output_padding) -> list[
     return ints_attr(ctx, "pads", 2 * n, 0)
 
 
-@rule("CausalConvWithState")
+@rule("CausalConvWithState", produces=("F.conv1d", "F.pad", "F.silu", "torch.cat"))
 def causal_conv_with_state(ctx):
     """Depthwise causal `F.conv1d` over [past_state, input] (zeros in place of a missing
     state), an optional SiLU; the next state is the last k-1 positions of that sequence."""

@@ -30,7 +30,7 @@ def constant(ctx):
     ctx.fail(f"a Constant holding {', '.join(attrs) or 'nothing'} has no PyTorch tensor")
 
 
-@rule("ConstantOfShape")
+@rule("ConstantOfShape", produces=("Tensor.reshape", "torch.full"))
 def constant_of_shape(ctx):
     dims = ctx.ints(0, "shape")
     fill = ctx.attr("value")
@@ -47,13 +47,13 @@ def _sizes(shape, dims: list, dtype: torch.dtype) -> bool:
         and not dtype.is_floating_point and not dtype.is_complex and dtype != torch.bool
 
 
-@rule("Range")
+@rule("Range", produces=("torch.arange",))
 def range_(ctx):
     start, limit, delta = (ctx.scalar(i, name) for i, name in enumerate(("start", "limit", "delta")))
     return torch.arange(start, limit, delta, dtype=ctx.x(0).dtype)
 
 
-@rule("EyeLike")
+@rule("EyeLike", produces=("Tensor.tril", "Tensor.triu", "torch.eye", "torch.ones"))
 def eye_like(ctx):
     x = ctx.tensor(0)
     dtype = torch_dtype(ctx.attr("dtype"), "EyeLike") if ctx.attr("dtype") is not None else x.dtype
@@ -79,7 +79,7 @@ def _uniform(ctx, draw):
     return draw if (low, high) == (0.0, 1.0) else draw * (high - low) + low
 
 
-@rule("RandomNormalLike")
+@rule("RandomNormalLike", produces=("torch.randn_like",))
 def random_normal_like(ctx):
     x = ctx.tensor(0)
     return _normal(ctx, torch.randn_like(x, dtype=_dtype(ctx, x.dtype)))
@@ -91,7 +91,7 @@ def random_uniform_like(ctx):
     return _uniform(ctx, torch.rand_like(x, dtype=_dtype(ctx, x.dtype)))
 
 
-@rule("RandomNormal")
+@rule("RandomNormal", produces=("torch.randn",))
 def random_normal(ctx):
     return _normal(ctx, torch.randn([int(d) for d in ctx.attr("shape")], dtype=_dtype(ctx, torch.float32)))
 

@@ -53,7 +53,7 @@ def mul(ctx):
     return _binary(ctx, "Mul", operator.mul)
 
 
-@rule("Div")
+@rule("Div", produces=("torch.floor_divide", "torch.fmod"))
 def div(ctx):
     def tensor_div(a, b):
         floating = any(isinstance(v, float) or (isinstance(v, torch.Tensor) and v.is_floating_point()) for v in (a, b))
@@ -64,7 +64,7 @@ def div(ctx):
     return _binary(ctx, "Div", tensor_div)
 
 
-@rule("Pow")
+@rule("Pow", produces=("torch.pow",))
 def pow_(ctx):
     if known_values(ctx, (0, 1)):
         return elementwise(operator.pow, ctx.known(0), ctx.known(1))
@@ -73,7 +73,7 @@ def pow_(ctx):
     return torch.pow(x, y)
 
 
-@rule("Mod")
+@rule("Mod", produces=("torch.fmod", "torch.remainder"))
 def mod(ctx):
     if known_values(ctx, (0, 1)):
         return elementwise(math.fmod if ctx.attr("fmod", 0) else operator.mod, ctx.known(0), ctx.known(1))
@@ -94,12 +94,12 @@ def _variadic(ctx, fn, shape_fn):
     return out
 
 
-@rule("Max")
+@rule("Max", produces=("torch.maximum",))
 def max_(ctx):
     return _variadic(ctx, torch.maximum, max)
 
 
-@rule("Min")
+@rule("Min", produces=("torch.minimum",))
 def min_(ctx):
     return _variadic(ctx, torch.minimum, min)
 
@@ -141,7 +141,7 @@ def _unary(ctx):
 
 
 for _name in _UNARY:
-    RULES.add(_name, _unary)
+    RULES.add(_name, _unary, produces=(f"torch.{_UNARY[_name].__name__}",))
 
 
 @rule("BitShift")
@@ -152,12 +152,12 @@ def bit_shift(ctx):
     return x << y if ctx.attr("direction") == "LEFT" else x >> y
 
 
-@rule("IsNaN")
+@rule("IsNaN", produces=("torch.isnan",))
 def is_nan(ctx):
     return torch.isnan(ctx.tensor(0))
 
 
-@rule("IsInf")
+@rule("IsInf", produces=("torch.isinf", "torch.zeros_like"))
 def is_inf(ctx):
     x = ctx.tensor(0)
     negative, positive = ctx.attr("detect_negative", 1), ctx.attr("detect_positive", 1)
@@ -170,7 +170,7 @@ def is_inf(ctx):
     return torch.zeros_like(x, dtype=torch.bool)
 
 
-@rule("Clip")
+@rule("Clip", produces=("torch.clamp",))
 def clip(ctx):
     """`torch.clamp`; the bounds are attributes before opset 11, optional inputs after."""
     x = ctx.tensor(0)
@@ -184,7 +184,7 @@ def clip(ctx):
     return torch.clamp(x, min=low, max=high)
 
 
-@rule("Swish")
+@rule("Swish", produces=("F.silu", "torch.sigmoid"))
 def swish(ctx):
     """Opset 24: x * sigmoid(alpha * x)."""
     import torch.nn.functional as F

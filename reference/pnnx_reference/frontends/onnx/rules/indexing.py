@@ -50,7 +50,7 @@ def _reverse_range(start, end, size):
     return size - 1 - start, size - 1 - end
 
 
-@rule("Slice")
+@rule("Slice", produces=("Tensor.slice", "torch.flip"))
 def slice_(ctx):
     value = ctx.x(0)
     r = value.dim()
@@ -77,7 +77,7 @@ def slice_(ctx):
     return x[tuple(index)] if index else x
 
 
-@rule("Gather")
+@rule("Gather", produces=("Tensor.reshape", "Tensor.select", "nn.Embedding", "torch.index_select"))
 def gather(ctx):
     value = ctx.x(0)
     a = axis(int(ctx.attr("axis", 0)), value.dim())
@@ -115,7 +115,7 @@ def _embedding(ctx, table: torch.Tensor):
     return ctx.module(make)
 
 
-@rule("GatherElements")
+@rule("GatherElements", produces=("Tensor.any", "torch.gather", "torch.remainder", "torch.where"))
 def gather_elements(ctx):
     x = ctx.tensor(0)
     return torch.gather(x, axis(int(ctx.attr("axis", 0)), x.dim()), _nonnegative(ctx, 1, x, int(ctx.attr("axis", 0))))
@@ -137,12 +137,12 @@ def _nd_index(indices: torch.Tensor) -> tuple:
     return tuple(indices[..., j] for j in range(operator.index(indices.shape[-1])))
 
 
-@rule("NonZero")
+@rule("NonZero", produces=("Tensor.t", "torch.nonzero"))
 def non_zero(ctx):
     return torch.nonzero(ctx.tensor(0)).t()
 
 
-@rule("GatherND")
+@rule("GatherND", produces=("Tensor.index",))
 def gather_nd(ctx):
     if int(ctx.attr("batch_dims", 0)):
         ctx.fail("GatherND with batch_dims is not supported")
@@ -150,7 +150,7 @@ def gather_nd(ctx):
     return x[_nd_index(indices)]
 
 
-@rule("ScatterND")
+@rule("ScatterND", produces=("Tensor.index_put", "Tensor.reshape", "torch.sum"))
 def scatter_nd(ctx):
     reduction = ctx.attr("reduction", "none")
     x, indices, updates = ctx.tensor(0), ctx.tensor(1), ctx.tensor(2)
@@ -175,7 +175,8 @@ def scatter_nd(ctx):
 _SCATTER_REDUCE = {"mul": "prod", "max": "amax", "min": "amin"}
 
 
-@rule("ScatterElements", "Scatter")
+@rule("ScatterElements", "Scatter", produces=(
+      "Tensor.any", "torch.remainder", "torch.scatter_add", "torch.where"))
 def scatter_elements(ctx):
     x = ctx.tensor(0)
     a = axis(int(ctx.attr("axis", 0)), x.dim())
@@ -188,7 +189,7 @@ def scatter_elements(ctx):
     return torch.scatter_reduce(x, a, indices, updates, _SCATTER_REDUCE[reduction])
 
 
-@rule("TopK")
+@rule("TopK", produces=("torch.sort",))
 def top_k(ctx):
     x = ctx.tensor(0)
     k = int(ctx.scalar(1, "K")) if ctx.opset >= 10 else int(ctx.attr("k"))
@@ -213,17 +214,18 @@ def _cumulative(ctx, fn, identity: float):
     return torch.flip(y, [a]) if reverse else y
 
 
-@rule("CumSum")
+@rule("CumSum", produces=("F.pad", "Tensor.narrow", "torch.cumsum", "torch.flip"))
 def cum_sum(ctx):
     return _cumulative(ctx, torch.cumsum, 0)
 
 
-@rule("CumProd")
+@rule("CumProd", produces=("F.pad", "Tensor.narrow", "torch.cumprod", "torch.flip"))
 def cum_prod(ctx):
     return _cumulative(ctx, torch.cumprod, 1)
 
 
-@rule("OneHot")
+@rule("OneHot", produces=(
+      "F.one_hot", "Tensor.unsqueeze", "torch.logical_and", "torch.movedim", "torch.remainder", "torch.where"))
 def one_hot(ctx):
     indices = ctx.tensor(0)
     depth = int(ctx.scalar(1, "depth"))

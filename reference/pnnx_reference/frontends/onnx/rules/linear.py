@@ -21,7 +21,7 @@ def linear_module(ctx, weight: torch.Tensor, bias: torch.Tensor | None):
     return ctx.module(make)
 
 
-@rule("Gemm")
+@rule("Gemm", produces=("Tensor.expand", "Tensor.reshape", "Tensor.t", "nn.Linear", "torch.matmul"))
 def gemm(ctx):
     a = ctx.tensor(0)
     alpha, beta = float(ctx.attr("alpha", 1.0)), float(ctx.attr("beta", 1.0))
@@ -51,7 +51,7 @@ def _scaled(c, beta: float):
     return c * beta if beta != 1.0 else c
 
 
-@rule("MatMul")
+@rule("MatMul", produces=("Tensor.reshape", "Tensor.t", "nn.Linear", "torch.matmul"))
 def matmul(ctx):
     a, weight = ctx.tensor(0), ctx.const(1)
     if weight is not None and weight.dim() == 2 and a.dim() >= 2 and weight.is_floating_point():
@@ -59,7 +59,7 @@ def matmul(ctx):
     return torch.matmul(a, ctx.tensor(1))
 
 
-@rule("pnnx:Linear")
+@rule("pnnx:Linear", produces=("Tensor.reshape", "Tensor.t", "nn.Linear", "torch.matmul"))
 def matmul_add(ctx):
     """MatMul(x, W) + b with constant W [in, out] and b [out] (see fusions.py)."""
     x = ctx.tensor(0)
@@ -68,7 +68,7 @@ def matmul_add(ctx):
     return linear_module(ctx, ctx.const(1).t(), ctx.const(2))(x)
 
 
-@rule("Einsum")
+@rule("Einsum", produces=("torch.einsum",))
 def einsum(ctx):
     operands = [ctx.tensor(i) for i in range(len(ctx.inputs))]
     return torch.einsum(ctx.attr("equation").replace(" ", ""), *operands)

@@ -28,7 +28,7 @@ def _compare(ctx):
 
 
 for _name in _COMPARE:
-    RULES.add(_name, _compare)
+    RULES.add(_name, _compare, produces=(f"torch.{_COMPARE[_name][0].__name__}",))
 
 _LOGICAL = {"And": torch.logical_and, "Or": torch.logical_or, "Xor": torch.logical_xor,
             "BitwiseAnd": torch.bitwise_and, "BitwiseOr": torch.bitwise_or, "BitwiseXor": torch.bitwise_xor}
@@ -39,20 +39,20 @@ def _logical(ctx):
 
 
 for _name in _LOGICAL:
-    RULES.add(_name, _logical)
+    RULES.add(_name, _logical, produces=(f"torch.{_LOGICAL[_name].__name__}",))
 
 
-@rule("Not")
+@rule("Not", produces=("torch.logical_not",))
 def not_(ctx):
     return torch.logical_not(ctx.tensor(0))
 
 
-@rule("BitwiseNot")
+@rule("BitwiseNot", produces=("torch.bitwise_not",))
 def bitwise_not(ctx):
     return torch.bitwise_not(ctx.tensor(0))
 
 
-@rule("Where")
+@rule("Where", produces=("torch.where",))
 def where(ctx):
     if known_values(ctx, (0, 1, 2)):
         cond, a, b = ctx.known(0), ctx.known(1), ctx.known(2)
@@ -69,7 +69,7 @@ def where(ctx):
     return torch.where(cond, a, b)
 
 
-@rule("Cast")
+@rule("Cast", produces=("Tensor.to",))
 def cast(ctx):
     from ..values import torch_dtype
 
@@ -81,7 +81,7 @@ def cast(ctx):
     return x if x.dtype == dtype else x.to(dtype)
 
 
-@rule("CastLike")
+@rule("CastLike", produces=("Tensor.to",))
 def cast_like(ctx):
     dtype = ctx.tensor(1).dtype
     value = ctx.x(0)
@@ -103,7 +103,7 @@ def _cast_sizes(value: ShapeValue, dtype: torch.dtype) -> ShapeValue:
     return out
 
 
-@rule("BitCast")
+@rule("BitCast", produces=("Tensor.view",))
 def bit_cast(ctx):
     """Opset 26: the same bytes read as another type of the same width."""
     from ..values import torch_dtype

@@ -23,7 +23,7 @@ def negative_log_likelihood_loss(ctx):
     return F.nll_loss(ctx.tensor(0), ctx.tensor(1), **_options(ctx))
 
 
-@rule("SoftmaxCrossEntropyLoss")
+@rule("SoftmaxCrossEntropyLoss", produces=("F.log_softmax",))
 def softmax_cross_entropy_loss(ctx):
     scores, labels = ctx.tensor(0), ctx.tensor(1)
     options = _options(ctx)

@@ -42,7 +42,8 @@ def _no_extra_outputs(ctx, what: str) -> None:
 _BATCHNORM = {2: nn.BatchNorm1d, 3: nn.BatchNorm1d, 4: nn.BatchNorm2d, 5: nn.BatchNorm3d}
 
 
-@rule("BatchNormalization")
+@rule("BatchNormalization", produces=(
+      "F.batch_norm", "Tensor.reshape", "nn.BatchNorm1d", "nn.BatchNorm2d", "nn.BatchNorm3d"))
 def batch_norm(ctx):
     x = ctx.tensor(0)
     if int(ctx.attr("training_mode", 0)):
@@ -87,7 +88,8 @@ def _batch_statistics(ctx, x):
 _INSTANCENORM = {3: nn.InstanceNorm1d, 4: nn.InstanceNorm2d, 5: nn.InstanceNorm3d}
 
 
-@rule("InstanceNormalization")
+@rule("InstanceNormalization", produces=(
+      "F.instance_norm", "Tensor.reshape", "nn.InstanceNorm1d", "nn.InstanceNorm2d", "nn.InstanceNorm3d"))
 def instance_norm(ctx):
     x = ctx.tensor(0)
     eps = float(ctx.attr("epsilon", 1e-5))
@@ -113,7 +115,8 @@ def _as_shape(tensor: torch.Tensor, shape: list[int]) -> torch.Tensor:
     return tensor.expand(shape) if tuple(tensor.shape) != tuple(shape) else tensor
 
 
-@rule("LayerNormalization")
+@rule("LayerNormalization", produces=(
+      "F.layer_norm", "Tensor.expand", "nn.LayerNorm", "torch.mean", "torch.rsqrt"))
 def layer_norm(ctx):
     x = ctx.tensor(0)
     eps = float(ctx.attr("epsilon", 1e-5))
@@ -145,7 +148,7 @@ def _layer_norm(ctx, x, eps: float):
     return F.layer_norm(x, shape, ctx.tensor(1), bias, eps)
 
 
-@rule("RMSNormalization")
+@rule("RMSNormalization", produces=("F.rms_norm", "Tensor.expand", "nn.RMSNorm"))
 def rms_norm(ctx):
     x = ctx.tensor(0)
     eps = float(ctx.attr("epsilon", 1e-5))
@@ -160,7 +163,8 @@ def rms_norm(ctx):
     return F.rms_norm(x, shape, ctx.tensor(1), eps)
 
 
-@rule("GroupNormalization")
+@rule("GroupNormalization", produces=(
+      "F.group_norm", "Tensor.repeat_interleave", "Tensor.reshape", "nn.GroupNorm", "torch.repeat_interleave"))
 def group_norm(ctx):
     x = ctx.tensor(0)
     groups, eps = int(ctx.attr("num_groups")), float(ctx.attr("epsilon", 1e-5))
@@ -183,19 +187,19 @@ def group_norm(ctx):
     return ctx.module(make)(x)
 
 
-@rule("LRN")
+@rule("LRN", produces=("F.local_response_norm",))
 def lrn(ctx):
     return F.local_response_norm(ctx.tensor(0), int(ctx.attr("size")), alpha=float(ctx.attr("alpha", 1e-4)),
                                  beta=float(ctx.attr("beta", 0.75)), k=float(ctx.attr("bias", 1.0)))
 
 
-@rule("LpNormalization")
+@rule("LpNormalization", produces=("F.normalize",))
 def lp_normalization(ctx):
     x = ctx.tensor(0)
     return F.normalize(x, p=float(ctx.attr("p", 2)), dim=axis(int(ctx.attr("axis", -1)), x.dim()))
 
 
-@rule("MeanVarianceNormalization")
+@rule("MeanVarianceNormalization", produces=("torch.mean", "torch.sqrt"))
 def mean_variance_normalization(ctx):
     x = ctx.tensor(0)
     dims = axes(ctx.attr("axes", [0, 2, 3]), x.dim())

@@ -34,7 +34,7 @@ def _torch_can_pad(pads, kernel, dilations, n) -> bool:
     return pads[:n] == pads[n:] and all(p <= ((k - 1) * d + 1) // 2 for p, k, d in zip(pads[:n], kernel, dilations))
 
 
-@rule("MaxPool")
+@rule("MaxPool", produces=("F.max_pool1d", "F.max_pool2d", "F.max_pool3d", "F.pad", "Tensor.reshape"))
 def max_pool(ctx):
     x = ctx.tensor(0)
     n, kernel, strides, dilations, pads = _window(ctx, x)
@@ -90,7 +90,8 @@ def _spelled_out_average(ctx, x, n, kernel, strides, dilations, pads, count_pad:
     return sums / counts
 
 
-@rule("AveragePool")
+@rule("AveragePool", produces=(
+      "F.avg_pool1d", "F.avg_pool2d", "F.avg_pool3d", "F.conv1d", "F.conv2d", "F.conv3d", "F.pad"))
 def average_pool(ctx):
     x = ctx.tensor(0)
     n, kernel, strides, dilations, pads = _window(ctx, x)
@@ -107,7 +108,9 @@ def average_pool(ctx):
     return _AVG[n](x, **args)
 
 
-@rule("LpPool")
+@rule("LpPool", produces=(
+      "F.conv1d", "F.conv2d", "F.conv3d", "F.lp_pool1d", "F.lp_pool2d", "F.lp_pool3d", "F.pad", "torch.abs",
+      "torch.pow"))
 def lp_pool(ctx):
     x = ctx.tensor(0)
     n, kernel, strides, dilations, pads = _window(ctx, x)
@@ -123,19 +126,19 @@ def lp_pool(ctx):
     return _LP[n](x, p, tuple(kernel), stride=tuple(strides), ceil_mode=bool(ctx.attr("ceil_mode", 0)))
 
 
-@rule("GlobalAveragePool")
+@rule("GlobalAveragePool", produces=("F.adaptive_avg_pool1d", "F.adaptive_avg_pool2d", "F.adaptive_avg_pool3d"))
 def global_average_pool(ctx):
     x = ctx.tensor(0)
     return _ADAPTIVE_AVG[spatial_rank(ctx, x)](x, 1)
 
 
-@rule("GlobalMaxPool")
+@rule("GlobalMaxPool", produces=("F.adaptive_max_pool1d", "F.adaptive_max_pool2d", "F.adaptive_max_pool3d"))
 def global_max_pool(ctx):
     x = ctx.tensor(0)
     return _ADAPTIVE_MAX[spatial_rank(ctx, x)](x, 1)
 
 
-@rule("GlobalLpPool")
+@rule("GlobalLpPool", produces=("torch.norm",))
 def global_lp_pool(ctx):
     x = ctx.tensor(0)
     dims = list(range(2, x.dim()))

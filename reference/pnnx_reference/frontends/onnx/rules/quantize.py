@@ -44,7 +44,8 @@ def dequantize(x, scale, zero_point):
     return values * scale
 
 
-@rule("QuantizeLinear")
+@rule("QuantizeLinear", produces=(
+      "Tensor.narrow", "Tensor.reshape", "torch.clamp", "torch.repeat_interleave", "torch.round"))
 def quantize_linear(ctx):
     x = ctx.tensor(0)
     scale = _broadcast(ctx, ctx.tensor(1), x)
@@ -60,7 +61,7 @@ def quantize_linear(ctx):
     return quantize(x, scale, offset, dtype)
 
 
-@rule("DequantizeLinear")
+@rule("DequantizeLinear", produces=("Tensor.narrow", "Tensor.reshape", "torch.repeat_interleave"))
 def dequantize_linear(ctx):
     x = ctx.tensor(0)
     scale = _broadcast(ctx, ctx.tensor(1), x)
@@ -73,7 +74,7 @@ def dequantize_linear(ctx):
     return y
 
 
-@rule("DynamicQuantizeLinear")
+@rule("DynamicQuantizeLinear", produces=("torch.amax", "torch.amin", "torch.clamp", "torch.round"))
 def dynamic_quantize_linear(ctx):
     """uint8 with the range of x widened to include 0: scale = (max - min) / 255."""
     x = ctx.tensor(0)
@@ -94,7 +95,7 @@ def _centered(ctx, i: int, zero_index: int, x=None):
     return value
 
 
-@rule("MatMulInteger")
+@rule("MatMulInteger", produces=("Tensor.reshape", "torch.matmul"))
 def matmul_integer(ctx):
     a = _centered(ctx, 0, 2)
     b = ctx.tensor(1).to(torch.int32)
@@ -103,7 +104,7 @@ def matmul_integer(ctx):
     return torch.matmul(a, b)
 
 
-@rule("ConvInteger")
+@rule("ConvInteger", produces=("F.conv1d", "F.conv2d", "F.conv3d", "F.pad", "Tensor.reshape"))
 def conv_integer(ctx):
     from .conv import conv_pads, torch_pad
 
@@ -123,7 +124,7 @@ def conv_integer(ctx):
     return y.to(torch.int32)
 
 
-@rule("QLinearMatMul")
+@rule("QLinearMatMul", produces=("Tensor.reshape", "torch.clamp", "torch.matmul", "torch.round"))
 def qlinear_matmul(ctx):
     a = dequantize(ctx.tensor(0), ctx.tensor(1), ctx.tensor(2))
     b_scale, b_zero = ctx.tensor(4), ctx.tensor(5)
@@ -134,7 +135,8 @@ def qlinear_matmul(ctx):
     return quantize(torch.matmul(a, b), ctx.tensor(6), y_zero.to(torch.float32), y_zero.dtype)
 
 
-@rule("QLinearConv")
+@rule("QLinearConv", produces=(
+      "F.conv1d", "F.conv2d", "F.conv3d", "F.pad", "Tensor.reshape", "torch.clamp", "torch.round"))
 def qlinear_conv(ctx):
     from .conv import conv_pads, torch_pad
 

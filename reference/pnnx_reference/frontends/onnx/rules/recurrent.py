@@ -149,4 +149,4 @@ def _gru_reset_first(ctx, x, w, r, b, hidden: int, direction: str, batch_first: 
 
 
 for _op in _MODULES:
-    RULES.add(_op, _recurrent)
+    RULES.add(_op, _recurrent, produces=(f"nn.{_MODULES[_op].__name__}",))

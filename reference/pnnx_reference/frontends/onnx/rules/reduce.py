@@ -108,11 +108,17 @@ def _reduce_rule(ctx):
     return _reduce(ctx, _FUNCS[ctx.node.op_type])
 
 
+# what each lambda of _FUNCS calls
+_PRODUCES = {"ReduceSum": ("torch.sum",), "ReduceMean": ("torch.mean",), "ReduceMax": ("torch.amax",),
+             "ReduceMin": ("torch.amin",), "ReduceL1": ("torch.sum", "torch.abs"), "ReduceL2": ("torch.norm",),
+             "ReduceLogSum": ("torch.log", "torch.sum"), "ReduceLogSumExp": ("torch.logsumexp",),
+             "ReduceSumSquare": ("torch.sum",)}
 for _name in _FUNCS:
-    RULES.add(_name, _reduce_rule)
+    RULES.add(_name, _reduce_rule, produces=_PRODUCES[_name])
 
 
-@rule("ReduceProd")
+@rule("ReduceProd", produces=(
+      "Tensor.max", "Tensor.min", "torch.abs", "torch.full", "torch.log", "torch.prod", "torch.zeros"))
 def reduce_prod(ctx):
     def prod(x, dims, keep):
         for d in sorted(dims, reverse=True):  # torch.prod takes one dim at a time
@@ -131,11 +137,11 @@ def _arg(ctx, fn):
     return fn(x, dim=a, keepdim=keep)
 
 
-@rule("ArgMax")
+@rule("ArgMax", produces=("torch.argmax", "torch.flip"))
 def arg_max(ctx):
     return _arg(ctx, torch.argmax)
 
 
-@rule("ArgMin")
+@rule("ArgMin", produces=("torch.argmin", "torch.flip"))
 def arg_min(ctx):
     return _arg(ctx, torch.argmin)

@@ -200,7 +200,7 @@ def _separable(x, plan: Plan, mode, transform, nearest_mode, cubic_a, exclude_ou
     return x
 
 
-@rule("Resize")
+@rule("Resize", produces=("F.interpolate", "Tensor.reshape", "torch.index_select"))
 def resize(ctx):
     x = ctx.tensor(0)
     if ctx.opset >= 11:
@@ -226,7 +226,7 @@ def _nonempty(ctx, i: int) -> bool:
     return value is None or bool(value.shape and value.shape[0])
 
 
-@rule("Upsample")
+@rule("Upsample", produces=("F.interpolate", "Tensor.reshape", "torch.index_select"))
 def upsample(ctx):
     """Opsets 7-9 (deprecated in 10): Resize with asymmetric coordinates and floor rounding."""
     x = ctx.tensor(0)

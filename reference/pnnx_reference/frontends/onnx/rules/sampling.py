@@ -11,7 +11,7 @@ _MODES = {"bilinear": "bilinear", "linear": "bilinear", "nearest": "nearest", "b
           "cubic": "bicubic"}
 
 
-@rule("GridSample")
+@rule("GridSample", produces=("F.grid_sample",))
 def grid_sample(ctx):
     x, grid = ctx.tensor(0), ctx.tensor(1)
     mode = ctx.attr("mode", "bilinear" if ctx.opset < 20 else "linear")
@@ -21,7 +21,7 @@ def grid_sample(ctx):
                          align_corners=bool(int(ctx.attr("align_corners", 0))))
 
 
-@rule("Col2Im")
+@rule("Col2Im", produces=("F.fold",))
 def col2im(ctx):
     x = ctx.tensor(0)
     image, block = ctx.ints(1, "image_shape"), ctx.ints(2, "block_shape")
@@ -35,14 +35,14 @@ def col2im(ctx):
                   stride=tuple(int(v) for v in ctx.attr("strides") or [1, 1]))
 
 
-@rule("AffineGrid")
+@rule("AffineGrid", produces=("F.affine_grid",))
 def affine_grid(ctx):
     theta = ctx.tensor(0)
     size = [int(v) for v in ctx.ints(1, "size")]
     return F.affine_grid(theta, size, align_corners=bool(int(ctx.attr("align_corners", 0))))
 
 
-@rule("CenterCropPad")
+@rule("CenterCropPad", produces=("F.pad", "Tensor.narrow"))
 def center_crop_pad(ctx):
     """Crop (centered, the extra row at the end) or pad (centered, the extra row at the end) each
     listed axis to its target length."""

@@ -41,7 +41,7 @@ def _target_shape(ctx, dims: list, current: list) -> list:
             for i, d in enumerate(dims)]
 
 
-@rule("Reshape")
+@rule("Reshape", produces=("Tensor.reshape",))
 def reshape(ctx):
     if ctx.opset < 5:
         dims = list(ctx.attr("shape"))
@@ -55,7 +55,7 @@ def reshape(ctx):
     return x.reshape(_target_shape(ctx, dims, sizes(x)))
 
 
-@rule("Flatten")
+@rule("Flatten", produces=("Tensor.reshape", "torch.flatten"))
 def flatten(ctx):
     x = ctx.tensor(0)
     a = axis(int(ctx.attr("axis", 1)), x.dim())
@@ -66,7 +66,7 @@ def flatten(ctx):
     return x.reshape(prod(sizes(x)[:a]), -1)
 
 
-@rule("Transpose")
+@rule("Transpose", produces=("Tensor.permute", "Tensor.transpose"))
 def transpose(ctx):
     value = ctx.x(0)
     r = value.dim()
@@ -88,7 +88,7 @@ def _axes_of(ctx, name: str = "axes"):
     return ctx.attr(name)
 
 
-@rule("Squeeze")
+@rule("Squeeze", produces=("Tensor.reshape", "torch.squeeze"))
 def squeeze(ctx):
     value = ctx.x(0)
     values = _axes_of(ctx)
@@ -104,7 +104,7 @@ def squeeze(ctx):
     return x
 
 
-@rule("Unsqueeze")
+@rule("Unsqueeze", produces=("torch.unsqueeze",))
 def unsqueeze(ctx):
     value = ctx.x(0)
     values = _axes_of(ctx)
@@ -120,7 +120,7 @@ def unsqueeze(ctx):
     return x
 
 
-@rule("Concat")
+@rule("Concat", produces=("torch.cat",))
 def concat(ctx):
     present = [i for i in range(len(ctx.inputs)) if ctx.has(i)]
     values = [ctx.x(i) for i in present]
@@ -136,7 +136,7 @@ def concat(ctx):
     return torch.cat(tensors, dim=axis(a, tensors[0].dim()))
 
 
-@rule("Split")
+@rule("Split", produces=("torch.split",))
 def split(ctx):
     value = ctx.x(0)
     a = axis(int(ctx.attr("axis", 0)), value.dim())
@@ -159,7 +159,7 @@ def split(ctx):
     return list(torch.split(ctx.tensor(0), parts, dim=a))
 
 
-@rule("Expand")
+@rule("Expand", produces=("Tensor.expand", "Tensor.reshape"))
 def expand(ctx):
     dims = ctx.ints(1, "shape")
     sized = _expanded_sizes(ctx, dims)
@@ -193,7 +193,7 @@ def _expanded_sizes(ctx, dims: list):
     return ShapeValue(np.broadcast_to(value.array, np.broadcast_shapes(value.shape, tuple(dims))).copy(), value.dtype)
 
 
-@rule("Tile")
+@rule("Tile", produces=("Tensor.repeat",))
 def tile(ctx):
     repeats = ctx.ints(1, "repeats")
     value = ctx.x(0)
@@ -207,7 +207,7 @@ def identity(ctx):
     return ctx.x(0)
 
 
-@rule("Dropout")
+@rule("Dropout", produces=("torch.ones_like",))
 def dropout(ctx):
     """Inference: the identity (a mask output, where asked for, is all true)."""
     x = ctx.tensor(0)
@@ -219,7 +219,7 @@ def dropout(ctx):
 _PAD_MODES = {"constant": "constant", "reflect": "reflect", "edge": "replicate", "wrap": "circular"}
 
 
-@rule("Pad")
+@rule("Pad", produces=("F.pad", "Tensor.reshape", "Tensor.squeeze", "Tensor.unsqueeze"))
 def pad(ctx):
     x = ctx.tensor(0)
     r = x.dim()
@@ -253,7 +253,7 @@ def pad(ctx):
     return F.pad(x, pairs, mode=_PAD_MODES[mode])
 
 
-@rule("DepthToSpace")
+@rule("DepthToSpace", produces=("F.pixel_shuffle", "Tensor.permute", "Tensor.reshape"))
 def depth_to_space(ctx):
     x = ctx.tensor(0)
     b = int(ctx.attr("blocksize"))
@@ -264,7 +264,7 @@ def depth_to_space(ctx):
     return y.reshape(n, c // (b * b), h * b, w * b)
 
 
-@rule("SpaceToDepth")
+@rule("SpaceToDepth", produces=("F.pixel_unshuffle", "Tensor.permute", "Tensor.reshape"))
 def space_to_depth(ctx):
     x = ctx.tensor(0)
     b = int(ctx.attr("blocksize"))
@@ -275,7 +275,7 @@ def space_to_depth(ctx):
     return y.reshape(n, c * b * b, h // b, w // b)
 
 
-@rule("Trilu")
+@rule("Trilu", produces=("torch.tril", "torch.triu"))
 def trilu(ctx):
     x = ctx.tensor(0)
     k = int(ctx.scalar(1, "k")) if ctx.has(1) else 0

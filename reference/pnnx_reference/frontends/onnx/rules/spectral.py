@@ -11,7 +11,9 @@ from .common import axis
 rule = RULES.register
 
 
-@rule("DFT")
+@rule("DFT", produces=(
+      "Tensor.narrow", "Tensor.squeeze", "Tensor.unsqueeze", "torch.fft.fft", "torch.fft.ifft",
+      "torch.fft.irfft", "torch.fft.rfft", "torch.view_as_complex", "torch.view_as_real"))
 def dft(ctx):
     x = ctx.tensor(0)
     pairs = int(x.shape[-1])

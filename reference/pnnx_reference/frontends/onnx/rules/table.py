@@ -3,4 +3,5 @@ from __future__ import annotations
 
 from ....registry import Registry
 
-RULES = Registry("onnx-frontend", "ONNX op type -> fn(ctx) replaying it through the PyTorch Python API")
+RULES = Registry("onnx-frontend", "ONNX op type -> fn(ctx) replaying it through the PyTorch Python API",
+                 doors=(".onnx",))
