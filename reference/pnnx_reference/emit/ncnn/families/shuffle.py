@@ -35,8 +35,10 @@ def channel_shuffle(ctx: Context, op) -> None:
     x = op.inputs[0]
     if not ctx.has_batch(x) or ctx.rank(x) < 2:
         raise Unsupported("expects an (N, C, *) input with N the batch")
-    params = {0: int(param(op, "groups")), 1: 0}
-    if ctx.rank(x) == 3:
+    groups = int(param(op, "groups"))
+    params = {0: groups, 1: 0}
+    if ctx.rank(x) == 3 or (ctx.rank(x) == 2 and groups == 2):
+        # a (C, L) blob in groups of 2 runs as it is (one layer, as upstream writes it)
         ctx.emit("ShuffleChannel", "channelshuffle", [ctx.blob(x)], [op.outputs[0].name], params)
         return
     # (C, L) or (C, D, H, W): the same shuffle of the outer dim over a (C, 1, L) or (C, D*H, W)
