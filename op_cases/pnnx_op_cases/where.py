@@ -184,12 +184,12 @@ def _produced_by(reg: Registry, op: str):
 
 def _python_capture(op: str):
     """The Python API records a standard module whole, a function call by its API path."""
-    from pnnx_reference.frontends.python import modules, naming, tracer
+    from pnnx_reference.frontends.python import leaves, modules, naming, tracer
 
     if op.startswith("nn."):
         cls = getattr(importlib.import_module("torch.nn"), op[len("nn."):], None)
         if inspect.isclass(cls) and modules.is_leaf_class(cls):
-            yield Piece("frontends", _method_where(tracer.Tracer, "_leave_leaf"),
+            yield Piece("frontends", _method_where(leaves.Leaves, "leave"),
                         "Python API: a standard module is captured whole (leaf)", ("python",))
         return
     fn = _api_object(op)

@@ -16,7 +16,7 @@ import torch.nn as nn
 from . import optional, selfcheck
 from .frontends.python import trace
 from .frontends.python.dynamic import merge_shapes
-from .frontends.python.tracer import iter_values
+from .frontends.python.recorder import iter_values
 from .emit.ncnn import write_ncnn
 from .emit.python.pnnx_py import write_python
 from .errors import ConversionError, PnnxError, UnsupportedOperator

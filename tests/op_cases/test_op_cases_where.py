@@ -154,7 +154,7 @@ def test_conv2d_story():
     frontends = _files("nn.Conv2d", "frontends")
     assert {"reference/pnnx_reference/frontends/torchscript/stdmodules.py",
             "reference/pnnx_reference/frontends/export/modules.py",
-            "reference/pnnx_reference/frontends/python/tracer.py",
+            "reference/pnnx_reference/frontends/python/leaves.py",
             "reference/pnnx_reference/frontends/onnx/rules/conv.py"} <= set(frontends)
     doors = where.doors_of(found)
     assert [p.where.rsplit(":", 1)[0] for p in doors[".onnx"]] == ["reference/pnnx_reference/frontends/onnx/rules/conv.py"]

@@ -14,7 +14,9 @@ import torch.nn as nn
 from ...errors import ConversionError, PnnxError, cause
 from ...ir import Graph, Operand, Operator, body_weight_key
 from . import branches
-from .tracer import Tracer, clone_tensors, iter_values, names_class
+from .leaves import clone_tensors, names_class
+from .recorder import iter_values
+from .tracer import Tracer
 from .valuedep import BOUNDARIES, ValueDependence
 
 
@@ -88,27 +90,28 @@ def _cannot_run(err: Exception) -> ConversionError:
 
 
 def _trace(tracer: Tracer, inputs: list, run: Callable[[], object]) -> Capture:
+    rec = tracer.recorder
     try:
         for i, tensor in enumerate(inputs):
-            tracer.add_input(tensor, i)
+            rec.add_input(tensor, i)
         with torch.no_grad(), tracer:
             output = run()
         for i, tensor in enumerate(t for t in iter_values(output) if isinstance(t, torch.Tensor)):
-            tracer.add_output(tensor, i)
-        tracer.unknown_value_shapes()
+            rec.add_output(tensor, i)
+        rec.unknown_value_shapes()
     except PnnxError:
         raise
     except (Exception, SystemExit) as err:  # the user's model failed on the example inputs
         raise _cannot_run(err) from err
     finally:
         tracer.close()
-    if tracer.policy.refused:  # the model caught the refusal and went on
-        raise ConversionError(tracer.policy.refused[0])
-    if not tracer.graph.outputs():
+    if rec.policy.refused:  # the model caught the refusal and went on
+        raise ConversionError(rec.policy.refused[0])
+    if not rec.graph.outputs():
         raise ConversionError("the model returned no tensor")
-    captured = Capture(tracer.graph, tracer.values, value_dependent=tracer.policy.accepted)
-    for op, module, args, kwargs in tracer.moduleop_calls:
-        body = _trace_body(module, args, kwargs, tracer.moduleop, tracer.policy)
+    captured = Capture(rec.graph, rec.values, value_dependent=rec.policy.accepted)
+    for op, module, args, kwargs in tracer.leaves.calls:
+        body = _trace_body(module, args, kwargs, tracer.leaves.moduleop, rec.policy)
         if body is not None:
             _share_weights(op, body.graph)
             op.subgraph = body.graph
