@@ -75,7 +75,7 @@ def measured(cmd: list[str], cwd: Path) -> tuple[float, float]:
 def pt_door(case, runs: int, workdir: Path) -> dict:
     """One zoo network through the .pt door: ours and upstream on the same traced file."""
     import bench_zoo  # beside this script; it imports this module, so not at the top
-    from pnnx_conformance.converters.upstream import inputshape_arg
+    from pnnx_conformance.converters.case_files import inputshape_arg
     from pnnx_model_zoo.converters import upstream_args
 
     _run([sys.executable, "-c", bench_zoo.TRACE, case.id, str(workdir / "model.pt")], workdir)

@@ -30,7 +30,7 @@ import bench_convert  # noqa: E402  (the scripts beside this one are not a packa
 import bench_ncnn  # noqa: E402
 import bench_onnx  # noqa: E402
 
-from pnnx_conformance.converters.upstream import inputshape_arg  # noqa: E402
+from pnnx_conformance.converters.case_files import inputshape_arg  # noqa: E402
 from pnnx_conformance.report.bench import lookup as _get  # noqa: E402
 from pnnx_model_zoo.converters import upstream_args  # noqa: E402
 from pnnx_model_zoo.run import select_for_cli  # noqa: E402

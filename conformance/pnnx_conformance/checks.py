@@ -9,6 +9,7 @@ import traceback
 from pathlib import Path
 
 import numpy as np
+from pnnx_op_cases.case import TAG_RANDOM
 
 from . import stages
 from .artefacts import MANIFEST, Artefacts, case_workdir, keep_actual
@@ -22,8 +23,6 @@ from .oracle import Subject
 from .results import Result
 from .tolerances import SELF_CHECK_ROUNDING_FACTOR, accumulation, tolerance_for
 from .units import Unit
-
-RANDOM = "random"
 
 
 def _first_line(text: str) -> str:
@@ -204,8 +203,8 @@ def check_roundtrip(ex: Executor, case, unit: Unit, res: Result) -> None:
     from .backends.pnnx_python import load_generated_model
     from .oracle import to_numpy
 
-    if RANDOM in case.tags:
-        raise Skipped(f"random output: {case.reasons.get(RANDOM, 'random')}")
+    if TAG_RANDOM in case.tags:
+        raise Skipped(f"random output: {case.reasons.get(TAG_RANDOM, 'random')}")
     arts = _artefacts_or_outcome(ex, case, unit)
     if "onnx" in case.tags:
         raise NotApplicable("not applicable: bit-identity needs the oracle's own kernels, and an ONNX case's "
@@ -277,8 +276,8 @@ def parity_outputs(ex: Executor, case, unit: Unit, res: Result | None = None):
     reason = backend.applicable(case)
     if reason:
         raise NotSupported(reason, stage="load")
-    if RANDOM in case.tags:
-        raise Skipped(f"random output: {case.reasons.get(RANDOM, 'random')}")
+    if TAG_RANDOM in case.tags:
+        raise Skipped(f"random output: {case.reasons.get(TAG_RANDOM, 'random')}")
     rounding = backend.precisions[unit.precision]
     subject = ex.subject(case, rounding)
     if not backend.consumes:  # runs the case itself, whatever the converter did

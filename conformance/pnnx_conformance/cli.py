@@ -163,7 +163,7 @@ def cmd_history(args) -> int:
 
 
 def cmd_certify(args) -> int:
-    from .report.certify import certify
+    from .certify import certify
 
     cert, js, page = certify(args.backend, Path(args.out), tier=args.tier, ops=_csv(args.op), tables=_csv(args.table),
                              pattern=args.pattern, waivers=Path(args.waivers) if args.waivers else None,
@@ -187,7 +187,7 @@ def cmd_certify(args) -> int:
 
 
 def cmd_keygen(args) -> int:
-    from .report.certify import keygen
+    from .certify import keygen
 
     private, public, fp = keygen(Path(args.out))
     print(f"private key: {private} (keep it secret)\npublic key:  {public}\nfingerprint: {fp}", file=sys.stderr)
@@ -197,7 +197,7 @@ def cmd_keygen(args) -> int:
 def cmd_verify_certificate(args) -> int:
     from .errors import HarnessError
     from .report.certificate import trust_problems
-    from .report.certify import read_certificate, rerun, signer, trusted_fingerprints, verify_file
+    from .certify import read_certificate, rerun, signer, trusted_fingerprints, verify_file
 
     name = args.certificate
     if args.rerun and not args.backend:

@@ -13,11 +13,12 @@ import traceback
 from pathlib import Path
 
 from pnnx_conformance.artefacts import Artefacts, kind_name
+from pnnx_conformance.converters.case_files import inputshape_arg
 from pnnx_conformance.converters.reference import ReferenceConverter
 from pnnx_conformance.converters.reference_export import ReferenceExportConverter
 from pnnx_conformance.converters.reference_onnx import ReferenceOnnxConverter
 from pnnx_conformance.converters.reference_pt import ReferencePtConverter
-from pnnx_conformance.converters.upstream import UpstreamConverter, inputshape_arg
+from pnnx_conformance.converters.upstream import UpstreamConverter
 from pnnx_conformance.errors import ConvertFailed, NotSupported
 
 

@@ -10,8 +10,9 @@ import subprocess
 import pytest
 
 from pnnx_conformance.converters import native_forkserver
+from pnnx_conformance.converters.case_files import inputshape_arg
 from pnnx_conformance.converters.native_forkserver import NativeForkServer
-from pnnx_conformance.converters.upstream import UpstreamConverter, inputshape_arg, pnnx_command
+from pnnx_conformance.converters.upstream import UpstreamConverter, pnnx_command
 from pnnx_conformance.errors import ConvertFailed
 from pnnx_op_cases.registry import select
 

@@ -9,7 +9,7 @@ from pnnx_conformance.backends.ncnn_backend import NcnnCpuBackend
 from pnnx_conformance.cases import load_case
 from pnnx_conformance.checks import Executor
 from pnnx_conformance.converters.reference import ReferenceConverter
-from pnnx_conformance.converters.upstream import shape_args
+from pnnx_conformance.converters.case_files import shape_args
 from pnnx_conformance.units import Unit
 
 CASE = "Tensor.reshape/dyn_mul_floordiv"

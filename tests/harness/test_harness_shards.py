@@ -12,7 +12,7 @@ from pnnx_conformance import cli
 from pnnx_conformance.cases import select_cases
 from pnnx_conformance.errors import HarnessError
 from pnnx_conformance.merge import VOLATILE, comparable, merge_folder
-from pnnx_conformance.report.certify import certify, verify_file
+from pnnx_conformance.certify import certify, verify_file
 from pnnx_op_cases.batch_variants import base_id
 from pnnx_conformance.results import Result, read_results, write_results
 from pnnx_conformance.runinfo import run_info, write_run_info

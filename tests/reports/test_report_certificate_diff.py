@@ -5,8 +5,8 @@ import json
 
 from certificates import VENDOR, certificate, fp, rec
 
-from pnnx_conformance.report.certificate import (case_set_hash, case_set_problems, content_problems, trust_problems,
-                                                 write_certificate)
+from pnnx_conformance.certify import write_certificate
+from pnnx_conformance.report.certificate import case_set_hash, case_set_problems, content_problems, trust_problems
 from pnnx_conformance.report.diff import diff_results
 from pnnx_op_cases.case import Case, InputSpec
 

@@ -15,7 +15,7 @@ from certificates import MALLORY, VENDOR, certificate, fp as _fp, public_pem as 
 from pnnx_conformance.cli import main
 from pnnx_conformance.report import certificate_schema
 from pnnx_conformance.report.certificate import case_set_hash, digest_of, sign_certificate
-from pnnx_conformance.report.certify import SUITE
+from pnnx_conformance.certify import SUITE
 
 ROOT = Path(__file__).resolve().parents[2]
 HARNESS = ROOT / "tests" / "harness"

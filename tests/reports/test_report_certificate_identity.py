@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from certificates import rec
 
-from pnnx_conformance.report.certify import SUITE, certify
+from pnnx_conformance.certify import SUITE, certify
 from pnnx_conformance.results import write_results
 
 HARNESS = Path(__file__).resolve().parents[1] / "harness"

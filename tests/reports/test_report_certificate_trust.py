@@ -16,7 +16,7 @@ from certificates import MALLORY, VENDOR, certificate as make, fp as _fp, rec
 
 from pnnx_conformance.report.certificate import (case_set_problems, content_problems, digest_of, sign_certificate,
                                                  trust_problems)
-from pnnx_conformance.report.certify import trusted_fingerprints
+from pnnx_conformance.certify import trusted_fingerprints
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = ["nn.ReLU/a", "nn.ReLU/b", "nn.Conv2d/a"]
@@ -107,7 +107,7 @@ def test_unsigned_certificates_are_rejected_unless_allowed():
 
 
 def test_pubkey_files_pin_their_fingerprint(tmp_path):
-    from pnnx_conformance.report.certify import keygen
+    from pnnx_conformance.certify import keygen
 
     private, public, fp = keygen(tmp_path / "k.pem")
     assert trusted_fingerprints(["sha256:ab"], [public, private]) == ["sha256:ab", fp, fp]

@@ -11,7 +11,8 @@ from certificates import rec
 
 from pnnx_conformance import tiers
 from pnnx_conformance.cli import main
-from pnnx_conformance.report import certificate_html, certify as certify_module
+from pnnx_conformance import certify as certify_module
+from pnnx_conformance.report import certificate_html
 from pnnx_conformance.results import write_results
 
 HARNESS = Path(__file__).resolve().parents[1] / "harness"

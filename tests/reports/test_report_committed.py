@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pnnx_conformance.report.certify import verify_file
+from pnnx_conformance.certify import verify_file
 from pnnx_conformance.report.committed import COMPACT, check_matrix, check_readme, read_compact
 from pnnx_conformance.report.readme import README_BEGIN, README_END, readme_section
 from pnnx_conformance.report.summary import summarize

@@ -12,9 +12,9 @@ from ..artefacts import Artefacts
 from ..errors import NotSupported
 from ..oracle import has_lazy_weights
 from .base import Converter
+from .case_files import TIMEOUT_S
 from .forkserver import ForkServer
-from .reference_pt import ENTRY, convert_in, run_pnnxref, warm_up_model
-from .upstream import TIMEOUT_S
+from .pnnxref import ENTRY, convert_in, run_pnnxref, warm_up_model
 
 # imported once by the server, so a conversion does not start an interpreter; the
 # last two are what torch.export.load imports on its first call (torch._dynamo: ~1 s a child)

@@ -15,12 +15,14 @@ import traceback
 import warnings
 from pathlib import Path
 
+from pnnx_op_cases.case import TAG_RANDOM
+
 from ..artefacts import Artefacts
 from ..errors import ConvertFailed, NotApplicable, NotSupported
 from .base import Converter
+from .case_files import inputshape_arg, write_onnx
 from .forkserver import ForkServer
-from .reference_pt import ENTRY, run_pnnxref
-from .upstream import inputshape_arg
+from .pnnxref import ENTRY, run_pnnxref
 
 # imported once by the server, so a conversion does not start an interpreter
 _PRELOAD = ("onnx", "pnnx_reference.cli", "pnnx_reference.api", "pnnx_reference.frontends.onnx")
@@ -29,13 +31,6 @@ OPSET = 18  # for the TorchScript-based exporter: LayerNormalization (17) and Gr
 
 def is_onnx_case(case) -> bool:
     return "onnx" in case.tags
-
-
-def write_onnx(model, path: Path) -> None:
-    """An ONNX-table case's graph, as a file."""
-    import onnx
-
-    onnx.save(model.onnx_model(), str(path))
 
 
 def export_torch(model, inputs, path: Path, dynamo: bool) -> None:
@@ -97,12 +92,11 @@ def unfaithful_export(case, model, inputs, path: Path) -> str | None:
     only if our conversion fails too (unusable_export), and a random case is not compared."""
     import torch
 
-    from ..checks import RANDOM
     from ..compare import compare
     from ..oracle import to_numpy
     from ..tolerances import export_screen
 
-    if RANDOM in case.tags:
+    if TAG_RANDOM in case.tags:
         return None
     try:
         got = run_onnxruntime(path, inputs)

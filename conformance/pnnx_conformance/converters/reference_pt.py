@@ -5,20 +5,18 @@ server (forkserver.py, serial mode: one warmed interpreter runs the conversions 
 another, each from the same starting state)."""
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from ..artefacts import Artefacts
-from ..errors import ConvertFailed, NotSupported
+from ..errors import NotSupported
 from .base import Converter
+from .case_files import TIMEOUT_S, shape_args, trace_to_pt
 from .forkserver import ForkServer
-from .upstream import FILES, TIMEOUT_S, shape_args, trace_to_pt
+from .pnnxref import ENTRY, convert_in, run_pnnxref, warm_up_model
 
-ENTRY = "pnnx_reference.cli:main"
 # imported once by the server; torchvision is not: a .pt naming its ops must load it itself
 _PRELOAD = ("pnnx_reference.cli", "pnnx_reference.api", "pnnx_reference.example_inputs",
             "pnnx_reference.frontends.torchscript")
-DECLINED = re.compile(r"^warning: (\w+): (.*)$", re.MULTILINE)
 
 
 class ReferencePtConverter(Converter):
@@ -42,39 +40,6 @@ class ReferencePtConverter(Converter):
         return run_pnnxref(self._server, self.name, case, workdir, self.argv(case, fp16), TIMEOUT_S)
 
 
-def warm_up_model():
-    """A tiny model for a conversion server's warm-up; its class name is no case's, so no
-    TorchScript or torch.export name a child sees is taken by it."""
-    import torch
-    import torch.nn as nn
-
-    class _ForkServerWarmUp(nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.conv = nn.Conv2d(2, 3, 3, padding=1)
-            self.linear = nn.Linear(4, 5)
-
-        def forward(self, x):
-            return self.linear(torch.relu(self.conv(x)) + 1)
-
-    torch.manual_seed(0)
-    return _ForkServerWarmUp().eval(), torch.rand(1, 2, 4, 4)
-
-
-def convert_in(folder: Path, argv: list[str]) -> None:
-    """`pnnxref ARGV` in `folder`, in this process (a conversion server's warm-up)."""
-    import os
-
-    from pnnx_reference.cli import main
-
-    cwd = os.getcwd()
-    os.chdir(folder)
-    try:
-        main(argv)
-    finally:
-        os.chdir(cwd)
-
-
 def warm_up() -> None:
     """The reference-pt conversion server's warm-up: a traced tiny model through `pnnxref warm.pt`."""
     import tempfile
@@ -85,28 +50,3 @@ def warm_up() -> None:
     with tempfile.TemporaryDirectory(prefix="pnnx-forkserver-warm-up-") as folder:
         torch.jit.trace(model, (x,)).save(str(Path(folder) / "warm.pt"))
         convert_in(Path(folder), ["warm.pt", "inputshape=[1,2,4,4]f32", "fp16=0"])
-
-
-def run_pnnxref(server: ForkServer, converter: str, case, workdir: Path, argv: list[str],
-                timeout_s: float) -> Artefacts:
-    """`pnnxref ARGV` in a child of `server`, in `workdir`: the artefacts it wrote, or ConvertFailed
-    with its one error line."""
-    done = server.run(argv, workdir, timeout_s)
-    if done.timed_out:
-        raise ConvertFailed(f"pnnxref did not finish in {timeout_s} s", done.output[-4000:])
-    paths = {k: workdir / f for k, f in FILES.items() if (workdir / f).is_file()}
-    if done.returncode != 0 or "pnnx.param" not in paths:
-        why = error_line(done.output) or (f"pnnxref exited with {done.returncode}" if done.returncode
-                                           else "pnnxref wrote no pnnx.param")
-        raise ConvertFailed(why, done.output[-4000:])
-    unsupported = {emitter: reason for emitter, reason in DECLINED.findall(done.output)}
-    return Artefacts(converter, case.id, workdir, paths, unsupported, log=done.output[-4000:])
-
-
-def error_line(output: str) -> str:
-    """The command's one error line (`error: ...`), else the last line of a traceback."""
-    lines = [line for line in output.strip().splitlines() if line.strip()]
-    for line in lines:
-        if line.startswith("error: "):
-            return line[len("error: "):]
-    return lines[-1] if lines else ""

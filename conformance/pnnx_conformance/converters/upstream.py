@@ -6,20 +6,13 @@ import os
 import shutil
 import subprocess
 import sys
-import traceback
-import warnings
 from pathlib import Path
 
 from ..artefacts import Artefacts
 from ..errors import ConvertFailed, NotSupported
 from .base import Converter
+from .case_files import FILES, TIMEOUT_S, shape_args, trace_to_pt, write_onnx
 from .native_forkserver import NativeForkServer
-
-# upstream file name for each artefact kind, for a model saved as case.pt
-FILES = {"pnnx.param": "case.pnnx.param", "pnnx.bin": "case.pnnx.bin", "pnnx.py": "case_pnnx.py",
-         "pnnx.onnx": "case.pnnx.onnx", "ncnn.param": "case.ncnn.param",
-         "ncnn.bin": "case.ncnn.bin", "ncnn.py": "case_ncnn.py"}
-TIMEOUT_S = 120
 
 
 def pnnx_command() -> str | None:
@@ -35,37 +28,6 @@ def pnnx_command() -> str | None:
             return str(bundled)
     beside = Path(sys.executable).parent / "pnnx"
     return str(beside) if beside.is_file() else shutil.which("pnnx")
-
-
-def trace_to_pt(case, workdir: Path, model=None, inputs=None) -> Path:
-    """`torch.jit.trace` the case and save it as workdir/case.pt (what a user hands `pnnx`)."""
-    import torch
-
-    model = case.make_model() if model is None else model
-    inputs = case.make_inputs() if inputs is None else inputs
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            traced = torch.jit.trace(model, tuple(inputs), check_trace=False)
-        traced.save(str(workdir / "case.pt"))
-    except Exception as e:
-        raise NotSupported(f"unsupported: torch.jit.trace: {type(e).__name__}: {e}".splitlines()[0],
-                           traceback.format_exc()) from None
-    return workdir / "case.pt"
-
-
-def inputshape_arg(case) -> str:
-    return f"inputshape={_shapes(case.inputs)}"
-
-
-def shape_args(case) -> list[str]:
-    """`inputshape=...`, and `inputshape2=...` for a case with a second shape."""
-    second = getattr(case, "inputs2", ())
-    return [inputshape_arg(case)] + ([f"inputshape2={_shapes(second)}"] if second else [])
-
-
-def _shapes(specs) -> str:
-    return ",".join(f"[{','.join(str(d) for d in spec.shape)}]{spec.dtype}" for spec in specs)
 
 
 class UpstreamConverter(Converter):
@@ -88,8 +50,6 @@ class UpstreamConverter(Converter):
         workdir.mkdir(parents=True, exist_ok=True)
         model = case.make_model() if model is None else model
         if "onnx" in case.tags and hasattr(model, "onnx_model"):  # upstream pnnx reads .onnx too
-            from .reference_onnx import write_onnx
-
             write_onnx(model, workdir / "case.onnx")
             proc = self._run_file(exe, case, workdir, fp16, "case.onnx")
         else:

@@ -31,7 +31,6 @@ import hashlib
 import json
 import os
 import platform
-import re
 import sys
 from collections import Counter, defaultdict
 from dataclasses import asdict
@@ -416,22 +415,3 @@ def legacy_problems(cert: dict) -> list[str]:
     if cert["waivers"] != waivers:
         problems.append("the waiver list disagrees with the per-case results")
     return problems
-
-def write_certificate(cert: dict, out_dir: Path) -> tuple[Path, Path]:
-    """The certificate's JSON and HTML, both rendered before either is written, each written
-    whole (a temporary file renamed): a failure leaves neither a partial nor a stale pair."""
-    from .certificate_html import certificate_html
-
-    out_dir = Path(out_dir)
-    stem = "certificate-" + re.sub(r"[^A-Za-z0-9_.-]+", "_", cert["backend"]["name"])
-    texts = {out_dir / f"{stem}.json": json.dumps(cert, indent=1, sort_keys=True) + "\n",
-             out_dir / f"{stem}.html": certificate_html(cert)}
-    out_dir.mkdir(parents=True, exist_ok=True)
-    for path in texts:
-        path.unlink(missing_ok=True)
-    for path, text in texts.items():
-        part = path.with_name(path.name + ".part")
-        part.write_text(text)
-        part.replace(path)
-    js, page = texts
-    return js, page

@@ -12,16 +12,17 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import secrets
 import tempfile
 from importlib import metadata
 from pathlib import Path
 
-from ..errors import HarnessError
-from . import certificate_schema
-from .certificate import (FORMAT_VERSION, case_set_hash, case_set_problems, content_problems, environment_fingerprint,
+from .errors import HarnessError
+from .report import certificate_html, certificate_schema
+from .report.certificate import (FORMAT_VERSION, case_set_hash, case_set_problems, content_problems, environment_fingerprint,
                           load_private_key, load_public_key_fingerprint, make_certificate, new_key_pem,
-                          precision_modes, signer, trust_problems, write_certificate)
+                          precision_modes, signer, trust_problems)
 
 CONVERTER = "reference"
 PASSWORD_ENV = "PNNX_CERT_KEY_PASSWORD"   # the passphrase of an encrypted --key, if any
@@ -31,8 +32,8 @@ SUITE = "pnnx-conformance"  # the distribution of the suite (pyproject.toml)
 def selected_cases(selection: dict) -> list:
     """The case set a certificate covers, re-selected from its selection. The caller has
     checked that the case provider, if any, is one the user named."""
-    from ..cases import select_cases, use_provider
-    from ..tiers import case_limit
+    from .cases import select_cases, use_provider
+    from .tiers import case_limit
 
     use_provider(selection.get("cases_provider"))
     try:
@@ -67,7 +68,7 @@ def certify(backend: str, out: Path, *, tier: str = "smoke", ops: list[str] | No
     """Run the selection (default: every case of the tier) and certify it, or with `results`
     certify an earlier run's records (merged shards, say) of that selection instead of running
     it again; signed with the Ed25519 key at `key` when given."""
-    from ..backends import load_backend
+    from .backends import load_backend
 
     private_key = load_key(key)  # a bad key fails before the long run, not after
     instance = load_backend(backend)
@@ -98,7 +99,7 @@ def certify(backend: str, out: Path, *, tier: str = "smoke", ops: list[str] | No
 
 
 def suite_identity() -> dict:
-    from ..environment import suite_commit
+    from .environment import suite_commit
 
     return {"name": SUITE, "version": _version(SUITE) or "not installed", "commit": suite_commit()}
 
@@ -157,7 +158,7 @@ def compute_types(instance) -> dict:
 
 
 def _run(backend, out, selection, waivers, jobs, progress) -> list:
-    from ..runner import RunOptions, run
+    from .runner import RunOptions, run
 
     opts = RunOptions(out=out / "run", tier=selection["tier"], ops=selection["ops"], tables=selection["tables"],
                       pattern=selection["pattern"], backends=[backend], converters=[CONVERTER], jobs=jobs,
@@ -172,7 +173,7 @@ def _run(backend, out, selection, waivers, jobs, progress) -> list:
 def recorded(results: Path, names: set, tier: str, cases: list) -> list:
     """The backend's parity records through the reference converter in `results` (the backend
     recorded under any of `names`), which must be of `tier` and hold every case of the selection."""
-    from .committed import load_any
+    from .report.committed import load_any
 
     if not results.exists():
         raise HarnessError(f"{results}: no such results folder or file")
@@ -255,7 +256,7 @@ def verify_file(path: Path, *, check_cases: bool = True, trusted=(), allow_unsig
 # --- audit: re-run a random sample -----------------------------------------------------
 def _consistent(certified: str, now: str) -> bool:
     """A waived failure (xfail) was some failure; the re-run applies no waivers."""
-    from ..runner import FAILURES
+    from .runner import FAILURES
 
     if certified == "xfail":
         return now in FAILURES
@@ -287,8 +288,8 @@ def rerun(path: Path, n: int, backend: str, *, seed: int | None = None, jobs: in
     with `backend` (the user's, which must be the certified one in the same versions) through
     the reference converter. Returns (the seed, how many cases were re-run, the differences or
     why none was). The caller has verified the certificate's signature against a trusted key."""
-    from ..backends import load_backend
-    from ..runner import RunOptions, run
+    from .backends import load_backend
+    from .runner import RunOptions, run
 
     cert = read_certificate(path)
     seed = secrets.randbelow(2 ** 32) if seed is None else seed
@@ -350,3 +351,21 @@ def keygen(out: Path) -> tuple[Path, Path, str]:
 
 
 __all__ = ["certify", "keygen", "rerun", "selected_cases", "signer", "trusted_fingerprints", "verify_file"]
+
+
+def write_certificate(cert: dict, out_dir: Path) -> tuple[Path, Path]:
+    """The certificate's JSON and HTML, both rendered before either is written, each written
+    whole (a temporary file renamed): a failure leaves neither a partial nor a stale pair."""
+    out_dir = Path(out_dir)
+    stem = "certificate-" + re.sub(r"[^A-Za-z0-9_.-]+", "_", cert["backend"]["name"])
+    texts = {out_dir / f"{stem}.json": json.dumps(cert, indent=1, sort_keys=True) + "\n",
+             out_dir / f"{stem}.html": certificate_html.certificate_html(cert)}
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for path in texts:
+        path.unlink(missing_ok=True)
+    for path, text in texts.items():
+        part = path.with_name(path.name + ".part")
+        part.write_text(text)
+        part.replace(path)
+    js, page = texts
+    return js, page
