@@ -160,7 +160,7 @@ def check_convert(ex: Executor, case, unit: Unit, res: Result) -> None:
 
 def _validator():
     try:
-        from pnnx_reference.formats.validate import validate
+        from pnnx_reference.validate import validate
     except ImportError as e:
         raise HarnessError(f"the format validator is not importable: {e}") from None
     return validate

@@ -19,9 +19,10 @@ from typing import Iterable, Union
 import numpy as np
 
 from .errors import ConversionError
-from .formats.pnnx_param_writer import NULL_DTYPE, UNKNOWN_DIM, dumps  # noqa: F401  (UNKNOWN_DIM re-exported)
 
 ParamValue = Union[None, bool, int, float, str, complex, list]
+UNKNOWN_DIM = -1  # a dimension known only at run time (written as `?` in pnnx.param's shape annotations)
+NULL_DTYPE = "null"  # an attribute with no data (e.g. ncnn's fp16 flag placeholder)
 
 @dataclass(frozen=True)
 class DType:
@@ -349,10 +350,6 @@ class Graph:
             new.ops.append(op)
             new.connect(op, [mapped(o) for o in old_op.inputs], [mapped(o) for o in old_op.outputs])
         return new
-
-    def __str__(self) -> str:
-        """The graph as pnnx.param text."""
-        return dumps(self)
 
     def __repr__(self) -> str:
         return f"Graph({len(self.ops)} ops, {len(self.operands)} operands)"

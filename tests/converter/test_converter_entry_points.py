@@ -17,7 +17,7 @@ from pnnx_reference import api
 from pnnx_reference.cli import main as pnnxref
 from pnnx_reference.errors import PnnxError
 from pnnx_reference.formats import pnnx_param
-from pnnx_reference.formats.validate import main as validate
+from pnnx_reference.validate import main as validate
 
 
 class Ok(nn.Module):
@@ -233,7 +233,7 @@ def test_the_installed_commands_print_no_traceback(files):
     """The real console scripts, as a user runs them."""
     for argv in (["-m", "pnnx_reference.cli", "regenerate", str(files / "deep.pnnx.param")],
                  ["-m", "pnnx_reference.cli", str(files / "garbage.pt"), "inputshape=[1]"],
-                 ["-m", "pnnx_reference.formats.validate", str(files / "binary.pnnx.param")]):
+                 ["-m", "pnnx_reference.validate", str(files / "binary.pnnx.param")]):
         proc = subprocess.run([sys.executable, *argv], capture_output=True, text=True, timeout=300)
         lines = proc.stderr.splitlines()
         assert proc.returncode != 0 and lines and "Traceback" not in proc.stderr, proc.stderr

@@ -14,7 +14,7 @@ from pnnx_reference.cli import main as pnnxref
 from pnnx_reference.emit.python.pnnx_py import regenerate
 from pnnx_reference.errors import ConversionError
 from pnnx_reference.formats import pnnx_param
-from pnnx_reference.formats.validate import validate
+from pnnx_reference.validate import validate
 
 TWO_INPUTS = """7767517
 4 3

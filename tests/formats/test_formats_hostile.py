@@ -8,7 +8,7 @@ import pytest
 
 from pnnx_reference.errors import FormatError
 from pnnx_reference.formats import ncnn_param, pnnx_bin, pnnx_param
-from pnnx_reference.formats.validate import validate
+from pnnx_reference.validate import validate
 from pnnx_reference.ir import Graph
 
 GIB = 1 << 30

@@ -9,7 +9,7 @@ import pytest
 
 import pnnx_reference.emit.ncnn as ncnn_emitter
 from pnnx_reference.formats import ncnn_layers
-from pnnx_reference.formats.validate import validate
+from pnnx_reference.validate import validate
 
 # CamelCase words in the emitter's source that are not layer types (torch class names, pieces)
 NOT_TYPES = {"ConstantPad", "ReflectionPad", "ReplicationPad", "ZeroPad", "Tensor", "DepthWise"}

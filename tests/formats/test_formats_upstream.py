@@ -15,7 +15,7 @@ from filelock import FileLock
 
 from pnnx_reference.formats import ncnn_bin, ncnn_param, pnnx_param
 from pnnx_reference.formats.floatfmt import float_to_string
-from pnnx_reference.formats.validate import validate
+from pnnx_reference.validate import validate
 
 pytestmark = pytest.mark.upstream
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from pnnx_reference.formats import ncnn_bin, pnnx_bin
-from pnnx_reference.formats.validate import main, validate
+from pnnx_reference.validate import main, validate
 
 PNNX = """7767517
 4 3

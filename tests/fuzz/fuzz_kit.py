@@ -21,7 +21,7 @@ from pnnx_reference.emit.python.pnnx_py import regenerate
 from pnnx_reference.errors import PnnxError
 from pnnx_reference.formats import ncnn_param, pnnx_bin, pnnx_param
 from pnnx_reference.formats.ncnn_bin import read_and_walk
-from pnnx_reference.formats.validate import validate
+from pnnx_reference.validate import validate
 
 # text that readers have tripped over: digits int() refuses, separators, huge and odd numbers
 TOKENS = ["³", "²", "٣", "\u2028", "\x85", "\x00", "\t", "\r", "\n", " ", "-", "-1", "0", "4294967296",

@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 from profiles import examples
 
 from fuzz_kit import TARGETS, check, mutated, write_seeds
-from pnnx_reference.formats.validate import validate
+from pnnx_reference.validate import validate
 
 REGRESSIONS = Path(__file__).parent / "regressions"
 

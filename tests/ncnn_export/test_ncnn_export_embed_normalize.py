@@ -17,7 +17,7 @@ from pnnx_conformance.artefacts import Artefacts
 from pnnx_conformance.backends.ncnn_backend import NcnnCpuBackend, NcnnVulkanBackend
 from pnnx_reference.api import export
 from pnnx_reference.formats import ncnn_bin, ncnn_param
-from pnnx_reference.formats.validate import validate
+from pnnx_reference.validate import validate
 
 FP32 = dict(atol=1e-5, rtol=1e-5)
 FP16 = dict(atol=2e-2, rtol=2e-2)

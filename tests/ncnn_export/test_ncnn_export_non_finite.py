@@ -14,7 +14,7 @@ from fn_modules import Fn
 from ncnn_export_helpers import FP32, torch_outputs
 from pnnx_reference import api
 from pnnx_reference.formats import ncnn_param
-from pnnx_reference.formats.validate import validate
+from pnnx_reference.validate import validate
 
 
 @pytest.mark.parametrize("fn", [lambda x: torch.clamp(x, max=math.inf), lambda x: F.hardtanh(x, -math.inf, 0.5),

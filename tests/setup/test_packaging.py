@@ -89,7 +89,7 @@ def test_versions_name_the_upstream_releases_the_project_pins():
 
 
 @pytest.mark.parametrize("module, command", [
-    ("pnnx_reference", "pnnxref"), ("pnnx_reference.formats.validate", "pnnx-validate"),
+    ("pnnx_reference", "pnnxref"), ("pnnx_reference.validate", "pnnx-validate"),
     ("pnnx_op_cases.cli", "pnnx-cases"), ("pnnx_conformance.cli", "pnnx-conformance")])
 def test_every_command_prints_its_version_in_one_line(module, command):
     proc = subprocess.run([sys.executable, "-m", module, "--version"], capture_output=True, text=True,

@@ -1,6 +1,6 @@
 """pnnx.param text: `dumps`/`loads` (text only) and `save`/`load` (with pnnx.bin).
 
-The writer (pnnx_param_writer.py, which ir's `str(graph)` also uses) reproduces upstream HEAD
+The writer (pnnx_param_writer.py) reproduces upstream HEAD
 byte for byte. The reader is strict: every problem raises FormatError with the
 file, the line and one clear message.
 """

@@ -2,15 +2,13 @@
 columns, params and attrs sorted bytewise, `$` keys only when every input is named, `#`
 annotations for inputs then outputs.
 
-It reads the graph's attributes only (no import of ir), so that ir's `str(graph)` can use it
-while the reader (pnnx_param.py) builds ir objects: neither imports the other back."""
+It reads the graph's attributes only; the reader (pnnx_param.py) builds ir objects."""
 from __future__ import annotations
 
+from ..ir import NULL_DTYPE, UNKNOWN_DIM
 from .pnnx_values import encode_value
 
 MAGIC = "7767517"
-UNKNOWN_DIM = -1  # written as `?` in shape annotations
-NULL_DTYPE = "null"  # an attribute with no data (e.g. ncnn's fp16 flag placeholder)
 
 
 def _check_token(kind: str, text: str) -> str:

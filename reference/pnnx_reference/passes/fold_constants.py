@@ -8,19 +8,11 @@ import re
 import torch
 
 from ..ir import Attribute, Graph, Operator
-from ..selfcheck import is_random
+from ..random_ops import is_random
 from .exprtext import InputList, substitute
 from .rewire import set_inputs, static_shape
 
 INT_MAX = 2147483647  # a slice bound meaning "to the end", as upstream writes it
-
-# Values that change from run to run must stay operators (these and selfcheck.is_random's:
-# a draw folded into a pnnx.Attribute would repeat the traced draw at every run).
-_RANDOM = {"torch.rand", "torch.randn", "torch.randint", "torch.rand_like", "torch.randn_like",
-           "torch.randint_like", "torch.randperm", "torch.normal", "torch.bernoulli",
-           "torch.multinomial", "F.dropout", "F.dropout1d", "F.dropout2d", "F.dropout3d",
-           "F.alpha_dropout", "F.feature_alpha_dropout", "Tensor.uniform", "Tensor.normal"}
-
 
 # Results that depend on the input's shape and dtype only, not on its values.
 _SHAPE_ONLY = {"Tensor.new_zeros", "Tensor.new_ones", "Tensor.new_full", "Tensor.new_empty",
@@ -34,7 +26,7 @@ def _shape_only(op: Operator) -> bool:
 def _constant_ops(graph: Graph) -> set[int]:
     constant: set[int] = set()  # ids of operands known to be constant
     for op in graph.ops:
-        if op.type in ("pnnx.Input", "pnnx.Output") or op.type in _RANDOM or is_random(op):
+        if op.type in ("pnnx.Input", "pnnx.Output") or is_random(op):
             continue
         if op.type == "pnnx.Attribute" or _shape_only(op) or all(id(i) in constant for i in op.inputs):
             constant.update(id(o) for o in op.outputs)

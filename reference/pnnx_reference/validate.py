@@ -20,12 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from .. import expression, version_line
-from ..errors import FormatError, one_line
-from ..version_action import VersionAction
-from ..ir import Graph
-from . import ncnn_bin, ncnn_layers, ncnn_param, pnnx_bin, pnnx_param
-from .textfile import read_text_lines
+from . import expression, version_line
+from .errors import FormatError, one_line
+from .formats import ncnn_bin, ncnn_layers, ncnn_param, pnnx_bin, pnnx_param
+from .formats.textfile import read_text_lines
+from .ir import Graph
+from .version_action import VersionAction
 
 
 @dataclass(frozen=True)
