@@ -155,6 +155,12 @@ class ZooRun:
                                           self.jobs, getattr(self, "last", time.monotonic()) - self.began))
 
 
+def harness_run(out: Path, jobs: int, tier: str | None = None) -> ZooRun:
+    """The zoo in a harness run's worker slots (`pnnx-conformance run --zoo OUT`, which names
+    this function: the harness does not import the zoo); the torchvision sweep in the full tier."""
+    return ZooRun(select("all" if tier == "full" else None), out, jobs=jobs)
+
+
 COLUMNS = [("reference", "convert", None, None)] + [("reference", "parity", *m) for m in MODES] + \
           [("reference-pt", "convert", None, None)] + [("reference-pt", "parity", *m) for m in PT_MODES] + \
           [("reference-export", "convert", None, None)] + [("reference-export", "parity", *m) for m in MODES] + \

@@ -6,7 +6,7 @@ import warnings
 
 import torch
 
-from pnnx_conformance.cli import _zoo_run
+from pnnx_conformance.cli.run import _zoo_run
 from pnnx_model_zoo import run
 from pnnx_model_zoo.zoo import all_cases, zoo_cases
 
