@@ -6,7 +6,7 @@ function names and arities, nesting depth, `@i` below its input count), each `@a
 backed by a pnnx.bin entry of the right size, no stray entries, a store-only zip with
 correct CRCs.
 ncnn.param: grammar, the two counts, each layer type one the pinned ncnn creates
-(ncnn_layers.py), blob production/consumption order, one consumer per blob (ncnn needs
+(formats/ncnn_layers.py), blob production/consumption order, one consumer per blob (ncnn needs
 Split layers), Input layers, and ncnn.bin sizes for known layers.
 Prints `FILE: ok` on stdout for each clean file. Exit status: 0 clean, 1 problems found,
 2 usage error.

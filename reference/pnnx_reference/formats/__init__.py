@@ -1,2 +1,2 @@
-"""Readers, writers and a validator for the files PNNX exchanges: pnnx.param, pnnx.bin,
+"""Readers and writers for the files PNNX exchanges: pnnx.param, pnnx.bin,
 ncnn.param and ncnn.bin. Every problem in an input file raises `FormatError`."""
