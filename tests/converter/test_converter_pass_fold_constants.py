@@ -1,5 +1,6 @@
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 
 from converter_helpers import check_links, op_of, types
 from pnnx_reference.frontends.python import trace
@@ -91,3 +92,20 @@ def test_static_sizes_inside_tensor_expressions_become_literals():
     assert [op.params["expr"] for op in graph.ops if op.type == "pnnx.Expression"] == ["mul(@0,3)", "add(@0,5)"]
     assert [len(op.inputs) for op in graph.ops if op.type == "pnnx.Expression"] == [1, 1]
     check_links(graph)
+
+
+class DroppedWeight(nn.Module):
+    def __init__(self, training: bool):
+        super().__init__()
+        self.w, self.training_dropout = nn.Parameter(torch.rand(4)), training
+
+    def forward(self, x):
+        return x * F.dropout(self.w * 2, p=0.5, training=self.training_dropout)
+
+
+def test_a_dropout_is_kept_only_where_it_draws():
+    """One list says which operators draw (random_ops.py): a training-mode dropout of a constant
+    stays an operator, an eval-mode one (the identity) folds with the constant."""
+    assert "F.dropout" in types(_fold(trace(DroppedWeight(True), torch.rand(2, 4))))
+    graph = _fold(trace(DroppedWeight(False), torch.rand(2, 4)))
+    assert "F.dropout" not in types(graph) and any(op.name.startswith("pnnx_fold_") for op in graph.ops)
