@@ -58,6 +58,16 @@ def upstream(model: str, workdir: Path) -> float:
     return time.perf_counter() - start
 
 
+# a zoo network traced into argv[2] (bench_zoo.py and the .pt-door figures)
+ZOO_TRACE = """
+import sys, warnings, torch
+warnings.filterwarnings("ignore")
+from pnnx_model_zoo.zoo import all_cases as zoo_cases
+case = {c.id: c for c in zoo_cases()}[sys.argv[1]]
+torch.jit.trace(case.make_model(), tuple(case.make_inputs()), check_trace=False).save(sys.argv[2])
+"""
+
+
 def measured(cmd: list[str], cwd: Path) -> tuple[float, float]:
     """(wall seconds, peak resident MB) of one whole process."""
     with tempfile.TemporaryFile() as err:  # not a pipe: nobody reads it while the process runs
@@ -74,11 +84,10 @@ def measured(cmd: list[str], cwd: Path) -> tuple[float, float]:
 
 def pt_door(case, runs: int, workdir: Path) -> dict:
     """One zoo network through the .pt door: ours and upstream on the same traced file."""
-    import bench_zoo  # beside this script; it imports this module, so not at the top
     from pnnx_conformance.converters.case_files import inputshape_arg
     from pnnx_model_zoo.converters import upstream_args
 
-    _run([sys.executable, "-c", bench_zoo.TRACE, case.id, str(workdir / "model.pt")], workdir)
+    _run([sys.executable, "-c", ZOO_TRACE, case.id, str(workdir / "model.pt")], workdir)
     options = [inputshape_arg(case), *(upstream_args(case, case.make_model()) if case.options else [])]
     commands = {"ours": [str(BIN / "pnnxref"), "model.pt", *options], "upstream": [str(BIN / "pnnx"), "model.pt", *options]}
     got = {k: [] for k in commands}

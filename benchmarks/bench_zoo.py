@@ -42,13 +42,6 @@ from pnnx_reference.api import export
 case = {c.id: c for c in zoo_cases()}[sys.argv[1]]
 export(case.make_model(), case.make_inputs(), sys.argv[2], "model", **case.options)
 """
-TRACE = """
-import sys, warnings, torch
-warnings.filterwarnings("ignore")
-from pnnx_model_zoo.zoo import all_cases as zoo_cases
-case = {c.id: c for c in zoo_cases()}[sys.argv[1]]
-torch.jit.trace(case.make_model(), tuple(case.make_inputs()), check_trace=False).save(sys.argv[2])
-"""
 
 
 def convert_ours(case, folder: Path) -> float:
@@ -59,7 +52,7 @@ def convert_ours(case, folder: Path) -> float:
 
 def convert_upstream(case, folder: Path, extra: list[str]) -> float:
     start = time.perf_counter()
-    bench_convert._run([sys.executable, "-c", TRACE, case.id, str(folder / "model.pt")], folder)
+    bench_convert._run([sys.executable, "-c", bench_convert.ZOO_TRACE, case.id, str(folder / "model.pt")], folder)
     bench_convert._run([str(bench_convert.BIN / "pnnx"), "model.pt", inputshape_arg(case), *extra], folder)
     return time.perf_counter() - start
 
