@@ -112,7 +112,7 @@ class Attribute:
     memory: a graph holds no copy of a model's weights, and writers stream each one from
     where it lives. Such a view reads what the tensor holds when it is read, so whoever
     writes into the tensor in place first calls `own()` (the capture does, see
-    `frontends/python/tracer.py`); a write nobody announced moves the tensor's version
+    `frontends/python/inplace.py`); a write nobody announced moves the tensor's version
     counter and reading `data` then raises StaleWeight rather than return other values."""
 
     def __init__(self, shape: tuple[int, ...], dtype: str, data=b"") -> None:
