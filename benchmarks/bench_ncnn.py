@@ -5,9 +5,12 @@ OPTIONS` convert that same file (the same options: inputshape, the case's module
 weights as both default), each in a child process. Then each converter's ncnn.param/bin is
 run on the CPU in a fresh child process per measurement: the conformance ncnn backend loads
 the files with one thread and the mode's options, runs `--warmup` inferences, then `--runs`
-timed ones and reports their median. `--rounds` such children per converter alternate ours,
-upstream, upstream, ours, ... so that machine load hits both alike; the figure is the median
-of the children's medians, and the noise is the spread of those medians.
+timed ones and reports the median wall time and the median CPU time of the process (one
+thread: CPU time is what the inference costs, wall time adds whatever else the machine ran).
+`--rounds` such children per converter alternate ours, upstream, upstream, ours, ... so that
+machine load hits both alike; a figure is the median of the children's medians, its noise the
+spread of those medians (max - min over median, the larger of the two converters'). Ours is
+"slower" where its CPU time exceeds upstream's by more than that noise.
 
 Modes (`--modes`): `default` is ncnn.Net's own options (fp16 storage, packed and arithmetic
 on; the main table), `fp32` turns every fp16/bf16 flag off, `fp16-storage` keeps fp16
@@ -71,18 +74,20 @@ feed = np.load(Path(folder).parent / "inputs.npz")
 inputs = [feed[k] for k in sorted(feed.files, key=int)]
 for _ in range(int(warmup)):
     outs = backend.run(inputs)
-times = []
+wall, cpu = [], []
 for _ in range(int(runs)):
-    start = time.perf_counter()
+    start, start_cpu = time.perf_counter(), time.process_time()
     outs = backend.run(inputs)
-    times.append(time.perf_counter() - start)
+    wall.append(1000 * (time.perf_counter() - start))
+    cpu.append(1000 * (time.process_time() - start_cpu))
 np.savez(save, **{str(i): y for i, y in enumerate(outs)})
-print(json.dumps({"ms": [1000 * t for t in times]}))
+print(json.dumps({"ms": wall, "cpu_ms": cpu}))
 """
 
 
-def time_one(folder: Path, mode: str, warmup: int, runs: int) -> tuple[float, Path]:
-    """(median ms, outputs .npz) of one child process timing one converter's files in `mode`."""
+def time_one(folder: Path, mode: str, warmup: int, runs: int) -> tuple[dict[str, float], Path]:
+    """({"ms": median wall ms, "cpu_ms": median CPU ms}, outputs .npz) of one child process
+    timing one converter's files in `mode`."""
     backend, flags = MODES[mode]
     save = folder / f"outputs_{mode}.npz"
     done = subprocess.run([sys.executable, "-c", TIME_ONE, str(folder), backend, json.dumps(flags),
@@ -90,7 +95,8 @@ def time_one(folder: Path, mode: str, warmup: int, runs: int) -> tuple[float, Pa
     if done.returncode != 0:
         lines = [x for x in done.stderr.splitlines() if x.strip() and not x.startswith("[")]
         raise RuntimeError(f"exit {done.returncode}: {lines[-1][:160] if lines else ''}")
-    return statistics.median(json.loads(done.stdout.splitlines()[-1])["ms"]), save
+    times = json.loads(done.stdout.splitlines()[-1])
+    return {k: statistics.median(v) for k, v in times.items()}, save
 
 
 def convert(case, work: Path) -> dict[str, str]:
@@ -145,23 +151,26 @@ def layer_types(param: Path) -> dict[str, int]:
 
 def measure_mode(work: Path, keys: list[str], mode: str, rounds: int, warmup: int, runs: int,
                  want: list[np.ndarray]) -> dict:
-    medians: dict[str, list[float]] = {k: [] for k in keys}
+    children: dict[str, list[dict]] = {k: [] for k in keys}
     errors, saved = {}, {}
     for r in range(rounds):
         for key in keys if r % 2 == 0 else reversed(keys):
             if key in errors:
                 continue
             try:
-                ms, saved[key] = time_one(work / key, mode, warmup, runs)
-                medians[key].append(ms)
+                times, saved[key] = time_one(work / key, mode, warmup, runs)
+                children[key].append(times)
             except (RuntimeError, subprocess.TimeoutExpired) as err:
                 errors[key] = str(err).splitlines()[0]
     result = {"errors": errors}
-    for key, values in medians.items():
-        if values:
-            mid = statistics.median(values)
-            result[key] = {"ms": mid, "child_medians_ms": values, "noise": (max(values) - min(values)) / mid,
-                           "max_abs_vs_torch": max_abs_diff(saved[key], want)}
+    for key, got in children.items():
+        if got:
+            result[key] = {"max_abs_vs_torch": max_abs_diff(saved[key], want)}
+            for what in ("ms", "cpu_ms"):
+                values = [t[what] for t in got]
+                mid = statistics.median(values)
+                result[key].update({what: mid, f"children_{what}": values,
+                                    f"noise_{what}": (max(values) - min(values)) / mid if mid else 0.0})
     return result
 
 
@@ -178,19 +187,25 @@ def bench_case(case, modes: list[str], rounds: int, warmup: int, runs: int) -> d
     return record
 
 
-def ratio(result: dict) -> float | None:
+def ratio(result: dict, what: str = "cpu_ms") -> float | None:
+    if "ours" in result and "upstream" in result and result["upstream"][what]:
+        return result["ours"][what] / result["upstream"][what]
+    return None
+
+
+def noise(result: dict, what: str = "cpu_ms") -> float | None:
+    """The larger relative spread of the two converters' child medians."""
     if "ours" in result and "upstream" in result:
-        return result["ours"]["ms"] / result["upstream"]["ms"]
+        return max(result["ours"][f"noise_{what}"], result["upstream"][f"noise_{what}"])
     return None
 
 
 def verdict(result: dict) -> str:
-    """'slower' when ours is slower than upstream by more than the larger of the two spreads."""
-    r = ratio(result)
+    """'slower' when ours takes more CPU time than upstream by more than the noise."""
+    r, n = ratio(result), noise(result)
     if r is None:
         return ""
-    noise = max(result["ours"]["noise"], result["upstream"]["noise"])
-    return "slower" if r - 1 > noise else ("faster" if 1 - r > noise else "same")
+    return "slower" if r - 1 > n else ("faster" if 1 - r > n else "same")
 
 
 def _fmt(value, spec: str) -> str:
@@ -202,37 +217,37 @@ def _count(record: dict, key: str) -> str:
 
 
 def table(records: list[dict], mode: str) -> list[str]:
-    lines = [f"| network | layers ours/upstream | ours ms | upstream ms | ratio | noise | verdict | "
-             f"max abs diff vs torch ours / upstream |", "|---|---:|---:|---:|---:|---:|---|---|"]
+    lines = ["| network | layers ours/upstream | ours CPU ms | upstream CPU ms | ratio | noise | verdict | "
+             "ours wall ms | upstream wall ms | wall ratio | max abs diff vs torch ours / upstream |",
+             "|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---|"]
     ratios = []
     for rec in records:
         res = rec["modes"].get(mode)
         if res is None:
             continue
         ours, up = res.get("ours", {}), res.get("upstream", {})
-        r = ratio(res)
-        ratios += [r] if r else []
-        noise = max(ours.get("noise", 0), up.get("noise", 0)) if ours and up else None
+        ratios += [ratio(res)] if ratio(res) else []
         lines.append(f"| {rec['model']} | {_count(rec, 'ours')}/{_count(rec, 'upstream')} | "
-                     f"{_fmt(ours.get('ms'), '.2f')} | {_fmt(up.get('ms'), '.2f')} | {_fmt(r, '.2f')} | "
-                     f"{_fmt(noise, '.0%')} | {verdict(res)} | "
+                     f"{_fmt(ours.get('cpu_ms'), '.2f')} | {_fmt(up.get('cpu_ms'), '.2f')} | "
+                     f"{_fmt(ratio(res), '.2f')} | {_fmt(noise(res), '.0%')} | {verdict(res)} | "
+                     f"{_fmt(ours.get('ms'), '.2f')} | {_fmt(up.get('ms'), '.2f')} | {_fmt(ratio(res, 'ms'), '.2f')} | "
                      f"{_fmt(ours.get('max_abs_vs_torch'), '.1e')} / {_fmt(up.get('max_abs_vs_torch'), '.1e')} |")
         for key, why in {**rec["convert_errors"], **res["errors"]}.items():
-            lines.append(f"| {rec['model']}: {key} | {why} | | | | | | |")
+            lines.append(f"| {rec['model']}: {key} | {why} | | | | | | | | | |")
     if ratios:
-        lines.append(f"| **median ratio** | | | | **{statistics.median(ratios):.2f}** | | | |")
+        lines.append(f"| **median ratio** | | | | **{statistics.median(ratios):.2f}** | | | | | | |")
     return lines
 
 
 def fp16_table(records: list[dict], modes: list[str]) -> list[str]:
-    """Each mode's time as a fraction of the fp32 time, per converter."""
+    """Each mode's median CPU ms, ours / upstream."""
     head = " | ".join(f"{m} ours / upstream" for m in modes)
     lines = [f"| network | {head} |", "|---|" + "---:|" * len(modes)]
     for rec in records:
         cells = []
         for mode in modes:
             res = rec["modes"].get(mode, {})
-            cells.append(" / ".join(_fmt(res.get(k, {}).get("ms"), ".2f") for k in CONVERTERS))
+            cells.append(" / ".join(_fmt(res.get(k, {}).get("cpu_ms"), ".2f") for k in CONVERTERS))
         lines.append(f"| {rec['model']} | {' | '.join(cells)} |")
     return lines
 
@@ -245,7 +260,7 @@ def report(records: list[dict], args, load_before: float) -> list[str]:
     main_mode = args.modes[0]
     lines += [f"### mode `{main_mode}`", "", *table(records, main_mode)]
     if len(args.modes) > 1:
-        lines += ["", "### fp16 paths: median ms per mode, ours / upstream", "", *fp16_table(records, args.modes)]
+        lines += ["", "### fp16 paths: median CPU ms per mode, ours / upstream", "", *fp16_table(records, args.modes)]
         for mode in args.modes[1:]:
             lines += ["", f"### mode `{mode}`", "", *table(records, mode)]
     return lines
