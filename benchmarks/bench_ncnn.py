@@ -19,7 +19,7 @@ storage and packing without fp16 arithmetic, `bf16-storage` stores bf16 instead,
 same CPU: not a GPU figure).
 
     python benchmarks/bench_ncnn.py [MODELS] [--modes default,fp32] [--rounds 3] [--runs 10]
-                                    [--out reports/speed/ncnn_runtime.md]
+                                    [--out reports/speed/ncnn_runtime.md] [--work DIR]
 """
 from __future__ import annotations
 
@@ -101,18 +101,23 @@ def time_one(folder: Path, mode: str, warmup: int, runs: int) -> tuple[dict[str,
 
 def convert(case, work: Path) -> dict[str, str]:
     """Trace the case to work/model.pt, convert it with both converters into work/ours and
-    work/upstream; converter -> why it failed (empty when both wrote their files)."""
+    work/upstream; converter -> why it failed (empty when both wrote their files). Files a
+    previous run left in `work` (`--work`) are used as they are."""
     import bench_zoo
     from pnnx_conformance.converters.upstream import inputshape_arg
     from pnnx_model_zoo.converters import upstream_args
 
-    bench_convert._run([sys.executable, "-c", bench_zoo.TRACE, case.id, str(work / "model.pt")], work)
+    if not (work / "model.pt").is_file():
+        bench_convert._run([sys.executable, "-c", bench_zoo.TRACE, case.id, str(work / "model.pt")], work)
     options = [inputshape_arg(case), *(upstream_args(case, case.make_model()) if case.options else [])]
     errors = {}
     for key, exe in zip(CONVERTERS, ("pnnxref", "pnnx")):
         folder = work / key
-        folder.mkdir()
-        (folder / "model.pt").symlink_to(work / "model.pt")
+        if (folder / "model.ncnn.param").is_file():
+            continue
+        folder.mkdir(exist_ok=True)
+        if not (folder / "model.pt").exists():
+            (folder / "model.pt").symlink_to(work / "model.pt")
         try:
             bench_convert._run([str(bench_convert.BIN / exe), "model.pt", *options], folder)
         except SystemExit as err:
@@ -174,10 +179,12 @@ def measure_mode(work: Path, keys: list[str], mode: str, rounds: int, warmup: in
     return result
 
 
-def bench_case(case, modes: list[str], rounds: int, warmup: int, runs: int) -> dict:
+def bench_case(case, modes: list[str], rounds: int, warmup: int, runs: int, keep: Path | None = None) -> dict:
+    """`keep`: the folder to convert in and leave the files in (a later run reuses them)."""
     record = {"model": case.op.removeprefix("models."), "case": case.id, "modes": {}}
     with tempfile.TemporaryDirectory() as tmp:
-        work = Path(tmp)
+        work = Path(tmp) if keep is None else keep / record["model"]
+        work.mkdir(parents=True, exist_ok=True)
         record["convert_errors"] = convert(case, work)
         keys = [k for k in CONVERTERS if k not in record["convert_errors"]]
         record["layers"] = {k: layer_types(work / k / "model.ncnn.param") for k in keys}
@@ -276,6 +283,8 @@ def main(argv=None) -> int:
     parser.add_argument("--runs", type=int, default=10, help="timed inferences per child")
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--out", type=Path, help="write the tables here (markdown) and the records as .json beside")
+    parser.add_argument("--work", type=Path, help="convert into WORK/<network> and keep the files; a later run with "
+                        "the same WORK reuses them (delete it after changing a converter)")
     args = parser.parse_args(argv)
     args.modes = [m for m in args.modes.split(",") if m]
     unknown = [m for m in args.modes if m not in MODES]
@@ -290,7 +299,7 @@ def main(argv=None) -> int:
     load_before, records = os.getloadavg()[0], []
     for i, case in enumerate(cases, 1):
         start = time.monotonic()
-        records.append(bench_case(case, args.modes, args.rounds, args.warmup, args.runs))
+        records.append(bench_case(case, args.modes, args.rounds, args.warmup, args.runs, args.work))
         print(f"[{i}/{len(cases)}] {case.id} {time.monotonic() - start:.0f} s", file=sys.stderr, flush=True)
         lines = report(records, args, load_before)
         if args.out is not None:  # after each network: an interrupted run keeps what it measured
