@@ -53,6 +53,11 @@ MODES = {
     "vulkan": ("ncnn-vulkan", {}),
 }
 
+MODE_NOTES = ("`default`: ncnn.Net's own options, fp16 storage, packing and arithmetic on; `fp32`: every fp16 "
+              "and bf16 flag off; `fp16-storage`: fp16 storage and packing, fp32 arithmetic; `bf16-storage`: "
+              "bf16 storage instead of fp16; `vulkan`: ncnn's Vulkan path at fp16, here lavapipe, a software "
+              "rasteriser on the same CPU, not a GPU figure")
+
 TIME_ONE = """
 import json, statistics, sys, time
 from pathlib import Path
@@ -259,11 +264,17 @@ def fp16_table(records: list[dict], modes: list[str]) -> list[str]:
     return lines
 
 
-def report(records: list[dict], args, load_before: float) -> list[str]:
-    load = f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after, {os.cpu_count()} CPUs"
+def report(records: list[dict], args, load_before: float, load_after: float) -> list[str]:
+    cpus = os.cpu_count()
     lines = [f"ncnn CPU run time, ours beside upstream pnnx on the same traced `.pt` (the same options), one "
-             f"thread, ncnn.Net's default options; median of {args.rounds} alternating child processes, each "
-             f"the median of {args.runs} runs after {args.warmup} warm-up; {load}", ""]
+             f"thread; median of {args.rounds} alternating child processes, each the median of {args.runs} runs "
+             f"after {args.warmup} warm-up; load average {load_before:.1f} before, {load_after:.1f} after, "
+             f"{cpus} CPUs", ""]
+    if max(load_before, load_after) > (cpus or 1):
+        lines += [f"**The machine was loaded** (load average above its {cpus} CPUs): the wall times are inflated "
+                  f"and noisy. The figure compared is the CPU time of the one-thread child, which the load "
+                  f"inflates far less; the noise column is the spread of the children's medians.", ""]
+    lines += [f"Modes: {', '.join(f'`{m}`' for m in args.modes)} ({MODE_NOTES}).", ""]
     main_mode = args.modes[0]
     lines += [f"### mode `{main_mode}`", "", *table(records, main_mode)]
     if len(args.modes) > 1:
@@ -301,7 +312,7 @@ def main(argv=None) -> int:
         start = time.monotonic()
         records.append(bench_case(case, args.modes, args.rounds, args.warmup, args.runs, args.work))
         print(f"[{i}/{len(cases)}] {case.id} {time.monotonic() - start:.0f} s", file=sys.stderr, flush=True)
-        lines = report(records, args, load_before)
+        lines = report(records, args, load_before, os.getloadavg()[0])
         if args.out is not None:  # after each network: an interrupted run keeps what it measured
             args.out.parent.mkdir(parents=True, exist_ok=True)
             args.out.write_text("\n".join(lines) + "\n")
