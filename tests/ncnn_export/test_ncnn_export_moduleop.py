@@ -39,6 +39,18 @@ def test_inlined_layers_are_named_after_the_module(tmp_path):
                    for layer in ncnn_param.load(result.paths["ncnnparam"]).layers)
 
 
+@pytest.mark.parametrize("cls", [None, Outer], ids=["focus_and_shuffle", "nested"])
+def test_a_body_batchnorm_folds_into_its_convolution(tmp_path, cls):
+    """A body is captured without the passes: its conv + bn is one Convolution in ncnn, as the
+    main graph's is (the unfolded BatchNorm cost a layer and a pass over the blob)."""
+    model = build_model() if cls is None else build_model(cls)
+    x = torch.rand(1, 3, 16, 16)
+    result = _export_ncnn(tmp_path, model, x)
+    layers = ncnn_param.load(result.paths["ncnnparam"]).layers
+    assert [layer.type for layer in layers if layer.type == "BatchNorm"] == []
+    assert_close(run_ncnn(tmp_path / "m", [x], "fp32"), torch_outputs(model, [x]), FP32, "folded body batchnorm")
+
+
 def test_the_pnnx_graph_keeps_one_operator_per_module(tmp_path):
     graph = capture(model := build_model(), torch.rand(1, 3, 16, 16), moduleop=moduleop_of(model))
     write_ncnn(graph, tmp_path / "a.ncnn.param", tmp_path / "a.ncnn.bin", tmp_path / "a_ncnn.py")

@@ -37,9 +37,10 @@ def _fold(layer: Operator, bn: Operator) -> None:
     layer.attrs = dict(sorted(layer.attrs.items()))
 
 
-def run(graph: Graph, context=None) -> bool:
+def run(graph: Graph, context=None, only=None) -> bool:
+    """`only`: the candidate layers (default: every operator of the graph)."""
     changed = False
-    for layer in list(graph.ops):
+    for layer in list(graph.ops if only is None else only):
         if layer.type not in _PAIRS or len(layer.outputs) != 1 or "weight" not in layer.attrs:
             continue
         bn = single_consumer(layer.outputs[0])
