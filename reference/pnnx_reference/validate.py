@@ -6,10 +6,13 @@ function names and arities, nesting depth, `@i` below its input count), each `@a
 backed by a pnnx.bin entry of the right size, no stray entries, a store-only zip with
 correct CRCs.
 ncnn.param: grammar, the two counts, each layer type one the pinned ncnn creates
-(formats/ncnn_layers.py), blob production/consumption order, one consumer per blob (ncnn needs
+(formats/ncnn_layers.py), each param id one the layer reads and its value of the kind it reads
+(formats/ncnn_layer_params.py: a value of the wrong kind is an error, since ncnn drops or misreads it;
+an id the layer does not read is a warning, an error with --strict, since ncnn ignores it but
+a converter that writes it meant something), blob production/consumption order, one consumer per blob (ncnn needs
 Split layers), Input layers, and ncnn.bin sizes for known layers.
-Prints `FILE: ok` on stdout for each clean file. Exit status: 0 clean, 1 problems found,
-2 usage error.
+Prints `FILE: ok` on stdout for each clean file (warnings alone leave it clean). Exit status:
+0 clean, 1 problems found (warnings too with --strict), 2 usage error.
 """
 from __future__ import annotations
 
@@ -22,7 +25,7 @@ from typing import Callable
 
 from . import expression, version_line
 from .errors import FormatError, one_line
-from .formats import ncnn_bin, ncnn_layers, ncnn_param, pnnx_bin, pnnx_param
+from .formats import ncnn_bin, ncnn_layer_params, ncnn_layers, ncnn_param, pnnx_bin, pnnx_param
 from .formats.textfile import read_text_lines
 from .ir import Graph
 from .version_action import VersionAction
@@ -33,10 +36,11 @@ class Problem:
     path: str
     line: int | None
     message: str
+    warning: bool = False  # a likely mistake the loader tolerates: an error only with --strict
 
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line is not None else self.path
-        return one_line(f"{where}: {self.message}")  # names quoted from a hostile file stay on one line
+        return one_line(f"{where}: {'warning: ' if self.warning else ''}{self.message}")  # names quoted from a hostile file stay on one line
 
     @classmethod
     def of(cls, err: FormatError) -> "Problem":
@@ -171,6 +175,24 @@ def _layer_types(model: ncnn_param.NcnnModel, path: str) -> list[Problem]:
             for layer in model.layers if not ncnn_layers.exists(layer.type)]
 
 
+def _param_ids(model: ncnn_param.NcnnModel, path: str) -> list[Problem]:
+    problems = []
+    for layer in model.layers:
+        reads = ncnn_layer_params.read_ids(layer.type)
+        if reads is None:  # a layer the table does not cover
+            continue
+        for pid, value in sorted(layer.params.items()):
+            where = f"layer {layer.name}: param {pid}"
+            if pid not in reads:
+                problems.append(Problem(path, layer.line, f"{where}: ncnn's {layer.type} reads no param {pid} "
+                                        "(its loader ignores it)", warning=True))
+            elif not ncnn_layer_params.fits(value, reads[pid]):
+                problems.append(Problem(path, layer.line, f"{where}: ncnn's {layer.type} reads it as {reads[pid]}, "
+                                        f"the file gives {ncnn_layer_params.kind_of(value)} {value!r:.60} "
+                                        "(its loader would drop or misread it)"))
+    return problems
+
+
 def _check_ncnn_bin(model: ncnn_param.NcnnModel, param: Path) -> list[Problem]:
     bin_path = param.with_name(param.name[: -len(".param")] + ".bin")
     if not bin_path.exists():
@@ -190,8 +212,9 @@ def validate_ncnn(param: Path) -> list[Problem]:
     if model is None:
         return problems
     problems += _layer_types(model, str(param))
+    problems += _param_ids(model, str(param))
     problems += _blob_flow(model, str(param))
-    if not problems:
+    if not any(not p.warning for p in problems):
         problems += _check_ncnn_bin(model, param)
     return problems
 
@@ -220,6 +243,8 @@ class _Parser(argparse.ArgumentParser):
 def main(argv=None) -> int:
     parser = _Parser(prog="pnnx-validate", description=__doc__.split("\n\n")[0])
     parser.add_argument("files", nargs="+", metavar="FILE", help="*.pnnx.param or *.ncnn.param")
+    parser.add_argument("--strict", action="store_true", help="fail on warnings too (an ncnn param id its "
+                        "layer does not read)")
     parser.add_argument("--version", action=VersionAction, version=version_line("pnnx-validate"))
     args = parser.parse_args(argv)
     try:
@@ -232,6 +257,7 @@ def main(argv=None) -> int:
         found = check(path)
         for problem in found:
             print(problem, file=sys.stderr)
+        found = [p for p in found if args.strict or not p.warning]
         if not found:
             print(f"{path}: ok")  # said, so that silence never stands for success
         problems += found

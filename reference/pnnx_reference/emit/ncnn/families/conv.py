@@ -81,7 +81,6 @@ def _lower(ctx: Context, op, n: int, transposed: bool) -> None:
     mode = param(op, "padding_mode", "zeros")
     if mode not in ("zeros", None):
         src = _explicit_padding(ctx, op, p, n, mode, src)
-        p[7] = groups  # upstream writes the group on this path even when it is 1
     weights = [Weight(np.ascontiguousarray(weight).reshape(-1), tagged=True)]
     if bias is not None:
         weights.append(Weight(bias.reshape(-1), tagged=False))
