@@ -184,3 +184,12 @@ def test_the_installed_wheel_alone_converts_resnet18_to_the_seven_artefacts(tmp_
     assert "selfcheck: passed" in proc.stderr
     version = subprocess.run([str(python.parent / "pnnxref"), "--version"], env=env, capture_output=True, text=True)
     assert version.stdout.startswith("pnnxref 0.") and "ncnn" in version.stdout
+
+
+def test_the_wheel_holds_every_data_file_the_package_reads(tmp_path):
+    """pnnx-validate reads formats/ncnn_layers.tsv and ncnn_layer_params.tsv at run time."""
+    wheel = build_wheel(tmp_path)
+    source = Path(__file__).resolve().parents[2] / "reference"
+    data = {str(p.relative_to(source)) for p in (source / "pnnx_reference").rglob("*.tsv")}
+    with zipfile.ZipFile(wheel) as archive:
+        assert data and data <= set(archive.namelist())
