@@ -66,9 +66,15 @@ _UNITS = ((10 ** 15, "P"), (10 ** 12, "T"), (10 ** 9, "G"), (10 ** 6, "M"), (10 
 
 
 def human(count: int) -> str:
-    """3635000000 -> 3.635G (powers of 1000, up to 3 decimals, trailing zeros trimmed)."""
+    """3635000000 -> 3.635G (powers of 1000, up to 3 decimals rounded half up in integers as
+    upstream rounds them, trailing zeros trimmed)."""
+    count = int(count)
     for size, unit in _UNITS:
         if count >= size:
-            text = f"{count / size:.3f}".rstrip("0").rstrip(".")
+            whole, rest = divmod(count, size)
+            thousandths = (rest * 1000 + size // 2) // size
+            if thousandths == 1000:
+                whole, thousandths = whole + 1, 0
+            text = f"{whole}.{thousandths:03d}".rstrip("0").rstrip(".")
             return f"{text}{unit}"
-    return str(int(count))
+    return str(count)

@@ -9,7 +9,7 @@ from ..registry import Count, moved, numel, output, rule
 def _kernel(op, spatial: int) -> int:
     size = op.params.get("kernel_size")
     size = [size] * spatial if isinstance(size, int) else list(size)
-    return math.prod(size)
+    return math.prod(size * spatial if len(size) == 1 else size)  # F.avg_pool2d(x, 2): kernel_size=(2)
 
 
 def _spatial(op) -> int:
