@@ -12,6 +12,7 @@ import pytest
 from pnnx_op_cases.registry import get_case, select
 from pnnx_reference.api import capture
 from pnnx_reference.emit.ncnn import write_ncnn
+from pnnx_reference.errors import PnnxError
 from pnnx_reference.formats import ncnn_layer_params, ncnn_layers, ncnn_param
 from pnnx_reference.validate import main, validate
 
@@ -123,15 +124,20 @@ def test_an_id_the_layer_does_not_read_is_a_warning_and_strict_makes_it_an_error
     assert "ok" not in capsys.readouterr().out
 
 
-def _written_ids(case_ids) -> dict[tuple[str, int], str]:
+def _written_ids(case_ids, allow_refusal=True) -> dict[tuple[str, int], str]:
     """(layer, id) -> first case id, over what our emitter writes for the cases."""
     folder = Path(tempfile.mkdtemp(prefix="ncnn_ids_"))
     written = {}
     for case_id in case_ids:
         case = get_case(case_id)
         base = folder / case_id.replace("/", "__")
-        write_ncnn(capture(case.make_model(), tuple(case.make_inputs())), f"{base}.ncnn.param",
-                   f"{base}.ncnn.bin", f"{base}_ncnn.py")
+        try:
+            write_ncnn(capture(case.make_model(), tuple(case.make_inputs())), f"{base}.ncnn.param",
+                       f"{base}.ncnn.bin", f"{base}_ncnn.py")
+        except PnnxError:  # a case our capture or the ncnn emitter refuses writes no ncnn file
+            if allow_refusal:
+                continue
+            raise
         problems = validate(f"{base}.ncnn.param")
         assert problems == [], (case_id, [str(p) for p in problems])  # warnings included
         for layer in ncnn_param.load(f"{base}.ncnn.param").layers:
@@ -141,18 +147,12 @@ def _written_ids(case_ids) -> dict[tuple[str, int], str]:
 
 
 def test_our_emitter_writes_only_ids_ncnn_reads():
-    written = _written_ids(SAMPLE)
+    written = _written_ids(SAMPLE, allow_refusal=False)
     assert len({layer for layer, _ in written}) >= 70  # the sample reaches the emitter's layers
     assert ("Convolution", 7) not in written  # the ungrouped convolution of the reflect path
 
 
 @pytest.mark.slow
 def test_our_emitter_writes_only_ids_ncnn_reads_over_the_smoke_tier():
-    cases = []
-    for case in select(tier="smoke"):
-        try:
-            capture(case.make_model(), tuple(case.make_inputs()))
-        except Exception:  # a case our capture refuses writes no ncnn file
-            continue
-        cases.append(case.id)
-    _written_ids(cases)
+    written = _written_ids([case.id for case in select(tier="smoke")], allow_refusal=True)
+    assert len({layer for layer, _ in written}) >= 60  # the smoke tier reaches 65 layer types
