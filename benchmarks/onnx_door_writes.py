@@ -133,11 +133,11 @@ def measure_case(case, workdir: Path) -> Outcome:
     import torch
 
     from pnnx_conformance.backends.pnnx_python import load_generated_model
-    from pnnx_conformance.checks import RANDOM
     from pnnx_conformance.compare import compare
     from pnnx_conformance.converters import reference_onnx
     from pnnx_conformance.errors import NotSupported
     from pnnx_conformance.oracle import to_numpy
+    from pnnx_op_cases.case import TAG_RANDOM
     from pnnx_reference import api
     from pnnx_reference.errors import PnnxError
     from pnnx_reference.tolerances import tolerance_for
@@ -170,7 +170,7 @@ def measure_case(case, workdir: Path) -> Outcome:
         written -= python & NONCONTIGUOUS
     nodes = tuple(sorted({n.op_type for n in onnx.load(str(path), load_external_data=False).graph.node}))
     outcome = Outcome(case.id, converted=True, written=tuple(sorted(written)), nodes=nodes)
-    if RANDOM not in case.tags:
+    if TAG_RANDOM not in case.tags:
         with torch.no_grad():
             got = to_numpy(load_generated_model(result.paths["pnnxpy"])(*[x.clone() for x in inputs]))
             expected = to_numpy(model(*[x.clone() for x in inputs]))
