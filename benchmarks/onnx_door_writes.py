@@ -7,7 +7,7 @@ non-contiguous case, the transpose that makes its input so (`x.t()` there, a Tra
 the Python door renames the row itself (Tensor.add is a pnnx.Expression there too) only the latter.
 
     .tox/env/bin/python benchmarks/onnx_door_writes.py [--op PATTERN ...] [--tier smoke|full]
-        [--check] [--json out.json] [--replay out.json] [--write]
+        [--all] [--check] [--json out.json] [--replay out.json] [--write]
 
 One line per row, its verdict:
   spelled F.x            a case comes back as the row's own operator under another name, alone:
@@ -16,6 +16,7 @@ One line per row, its verdict:
   written as A + B or C  the operators each case comes back as (one set per kind of case)
   no usable export: ...  torch.onnx gives no file (or a wrong one) for any case
   written under its own name   no gap: the rule writing it must name it in its produces= trait
+                         (what every row with an ONNX place must measure: `--all --check` audits them)
 and "; BUG case: ..." where a conversion of a usable file fails or its `_pnnx.py` computes otherwise.
 Other verdicts are the reasons of the ONNX door's rows in tests/op_cases/where_gaps.tsv (below its
 "measured" line). `--check` exits 1 where a verdict differs from that data; `--write` rewrites the
@@ -41,7 +42,8 @@ DOOR = ".onnx"
 NOT_MEASURED = ("an inference export holds no dropout", "a lazy module is its materialized",
                 "the in-place form")
 MARK = "# the ONNX door, measured: benchmarks/onnx_door_writes.py --write rewrites the rows below"
-# a row some case comes back as alone: no gap (`where` finds the rule by its produces= trait)
+# a row some case comes back as: no gap (`where` finds the rule by its produces= trait); what
+# every row with an ONNX place must measure (--all audits those traits)
 OWN_NAME = "written under its own name"
 NONCONTIGUOUS = frozenset({"Tensor.transpose", "Tensor.permute"})  # what makes a case's input non-contiguous
 LONG = 120  # a longer list of the kinds of cases is summed up as one set
@@ -97,7 +99,7 @@ class Finding:
     def verdict(self) -> str:
         """spelled F.x | written as A + B or C | no usable export: why; then "; BUG case: why" per bug."""
         bugs = "".join(f"; BUG {o.case}: {o.bug}" for o in self.bugs)
-        if (self.op,) in self.kinds and not bugs:
+        if any(self.op in kind for kind in self.kinds) and not bugs:
             return OWN_NAME
         if self.spelled and not bugs:
             return f"spelled {self.spelled} by {', '.join(self.rules) or '(no rule names it)'}"
@@ -223,15 +225,16 @@ def expected(op: str) -> str:
     for pattern, reason in gap_rows():
         if fnmatch.fnmatchcase(op, pattern):
             return reason
-    return "(neither listed nor spelled)"
+    return OWN_NAME  # neither listed nor spelled: `where` shows a place (test_op_cases_where.py)
 
 
-def ops_to_measure(patterns: list[str]) -> list[str]:
+def ops_to_measure(patterns: list[str], every: bool = False) -> list[str]:
     from pnnx_op_cases import tables, where
 
     listed = [pattern for pattern, _ in gap_rows()]
     rows = [r.op for r in tables.all_rows() if not r.op.startswith("onnx.")]
-    ops = [op for op in rows if op in where.ONNX_SPELLINGS or any(fnmatch.fnmatchcase(op, p) for p in listed)]
+    ops = [op for op in rows if every or op in where.ONNX_SPELLINGS
+           or any(fnmatch.fnmatchcase(op, p) for p in listed)]
     return [op for op in ops if not patterns or any(fnmatch.fnmatchcase(op, p) for p in patterns)]
 
 
@@ -304,15 +307,17 @@ def main(argv=None) -> int:
     parser.add_argument("--check", action="store_true", help="exit 1 where the data says otherwise")
     parser.add_argument("--write", action="store_true",
                         help="rewrite the data from the measurement (every row: no --op)")
+    parser.add_argument("--all", action="store_true", help="every row of the tables, also those `where` shows an "
+                        "ONNX place for: they must come back under their own name (audits produces= traits)")
     parser.add_argument("--json", type=Path, help="write the per-case outcomes there")
     parser.add_argument("--replay", type=Path, help="take the outcomes from an earlier --json instead of measuring")
     args = parser.parse_args(argv)
-    if args.write and args.op:
-        parser.error("--write re-derives every row: give no --op")
+    if args.write and (args.op or args.all):
+        parser.error("--write re-derives every listed row: give no --op nor --all")
     findings, differ = [], 0
     out = _quiet()
     replayed = _replay(args.replay) if args.replay else {}
-    for op in ops_to_measure(args.op):
+    for op in ops_to_measure(args.op, args.all):
         finding = replayed[op] if args.replay else measure(op, args.tier)
         findings.append(finding)
         verdict, listed = finding.verdict(), expected(op)

@@ -49,6 +49,8 @@ def test_verdicts(door):
         == "written as F.softmax + pnnx.Expression"
     assert finding("nn.Identity", written("a", True, ())).verdict() == "written as nothing"
     assert finding("Tensor.sigmoid", written("a", True, ("Tensor.sigmoid",))).verdict() == "written under its own name"
+    assert finding("nn.Linear", written("a", True, ("Tensor.reshape", "nn.Linear"))).verdict() \
+        == "written under its own name"
     many = tuple(f"torch.op{i:02}" for i in range(20))
     assert finding("nn.Transformer", written("a", True, many), written("b", True, many[:19])).verdict() \
         == "written as some of " + ", ".join(many)
@@ -82,7 +84,8 @@ def test_every_spelled_row_names_another_spelling_of_itself_and_the_rules_writin
         assert all(spelled in RULES.lookup(rule).traits["produces"] for rule in rules), op
 
 
-@pytest.mark.parametrize("op", ["nn.PixelShuffle", "nn.CosineSimilarity", "nn.Unflatten", "torch.expm1"])
+@pytest.mark.parametrize("op", ["nn.PixelShuffle", "nn.CosineSimilarity", "nn.Unflatten", "torch.expm1", "nn.PReLU"])
 def test_a_sample_of_rows_measures_as_the_data_says(door, op):
-    """One row of each verdict (spelled, pieces, one other operator, no export), every case."""
+    """One row of each verdict (spelled, pieces, one other operator, no export, a row with a
+    place: its own name), every case."""
     assert door.measure(op).verdict() == door.expected(op)
