@@ -16,7 +16,10 @@ One line per row, its verdict:
   written as A + B or C  the operators each case comes back as (one set per kind of case)
   no usable export: ...  torch.onnx gives no file (or a wrong one) for any case
   written under its own name   no gap: the rule writing it must name it in its produces= trait
-                         (what every row with an ONNX place must measure: `--all --check` audits them)
+                         (`--all --check` lists the rows `where` shows an ONNX place for that
+                         torch.onnx's files of their cases come back otherwise: the rule serves
+                         other graphs (Gelu at opset 20), or its trait names what it does not
+                         write (Sigmoid names F.sigmoid, which the tracer records as Tensor.sigmoid))
 and "; BUG case: ..." where a conversion of a usable file fails or its `_pnnx.py` computes otherwise.
 Other verdicts are the reasons of the ONNX door's rows in tests/op_cases/where_gaps.tsv (below its
 "measured" line). `--check` exits 1 where a verdict differs from that data; `--write` rewrites the
@@ -42,8 +45,7 @@ DOOR = ".onnx"
 NOT_MEASURED = ("an inference export holds no dropout", "a lazy module is its materialized",
                 "the in-place form")
 MARK = "# the ONNX door, measured: benchmarks/onnx_door_writes.py --write rewrites the rows below"
-# a row some case comes back as: no gap (`where` finds the rule by its produces= trait); what
-# every row with an ONNX place must measure (--all audits those traits)
+# a row some case comes back as: no gap (`where` finds the rule by its produces= trait)
 OWN_NAME = "written under its own name"
 NONCONTIGUOUS = frozenset({"Tensor.transpose", "Tensor.permute"})  # what makes a case's input non-contiguous
 LONG = 120  # a longer list of the kinds of cases is summed up as one set
@@ -308,7 +310,7 @@ def main(argv=None) -> int:
     parser.add_argument("--write", action="store_true",
                         help="rewrite the data from the measurement (every row: no --op)")
     parser.add_argument("--all", action="store_true", help="every row of the tables, also those `where` shows an "
-                        "ONNX place for: they must come back under their own name (audits produces= traits)")
+                        "ONNX place for (with --check: those not coming back under their own name)")
     parser.add_argument("--json", type=Path, help="write the per-case outcomes there")
     parser.add_argument("--replay", type=Path, help="take the outcomes from an earlier --json instead of measuring")
     args = parser.parse_args(argv)
