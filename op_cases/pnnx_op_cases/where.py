@@ -5,7 +5,8 @@ Groups, in this order:
   cases        each case family registering it (the decorated function), with case counts
   frontends    for each door (`DOORS`), the places that write it: the rules of every frontend
                registry (a registry with `doors`) whose `produces` trait names it (aten rules
-               without the trait: the same aten name; an `onnx.X` row: the ONNX rule keyed X),
+               without the trait: the same aten name; an `onnx.X` row: the ONNX rule keyed X;
+               a row of `ONNX_SPELLINGS`: the ONNX rules writing its other name, "as F.x"),
                the standard-module recovery of `.pt` and `.pt2` and the Python API's capture,
                then quoted mentions in frontends/
   passes       quoted mentions in passes/ (fusions, folding)
@@ -45,6 +46,33 @@ DOORS = ("python", ".pt", ".pt2", ".onnx")
 DOOR_FOLDERS = {"python": "python", ".pt": "torchscript", ".pt2": "export", ".onnx": "onnx"}
 FRONTENDS = ROOT / "reference" / "pnnx_reference" / "frontends"
 WAIVERS = ROOT / "conformance" / "waivers.toml"
+# rows the ONNX door writes under another name of the same operator (torch.onnx keeps no module):
+# row -> (that name, the ONNX rules writing it for the row). Measured by
+# benchmarks/onnx_door_writes.py, which re-derives this table and the ONNX rows of the gaps list.
+ONNX_SPELLINGS: dict[str, tuple[str, ...]] = {
+    "nn.AdaptiveAvgPool1d": ("F.adaptive_avg_pool1d", "GlobalAveragePool"),
+    "nn.AdaptiveAvgPool2d": ("F.adaptive_avg_pool2d", "GlobalAveragePool"),
+    "nn.AdaptiveAvgPool3d": ("F.adaptive_avg_pool3d", "GlobalAveragePool"),
+    "nn.AvgPool1d": ("F.avg_pool1d", "AveragePool"), "nn.AvgPool2d": ("F.avg_pool2d", "AveragePool"),
+    "nn.AvgPool3d": ("F.avg_pool3d", "AveragePool"), "nn.CELU": ("F.celu", "Celu"), "nn.ELU": ("F.elu", "Elu"),
+    "nn.Flatten": ("torch.flatten", "Flatten"), "nn.Fold": ("F.fold", "Col2Im"),
+    "nn.Hardsigmoid": ("F.hardsigmoid", "HardSigmoid"), "nn.Hardswish": ("F.hardswish", "HardSwish"),
+    "nn.LeakyReLU": ("F.leaky_relu", "LeakyRelu"), "nn.LogSigmoid": ("F.logsigmoid", "pnnx:LogSigmoid"),
+    "nn.LogSoftmax": ("F.log_softmax", "LogSoftmax"), "nn.MaxPool1d": ("F.max_pool1d", "MaxPool"),
+    "nn.MaxPool2d": ("F.max_pool2d", "MaxPool"), "nn.MaxPool3d": ("F.max_pool3d", "MaxPool"),
+    "nn.PixelShuffle": ("F.pixel_shuffle", "DepthToSpace"), "nn.ReLU": ("F.relu", "Relu"),
+    "nn.SELU": ("F.selu", "Selu"), "nn.Sigmoid": ("Tensor.sigmoid", "Sigmoid"),
+    "nn.Softmax": ("F.softmax", "Softmax"), "nn.Softplus": ("F.softplus", "Softplus"),
+    "F.linear": ("nn.Linear", "Gemm", "MatMul"), "F.prelu": ("nn.PReLU", "PRelu"),
+    "Tensor.flatten": ("torch.flatten", "Flatten"), "Tensor.split": ("torch.split", "Split"),
+    "Tensor.mean": ("torch.mean", "ReduceMean"), "Tensor.sum": ("torch.sum", "ReduceSum"),
+    "Tensor.softmax": ("F.softmax", "Softmax"), "Tensor.clamp": ("torch.clamp", "Clip"),
+    "Tensor.matmul": ("torch.matmul", "MatMul"), "Tensor.argmax": ("torch.argmax", "ArgMax"),
+    "Tensor.cumsum": ("torch.cumsum", "CumSum"), "torch.transpose": ("Tensor.transpose", "Transpose"),
+    "torch.relu": ("F.relu", "Relu"), "torch.softmax": ("F.softmax", "Softmax"),
+    "torch.log_softmax": ("F.log_softmax", "LogSoftmax"), "torch.permute": ("Tensor.permute", "Transpose"),
+    "torch.reshape": ("Tensor.reshape", "Reshape"),
+}
 ONNX_ROW = "onnx."   # table rows of ONNX operators: `onnx.Conv` is the ONNX rule keyed `Conv`
 # aten spells the submodules' functions with a prefix: torch.fft.rfft is aten::fft_rfft
 _ATEN_PREFIXES = (("torch.fft.", "fft_"), ("torch.linalg.", "linalg_"), ("torch.special.", "special_"),
@@ -170,15 +198,21 @@ def _frontends(op: str):
     for reg in _frontend_registries():
         if reg.name != "aten":
             yield from _produced_by(reg, op)
+            if op in ONNX_SPELLINGS and ".onnx" in reg.doors:
+                spelling, *keys = ONNX_SPELLINGS[op]
+                yield from _produced_by(reg, spelling, f" as {spelling}", keys)
     yield from _mentions(op, "frontends", FRONTENDS, skip=FRONTENDS / "aten")  # its rules come first
 
 
-def _produced_by(reg: Registry, op: str):
-    """Rules of a frontend registry whose `produces` names `op` (an ONNX row: its own rule)."""
+def _produced_by(reg: Registry, op: str, spelled: str = "", keys=None):
+    """Rules of a frontend registry whose `produces` names `op` (an ONNX row: its own rule);
+    `spelled`: the note of a row written under another name, by the rules `keys` only."""
     onnx_key = op[len(ONNX_ROW):] if op.startswith(ONNX_ROW) and ".onnx" in reg.doors else None
     for rule in reg.rules():
+        if keys is not None and rule.key not in keys:
+            continue
         if op in rule.traits.get("produces", ()) or rule.key == onnx_key:
-            what = "converts it" if rule.key == onnx_key else "writes it"
+            what = "converts it" if rule.key == onnx_key else f"writes it{spelled}"
             yield Piece("frontends", rule.where, f"{reg.name} rule {rule.key} {what}", reg.doors)
 
 

@@ -177,3 +177,17 @@ def test_the_onnx_door_prints_what_the_others_print(tmp_path, capsys):
     assert lines[-1].startswith("selfcheck: passed: 1 output(s) on 1 input set(s)")
     code, err = run_cli([path, "selfcheck=0"], capsys)
     assert code == 0 and err.splitlines()[-1] == "selfcheck: off"
+
+
+@pytest.mark.parametrize("op_type", ["CumSum", "CumProd"])
+def test_a_cumulative_op_of_bools_is_refused_not_converted_to_another_type(tmp_path, capsys, op_type):
+    """ONNX defines CumSum/CumProd on numbers only (its output has the input's type); torch.onnx
+    writes `bools.cumsum(1)` as one anyway, which torch computes in int64: no reading is right."""
+    model = graph_model([helper.make_node(op_type, ["x", "axis"], ["y"])], [("x", onnx.TensorProto.BOOL, [2, 6])],
+                        [("y", onnx.TensorProto.BOOL, None)], {"axis": np.array(1, np.int64)})
+    path = tmp_path / "cum.onnx"
+    onnx.save(model, str(path))
+    code, err = run_cli([path], capsys)
+    assert code != 0 and err.count("\n") == 1
+    assert f"{op_type} of a bool tensor" in err
+    assert only(tmp_path, "cum.onnx")

@@ -187,6 +187,16 @@ def test_interpolate_names_the_upsample_rule_and_the_onnx_resize_rule():
     assert {p.what for p in onnx} >= {"onnx-frontend rule Resize writes it", "onnx-frontend rule Upsample writes it"}
 
 
+def test_a_module_the_onnx_door_writes_as_its_function_shows_that_rule_with_a_note():
+    """torch.onnx keeps no module: nn.AvgPool2d comes back as F.avg_pool2d (where.ONNX_SPELLINGS,
+    measured by benchmarks/onnx_door_writes.py)."""
+    onnx = where.doors_of(where.pieces("nn.AvgPool2d"))[".onnx"]
+    assert [p.what for p in onnx] == ["onnx-frontend rule AveragePool writes it as F.avg_pool2d"]
+    assert "def average_pool(" in "\n".join(_text_at(onnx[0].where)[:3])
+    rc_text = where.render("nn.AvgPool2d", where.pieces("nn.AvgPool2d"))
+    assert "(no place writes it through the .onnx door)" not in rc_text
+
+
 def test_an_onnx_row_names_its_own_rule_and_only_the_onnx_door():
     doors = where.doors_of(where.pieces("onnx.Conv"))
     assert [p.what for p in doors[".onnx"]] == ["onnx-frontend rule Conv converts it"]

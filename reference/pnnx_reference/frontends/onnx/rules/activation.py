@@ -50,7 +50,7 @@ def selu(ctx):
     return F.elu(x, alpha) * gamma
 
 
-@rule("Sigmoid", produces=("F.sigmoid",))
+@rule("Sigmoid", produces=("F.sigmoid", "Tensor.sigmoid"))
 def sigmoid(ctx):
     return F.sigmoid(ctx.tensor(0))
 

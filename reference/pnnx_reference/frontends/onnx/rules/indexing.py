@@ -204,6 +204,8 @@ def _cumulative(ctx, fn, identity: float):
     """CumSum / CumProd: `exclusive` shifts by one along the axis (the identity first),
     `reverse` accumulates from the end."""
     x = ctx.tensor(0)
+    if x.dtype == torch.bool:  # torch.onnx writes one for bools.cumsum(), which torch computes in int64
+        ctx.fail(f"{ctx.node.op_type} of a bool tensor (ONNX defines it on numbers only)")
     a = axis(int(ctx.scalar(1, "axis")), x.dim())
     reverse, exclusive = int(ctx.attr("reverse", 0)), int(ctx.attr("exclusive", 0))
     if reverse:
