@@ -37,3 +37,14 @@ def test_sizes_the_program_does_not_allow_are_named(pt2, capsys, args, message):
 @pytest.mark.parametrize("size", [1, 32])
 def test_sizes_inside_the_range_convert(pt2, capsys, size):
     assert pnnxref([str(pt2), f"inputshape=[{size},8]"]) == 0, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("dim", [torch.export.Dim("batch"), torch.export.Dim.AUTO], ids=["unbounded", "auto"])
+def test_an_unbounded_dim_converts_at_any_size(tmp_path, capsys, dim):
+    """A Dim without max (or Dim.AUTO) has torch's int_oo as its upper bound, which says it
+    `is_finite`: it was read as an int and crashed the converter."""
+    torch.manual_seed(0)
+    program = torch.export.export(nn.Linear(8, 4).eval(), (torch.rand(2, 8),), dynamic_shapes=({0: dim},))
+    torch.export.save(program, tmp_path / "m.pt2")
+    assert pnnxref([str(tmp_path / "m.pt2"), "inputshape2=[300,8]"]) == 0, capsys.readouterr().err
+    assert pnnxref([str(tmp_path / "m.pt2"), "inputshape=[5,8]"]) == 0, capsys.readouterr().err
