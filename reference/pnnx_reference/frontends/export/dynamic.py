@@ -23,7 +23,10 @@ def symbolic_shapes(program) -> list:
 
 
 def _expr(dim):
-    return dim.node.expr if isinstance(dim, torch.SymInt) else int(dim)
+    """A size as an int, or the sympy expression of a dynamic one (a SymInt torch.export pinned,
+    as Dim.AUTO does where the model's code needs one size, is an int: a saved program has it so)."""
+    expr = dim.node.expr if isinstance(dim, torch.SymInt) else dim
+    return int(expr) if getattr(expr, "is_Integer", True) else expr
 
 
 def check_sizes(program, inputs: tuple, what: str) -> None:
