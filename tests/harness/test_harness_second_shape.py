@@ -5,11 +5,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from pnnx_conformance.backends.ncnn_backend import NcnnCpuBackend
 from pnnx_conformance.cases import load_case
 from pnnx_conformance.checks import Executor
+from pnnx_conformance.converters.case_files import shape_args, varying_axes
 from pnnx_conformance.converters.reference import ReferenceConverter
-from pnnx_conformance.converters.case_files import shape_args
+from pnnx_conformance.converters.reference_export import ReferenceExportConverter
+from pnnx_conformance.converters.reference_onnx import ReferenceOnnxConverter
 from pnnx_conformance.units import Unit
 
 CASE = "Tensor.reshape/dyn_mul_floordiv"
@@ -57,3 +61,29 @@ def test_command_lines_carry_inputshape2():
     case = load_case(CASE)
     assert shape_args(case) == ["inputshape=[2,4,6,10]f32", "inputshape2=[3,4,9,12]f32"]
     assert shape_args(load_case("Tensor.reshape/r4_to_r3")) == ["inputshape=[1,3,8,8]f32"]
+
+
+@pytest.mark.parametrize("converter", ["reference-export", "reference-onnx", "reference-onnx-dynamo"])
+def test_exporting_routes_convert_at_both_shapes(tmp_path, converter):
+    """The .pt2 and ONNX doors export with the axes the second shape changes dynamic and convert
+    with inputshape2=: their files pass at both shapes (they froze the first one before)."""
+    CountingNcnn.runs = 0
+    result = _parity(Executor(tmp_path, "full"), converter)
+    assert result.status == "pass", result.error
+    assert CountingNcnn.runs == 2
+
+
+def test_exporting_routes_are_given_the_axes_that_change():
+    case = load_case(CASE)
+    assert varying_axes(case) == [[0, 2, 3]]
+    assert varying_axes(load_case("Tensor.reshape/r4_to_r3")) == [[]]
+    assert ReferenceExportConverter().argv(case, False) == ["case.pt2", "inputshape2=[3,4,9,12]f32", "fp16=0"]
+    assert ReferenceOnnxConverter().argv(case, False)[1:3] == shape_args(case)
+
+
+def test_an_axis_torch_export_pins_is_the_exporters_limit(tmp_path):
+    """F.max_pool1d pins the pooled axis under Dim.AUTO: the program cannot run at the second
+    shape, which is torch.export's limit (unsupported), not a failed conversion."""
+    result = _parity(Executor(tmp_path, "full"), "reference-export", "torch.flatten/dyn_batch_mid")
+    assert result.status == "not-supported" and "torch.export.export kept a dimension static" in result.error, \
+        result.error

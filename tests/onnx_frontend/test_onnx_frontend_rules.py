@@ -332,3 +332,17 @@ def test_a_split_into_one_part_is_the_tensor(tmp_path):
                         {"one": np.array([1]), "zero": np.array([0])})
     result = converts_like_ort(tmp_path, model, [RNG.standard_normal((1, 13), dtype=np.float32)])
     assert op_types(result.paths["pnnxparam"]) == ["pnnx.Input", "torch.squeeze", "pnnx.Output"]
+
+
+@pytest.mark.parametrize("opset", [15, 18, 21])  # CastLike is from opset 15
+def test_a_pad_value_cast_like_the_input_folds(tmp_path, opset):
+    """torch.onnx's dynamo exporter types a scalar as CastLike(constant, x): only x's element type
+    is read, so the value is known at conversion (it was refused: "constant_value ('const_2_cast')
+    must be known at conversion time")."""
+    nodes = [helper.make_node("Constant", [], ["const_2"], value=helper.make_tensor("v", TensorProto.DOUBLE, [], [1.3])),
+             helper.make_node("CastLike", ["const_2", "x"], ["const_2_cast"]),
+             helper.make_node("Pad", ["x", "pads", "const_2_cast"], ["y"], mode="constant")]
+    model = graph_model(nodes, [("x", FLOAT, [1, 3, 4, 5])], [("y", FLOAT, None)],
+                        {"pads": np.array([0, 0, 1, 2, 0, 0, 2, 1], np.int64)}, opset=opset)
+    result = converts_like_ort(tmp_path, model, [RNG.standard_normal((1, 3, 4, 5), dtype=np.float32)])
+    assert op_types(result.paths["pnnxparam"]) == ["pnnx.Input", "F.pad", "pnnx.Output"]

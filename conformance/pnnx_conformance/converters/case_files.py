@@ -47,8 +47,20 @@ def inputshape_arg(case) -> str:
 
 def shape_args(case) -> list[str]:
     """`inputshape=...`, and `inputshape2=...` for a case with a second shape."""
+    return [inputshape_arg(case)] + second_shape_args(case)
+
+
+def second_shape_args(case) -> list[str]:
+    """`inputshape2=...` for a case with a second shape, else nothing."""
     second = getattr(case, "inputs2", ())
-    return [inputshape_arg(case)] + ([f"inputshape2={_shapes(second)}"] if second else [])
+    return [f"inputshape2={_shapes(second)}"] if second else []
+
+
+def varying_axes(case) -> list[list[int]]:
+    """Per input, the axes its second shape changes (what an exporter makes dynamic); all
+    empty for a case without one."""
+    second = getattr(case, "inputs2", ()) or case.inputs
+    return [[d for d, (a, b) in enumerate(zip(x.shape, y.shape)) if a != b] for x, y in zip(case.inputs, second)]
 
 
 def _shapes(specs) -> str:

@@ -2,7 +2,8 @@
 is exported with `torch.export.export` (a refusal is `unsupported` with torch's reason and
 the source line), saved with `torch.export.save` as case.pt2, and `pnnxref case.pt2` converts
 it in the route's conversion server (forkserver.py, serial mode), in the case folder, with
-no input shapes: the file holds them."""
+no input shapes: the file holds them. A case with a second shape is exported with the axes it
+changes dynamic (`torch.export.Dim.AUTO`) and converted with `inputshape2=`."""
 from __future__ import annotations
 
 import traceback
@@ -12,7 +13,7 @@ from ..artefacts import Artefacts
 from ..errors import NotSupported
 from ..oracle import has_lazy_weights
 from .base import Converter
-from .case_files import TIMEOUT_S
+from .case_files import TIMEOUT_S, second_shape_args, varying_axes
 from .forkserver import ForkServer
 from .pnnxref import ENTRY, convert_in, run_pnnxref, warm_up_model
 
@@ -39,9 +40,10 @@ def export_to_pt2(case, workdir: Path, model=None, inputs=None) -> Path:
         with torch.no_grad():
             model(*[x.clone() for x in inputs])
     try:
-        program = export_program(model.eval(), tuple(inputs))
+        program = export_program(model.eval(), tuple(inputs), _dynamic_shapes(case))
     except PnnxError as e:
         raise NotSupported(f"unsupported: {e}".splitlines()[0]) from None
+    _check_second_shape(case, program)
     path = workdir / "case.pt2"
     try:
         with quiet():
@@ -50,6 +52,33 @@ def export_to_pt2(case, workdir: Path, model=None, inputs=None) -> Path:
         raise NotSupported(f"unsupported: torch.export.save: {type(e).__name__}: {e}".splitlines()[0],
                            traceback.format_exc()) from None
     return path
+
+
+def _dynamic_shapes(case):
+    """torch.export's dynamic_shapes for a case with a second shape: the axes it changes are
+    `Dim.AUTO` (torch finds how they relate), or None when there is none."""
+    axes = varying_axes(case)
+    if not any(axes):
+        return None
+    from torch.export import Dim
+
+    return tuple({d: Dim.AUTO for d in dims} or None for dims in axes)
+
+
+def _check_second_shape(case, program) -> None:
+    """torch.export fixes an axis it was told to keep dynamic where the model's code pins it
+    (Dim.AUTO specialises): the program cannot run at the case's second shape, which is the
+    exporter's limit, not the frontend's failure."""
+    from pnnx_reference.errors import PnnxError
+    from pnnx_reference.frontends.export import check_sizes
+
+    second = case.make_inputs2() if getattr(case, "inputs2", ()) else None
+    if second is None:
+        return
+    try:
+        check_sizes(program, tuple(second), "inputshape2")
+    except PnnxError as e:
+        raise NotSupported(f"unsupported: torch.export.export kept a dimension static: {e}".splitlines()[0]) from None
 
 
 def warm_up() -> None:
@@ -79,7 +108,7 @@ class ReferenceExportConverter(Converter):
         return "pnnxref case.pt2 (torch.export.export + torch.export.save, then the command line in the route's conversion server)"
 
     def argv(self, case, fp16: bool) -> list[str]:
-        return ["case.pt2", f"fp16={int(fp16)}"]
+        return ["case.pt2", *second_shape_args(case), f"fp16={int(fp16)}"]
 
     def convert(self, case, workdir: Path, model=None, inputs=None, *, fp16: bool = False) -> Artefacts:
         workdir.mkdir(parents=True, exist_ok=True)

@@ -6,7 +6,8 @@ An ONNX-table case is its own `.onnx` (the graph the source builds, initializers
 current values). A PyTorch case is exported first with `torch.onnx.export`: the
 TorchScript-based exporter (`reference-onnx`) or the `dynamo=True` one (`reference-onnx-dynamo`);
 a model the exporter cannot export is "unsupported: torch.onnx.export: ..." (as upstream's
-torch.jit.trace failures are), not a failure of the frontend."""
+torch.jit.trace failures are), not a failure of the frontend. A case with a second shape is
+exported with the axes it changes dynamic (symbolic dims) and converted with `inputshape2=`."""
 from __future__ import annotations
 
 import contextlib
@@ -20,7 +21,7 @@ from pnnx_op_cases.case import TAG_RANDOM
 from ..artefacts import Artefacts
 from ..errors import ConvertFailed, NotApplicable, NotSupported
 from .base import Converter
-from .case_files import inputshape_arg, write_onnx
+from .case_files import shape_args, varying_axes, write_onnx
 from .forkserver import ForkServer
 from .pnnxref import ENTRY, run_pnnxref
 
@@ -33,16 +34,23 @@ def is_onnx_case(case) -> bool:
     return "onnx" in case.tags
 
 
-def export_torch(model, inputs, path: Path, dynamo: bool) -> None:
+def export_torch(model, inputs, path: Path, dynamo: bool, axes: list[list[int]] | None = None) -> None:
+    """torch.onnx.export of the model at `inputs`, inputs named x0, x1, ...; `axes` (per input)
+    are exported dynamic: symbolic dims in the file (dynamo: `Dim.AUTO`)."""
     import torch
 
     names = [f"x{i}" for i in range(len(inputs))]
+    axes = axes if axes and any(axes) else None
     with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         warnings.simplefilter("ignore")
         if dynamo:
-            torch.onnx.export(model, tuple(inputs), str(path), dynamo=True, input_names=names, verbose=False)
+            shapes = None if axes is None else tuple({d: torch.export.Dim.AUTO for d in a} or None for a in axes)
+            torch.onnx.export(model, tuple(inputs), str(path), dynamo=True, input_names=names, verbose=False,
+                              dynamic_shapes=shapes)
         else:
-            torch.onnx.export(model, tuple(inputs), str(path), dynamo=False, input_names=names, opset_version=OPSET)
+            dynamic = None if axes is None else {n: {d: f"{n}_{d}" for d in a} for n, a in zip(names, axes) if a}
+            torch.onnx.export(model, tuple(inputs), str(path), dynamo=False, input_names=names, opset_version=OPSET,
+                              dynamic_axes=dynamic)
 
 
 def _check_inputs_kept(path: Path, count: int) -> None:
@@ -84,6 +92,17 @@ def unusable_export(path: Path, inputs) -> str | None:
 
 
 def unfaithful_export(case, model, inputs, path: Path) -> str | None:
+    """unfaithful_at (below) at the case's inputs, then at its second shape where it has one
+    (an exporter that froze a size computes something else there)."""
+    why = unfaithful_at(case, model, inputs, path)
+    second = getattr(case, "make_inputs2", lambda: None)()
+    if why is None and second:
+        why = unfaithful_at(case, model, second, path)
+        return why and f"{why} at inputshape2"
+    return why
+
+
+def unfaithful_at(case, model, inputs, path: Path) -> str | None:
     """Whether the exported file computes something else than the model: onnxruntime on it against
     torch, within the screen's coarse bound (tolerances.EXPORT_SCREEN), or None. torch.onnx writes
     some operators wrongly (an unbatched global pool pools the channels, pairwise_distance drops
@@ -130,7 +149,7 @@ class ReferenceOnnxConverter(Converter):
         return f"{exporter} -> pnnxref case.onnx (the command line in the route's conversion server)"
 
     def argv(self, case, fp16: bool) -> list[str]:
-        return ["case.onnx", inputshape_arg(case), f"fp16={int(fp16)}"]
+        return ["case.onnx", *shape_args(case), f"fp16={int(fp16)}"]
 
     def convert(self, case, workdir: Path, model=None, inputs=None, *, fp16: bool = False) -> Artefacts:
         model = case.make_model() if model is None else model
@@ -143,7 +162,7 @@ class ReferenceOnnxConverter(Converter):
             write_onnx(model, path)
         else:
             try:
-                export_torch(model, inputs, path, self.dynamo)
+                export_torch(model, inputs, path, self.dynamo, varying_axes(case))
             except Exception as e:
                 raise NotSupported(f"unsupported: torch.onnx.export: {type(e).__name__}: {e}".splitlines()[0][:300],
                                    traceback.format_exc()[-4000:]) from None

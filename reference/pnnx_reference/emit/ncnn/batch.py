@@ -11,7 +11,9 @@ size. Each lowering declares on its registration what it can run that way (trait
             input 0's rank (grid_sample's grid, attention's key, value and mask); the other
             inputs (run-time weights) hold every dim.
   LEADING   per-sample lowerings that read every layout from ctx.shape / ctx.axis: the batch is
-            dim 0 of the highest-rank inputs and of the outputs, or nowhere.
+            dim 0 of the highest-rank inputs and of the outputs, or nowhere; `dynamic_batch=True`:
+            an input 0 whose dim 0 follows the input is wanted with it as the batch (the norms
+            cannot tile their per-channel parameters over an N held in the blob that is unknown).
   ANY       elementwise: the batch may be any dim; operands align from the right (broadcast).
   RESHAPE   view/reshape/flatten/squeeze/unsqueeze: the input keeps its batch axis and the
             output takes one where the reshape keeps each sample whole (else a batch-aware
@@ -318,6 +320,8 @@ def input_axes(graph: Graph, lookup) -> tuple[dict[str, int | None], dict[str, i
             wanted = _first(op, rule.traits).inputs
         elif policy == SEQUENCE:
             wanted = rule.traits["sequence_axes"](None, op)[0]
+        elif rule.traits.get("dynamic_batch") and _rank(op.inputs[0]) > 1 and op.inputs[0].shape[0] < 0:
+            wanted = [0] + [None] * (len(op.inputs) - 1)  # a dim 0 that follows the input is the batch
         else:
             continue
         pending += [(x, a) for x, a in zip(op.inputs, wanted) if not _is_constant(x)]

@@ -23,7 +23,10 @@ def symbolic_shapes(program) -> list:
 
 
 def _expr(dim):
-    return dim.node.expr if isinstance(dim, torch.SymInt) else int(dim)
+    """A size as an int, or the sympy expression of a dynamic one (a SymInt torch.export pinned,
+    as Dim.AUTO does where the model's code needs one size, is an int: a saved program has it so)."""
+    expr = dim.node.expr if isinstance(dim, torch.SymInt) else dim
+    return int(expr) if getattr(expr, "is_Integer", True) else expr
 
 
 def check_sizes(program, inputs: tuple, what: str) -> None:
@@ -50,11 +53,16 @@ def check_sizes(program, inputs: tuple, what: str) -> None:
                                           "dynamic dimension")
 
 
+def _finite(bound) -> int | None:
+    """A range bound as an int, None when unbounded: sympy's oo, or torch's int_oo (an
+    unbounded Dim, Dim.AUTO), which says it `is_finite` but is no Integer."""
+    return int(bound) if bound.is_Integer else None
+
+
 def _check_range(where: str, size: int, bounds) -> None:
     if bounds is None:
         return
-    low = int(bounds.lower) if bounds.lower.is_finite else None
-    high = int(bounds.upper) if bounds.upper.is_finite else None
+    low, high = _finite(bounds.lower), _finite(bounds.upper)
     if (low is not None and size < low) or (high is not None and size > high):
         allowed = f"{low if low is not None else 0}..{high if high is not None else 'any'}"
         raise ConversionError(f"{where}: the exported program's dynamic dimension there allows {allowed} "
@@ -94,8 +102,8 @@ def _example_values(shapes, inputs) -> dict:
 
 
 def _other_value(symbol, example, bounds) -> int:
-    low = int(bounds.lower) if bounds is not None and bounds.lower.is_finite else 0
-    high = int(bounds.upper) if bounds is not None and bounds.upper.is_finite else None
+    low = (_finite(bounds.lower) if bounds is not None else None) or 0
+    high = _finite(bounds.upper) if bounds is not None else None
     example = example if example is not None else low
     for candidate in (example + 1, example - 1, example * 2, example + 2):
         if candidate >= max(low, 1) and (high is None or candidate <= high) and candidate != example:

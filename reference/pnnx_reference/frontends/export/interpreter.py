@@ -91,9 +91,13 @@ _SLICES = "slices"  # env key: slice node -> (base node, {dim: slice})
 
 
 def _slice_item(kwargs: dict) -> dict:
-    end = kwargs.get("end")
+    """{dim: its slice}; a full one (torch.export writes `:` of a dynamic dim as slice(0, INT64_MAX))
+    is `slice(None)`, which the index then skips as the aten rule does (a static `:` is not written)."""
+    start, end, step = kwargs.get("start"), kwargs.get("end"), kwargs.get("step", 1)
     end = None if end is None or end >= 9223372036854775807 else end
-    return {kwargs["dim"]: slice(kwargs.get("start"), end, kwargs.get("step", 1))}
+    start = None if isinstance(start, int) and start == 0 else start
+    step = None if isinstance(step, int) and step == 1 else step
+    return {kwargs["dim"]: slice(start, end, step)}
 
 
 def _chained_slice(node, env: dict):

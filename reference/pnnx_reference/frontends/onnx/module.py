@@ -68,10 +68,11 @@ class OnnxModule(nn.Module):
         constants = dict(initializers)
         for node in nodes:
             rule = RULES.lookup(node.rule_key)
-            if not rule.traits.get("foldable", True) or not all(n in constants for n in node.reads):
+            typed = self._dtype_only(node, rule, constants)
+            if not rule.traits.get("foldable", True) or not all(n in constants or n in typed for n in node.reads):
                 continue
-            ctx = Ctx(self, node, [constants[n] if n else None for n in node.inputs], self._opset, folding=True,
-                      captured={n: constants[n] for n in node.captures})
+            inputs = [constants[n] if n in constants else typed.get(n) for n in node.inputs]
+            ctx = Ctx(self, node, inputs, self._opset, folding=True, captured={n: constants[n] for n in node.captures})
             try:
                 outputs = _as_list(rule.fn(ctx), node)
             except PnnxError as err:
@@ -82,6 +83,14 @@ class OnnxModule(nn.Module):
                 if name and value is not None:
                     constants[name] = self._typed(name, V.to_tensor(value))
         return constants
+
+    def _dtype_only(self, node: Node, rule, constants: dict) -> dict[str, torch.Tensor]:
+        """The inputs a rule reads only the element type of (trait `dtype_only`: CastLike's
+        target), where the graph declares it: an empty tensor of that type stands for each, so
+        that `CastLike(constant, x)` folds (torch.onnx's dynamo exporter types scalars so)."""
+        positions = rule.traits.get("dtype_only", ())
+        names = [node.inputs[i] for i in positions if i < len(node.inputs) and node.inputs[i]]
+        return {n: torch.empty(0, dtype=self._types[n]) for n in names if n not in constants and n in self._types}
 
     def _register_constants(self, constants: dict) -> None:
         """Constants read by replayed nodes or returned by the graph become buffers, named

@@ -60,7 +60,7 @@ def _tiled(array, repeat: int):
 
 
 @LOWERINGS.register("nn.BatchNorm1d", "nn.BatchNorm2d", "nn.BatchNorm3d", "nn.SyncBatchNorm", "F.batch_norm",
-                    batch=LEADING)
+                    batch=LEADING, dynamic_batch=True)
 def batch_norm(ctx: Context, op) -> None:
     mean = _array(ctx, op, "running_mean", 1)
     var = _array(ctx, op, "running_var", 2)
@@ -162,7 +162,7 @@ def layer_norm(ctx: Context, op) -> None:
     _emit(ctx, op, "LayerNorm", "ln", {0: size, 1: float(param(op, "eps", 1e-5)), 2: int(affine)}, arrays, view)
 
 
-@LOWERINGS.register("nn.GroupNorm", "F.group_norm", batch=LEADING)
+@LOWERINGS.register("nn.GroupNorm", "F.group_norm", batch=LEADING, dynamic_batch=True)
 def group_norm(ctx: Context, op) -> None:
     """ncnn GroupNorm groups dim 0 of the blob; a kept batch runs as N*groups groups over an
     (N*C, 1, size) view, the affine parameters tiled."""
@@ -182,7 +182,7 @@ SPATIAL_DIMS = {"nn.InstanceNorm1d": 1, "nn.InstanceNorm2d": 2, "nn.InstanceNorm
 
 
 @LOWERINGS.register("nn.InstanceNorm1d", "nn.InstanceNorm2d", "nn.InstanceNorm3d", "F.instance_norm",
-                    batch=LEADING)
+                    batch=LEADING, dynamic_batch=True)
 def instance_norm(ctx: Context, op) -> None:
     """ncnn InstanceNorm normalises each channel of a (c, h, w) blob: any other layout (1-d or
     3-d spatial, a kept batch) runs as an (N*C, 1, size) view, the affine parameters tiled."""
@@ -216,7 +216,7 @@ def rms_norm(ctx: Context, op) -> None:
           arrays, view)
 
 
-@LOWERINGS.register("nn.LocalResponseNorm", "F.local_response_norm", batch=LEADING)
+@LOWERINGS.register("nn.LocalResponseNorm", "F.local_response_norm", batch=LEADING, dynamic_batch=True)
 def local_response_norm(ctx: Context, op) -> None:
     # ncnn's LRN window spans size // 2 channels before and size - size // 2 - 1 after, as torch's
     # does, so an even size lowers too

@@ -1,7 +1,9 @@
 """pnnx.Expression -> element-wise ONNX nodes, following torch's type promotion.
 
 Sub-trees without inputs (and `size(@i,d)` of static dims) fold to constants; a fully
-constant expression (e.g. a reshape shape list) becomes an initializer.
+constant expression (e.g. a reshape shape list) becomes an initializer. The size of a dynamic
+dim is read at run time (Shape, Gather), and a list with such items is their Concat, so a shape
+that follows the input (inputshape2) stays symbolic.
 
 On complex operands (looked up in registry.COMPLEX_LOWERINGS) add, sub, mul and neg work on
 the (..., 2) real pairs and abs gives the real magnitude."""
@@ -54,7 +56,7 @@ def parse_expression(op) -> ex.Node:
 def expression(b, op):
     tree = parse_expression(op)
     out = op.outputs[0]
-    value = _Lowerer(b, op).lower(tree)
+    value = _Lowerer(b, op.inputs).lower(tree)
     if value.is_const:  # e.g. a reshape shape list, or arithmetic on literals only
         dtype = "i64" if isinstance(value.const, list) else b.dtype(out)
         b.weight(np.asarray(value.const, dtype=numpy_type(dtype)), f"{op.name}.const", out=out.name)
@@ -63,7 +65,7 @@ def expression(b, op):
 
 
 def _finish(b, op, value, out):
-    target = b.dtype(out)
+    target = out.dtype or value.dtype  # a shape list or a size carries no dtype in the IR
     produced_here = b.nodes and b.nodes[-1].output[0] == value.name and \
         value.name not in {i.name for i in op.inputs}
     if value.dtype != target:
@@ -74,15 +76,27 @@ def _finish(b, op, value, out):
         b.node("Identity", [value.name], out.name)
 
 
+def shape_tensor(b, items: list, operands: list) -> str:
+    """A torch-ordered shape (expression items whose `@i` are `operands`, as
+    shape_lists.reshape_target gives them) as a 1-D int64 tensor: a constant, or the Concat of
+    its items where some follow the input."""
+    value = _Lowerer(b, operands).lower(ex.ListExpr(tuple(items)))
+    return b.const([int(v) for v in value.const], hint="shape") if value.is_const else value.name
+
+
+def _as_int64(b, value) -> str:
+    return value.name if value.dtype == "i64" else b.node("Cast", [value.name], to=onnx_type("i64"))
+
+
 class _Lowerer:
-    def __init__(self, b, op):
-        self.b, self.op = b, op
+    def __init__(self, b, operands):
+        self.b, self.operands = b, operands
 
     def lower(self, node) -> _Value:
         if isinstance(node, ex.Input):
-            if node.index >= len(self.op.inputs):
+            if node.index >= len(self.operands):
                 raise Unsupported(f"@{node.index} has no input operand")
-            operand = self.op.inputs[node.index]
+            operand = self.operands[node.index]
             return _Value(operand.name, self.b.dtype(operand))
         if isinstance(node, ex.Literal):
             if isinstance(node.value, (complex, str)) or node.value is None:
@@ -90,10 +104,21 @@ class _Lowerer:
             return _Value(const=node.value)
         if isinstance(node, ex.ListExpr):
             items = [self.lower(i) for i in node.items]
-            if not all(i.is_const for i in items):
-                raise Unsupported("a list with dynamic elements")
-            return _Value(const=[i.const for i in items])
+            if all(i.is_const for i in items):
+                return _Value(const=[i.const for i in items])
+            return self.int_list(items)
         return self.call(node)
+
+    def int_list(self, items) -> _Value:
+        """A list of sizes some of which are known only at run time: Concat of one-element parts."""
+        b, axes = self.b, self.b.const([0], hint="axes")
+        parts = []
+        for item in items:
+            if item.is_const and (isinstance(item.const, bool) or not isinstance(item.const, int)):
+                raise Unsupported(f"{item.const!r} in a list of sizes")
+            parts.append(b.const([item.const], hint="size") if item.is_const
+                         else b.node("Unsqueeze", [_as_int64(b, item), axes]))
+        return _Value(b.node("Concat", parts, axis=0), "i64")
 
     def call(self, node) -> _Value:
         f = node.func
@@ -116,11 +141,17 @@ class _Lowerer:
     def size(self, node) -> _Value:
         if len(node.args) != 2 or not isinstance(node.args[0], ex.Input):
             raise Unsupported("size() of the whole shape")
-        shape = self.b.shape(self.op.inputs[node.args[0].index])
+        if node.args[0].index >= len(self.operands):
+            raise Unsupported(f"@{node.args[0].index} has no input operand")
+        operand = self.operands[node.args[0].index]
+        shape = self.b.shape(operand)
         dim = self.lower(node.args[1]).const
-        if not isinstance(dim, int) or shape[dim] < 0:
-            raise Unsupported("size() of a dynamic dimension")
-        return _Value(const=shape[dim])
+        if not isinstance(dim, int) or not -len(shape) <= dim < len(shape):
+            raise Unsupported(f"size() of dim {dim!r} of a rank-{len(shape)} tensor")
+        if shape[dim] >= 0:
+            return _Value(const=shape[dim])
+        sizes = self.b.node("Shape", [operand.name])  # read at run time: the dim follows the input
+        return _Value(self.b.node("Gather", [sizes, self.b.const(dim % len(shape), hint="dim")], axis=0), "i64")
 
     # --- nodes -----------------------------------------------------------------------------
     def emit(self, onnx_op, args, dtype, **attrs) -> _Value:

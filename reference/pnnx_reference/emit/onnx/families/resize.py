@@ -3,6 +3,7 @@ see pooling.py); grid_sample -> GridSample; affine_grid -> AffineGrid."""
 from __future__ import annotations
 
 from ....errors import Unsupported
+from ...shape_lists import shape_items
 from ..builder import ints
 from ..pooling import adaptive_average
 from ..registry import LOWERINGS
@@ -58,6 +59,9 @@ def _scales_or_sizes(b, op) -> list[str]:
         scales = [1.0, 1.0] + (factors * (rank - 2) if len(factors) == 1 else factors)
         return ["", b.const(scales, "f32", "scales")]
     out = b.shape(op.outputs[0])
+    computed = op.input("size")
+    if any(d < 0 for d in out[2:]) and computed is not None and shape_items(computed) is not None:
+        return ["", "", computed.name]  # the sizes as the pnnx.Expression computes them at run time
     if any(d < 0 for d in out[2:]):
         size = op.params.get("size")
         if size is None:

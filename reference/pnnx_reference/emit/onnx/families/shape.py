@@ -1,12 +1,14 @@
-"""Shape-only operators: view/reshape/flatten/unflatten -> Reshape (constant shapes), view(dtype)
--> BitCast,
+"""Shape-only operators: view/reshape/flatten/unflatten -> Reshape (constant shapes, or shapes
+computed at run time where they follow the input), view(dtype) -> BitCast,
 permute/transpose/t/movedim -> Transpose, squeeze/unsqueeze -> Squeeze/Unsqueeze."""
 from __future__ import annotations
 
 from ....errors import Unsupported
+from ...shape_lists import reshape_target, shape_items
 from ..builder import axis, int_list
 from ..dtypes import onnx_type
 from ..registry import LOWERINGS
+from .expression import shape_tensor
 
 
 def _reshape(b, op, target: list[int], out: str | None = None):
@@ -21,18 +23,14 @@ def _reshape(b, op, target: list[int], out: str | None = None):
 
 
 def _reshape_to_output(b, op):
-    """Reshape to the output operand's shape; one `?` becomes -1, and a leading `?` that the
-    input has in the same place becomes 0 (copy)."""
-    src, dst = b.shape(op.inputs[0]), b.shape(op.outputs[0])
-    target = []
-    for i, d in enumerate(dst):
-        copy = d < 0 and i < len(src) and src[i] < 0 and src[:i] == dst[:i]
-        target.append(0 if copy else d)
-    if 0 in target and -1 in target:
-        raise Unsupported(f"output shape {dst} has too many unknown dimensions")
-    if target.count(-1) > 1:
-        raise Unsupported(f"output shape {dst} has more than one unknown dimension")
-    b.node("Reshape", [b.x(op), b.const(target, hint="shape")], b.y(op))
+    """Reshape to the output operand's shape; where it follows the input (`?` dims), to the
+    shape computed at run time from the sizes it is made of (shape_lists.reshape_target)."""
+    dst = b.shape(op.outputs[0])
+    if all(d >= 0 for d in dst):
+        _reshape(b, op, dst)
+        return
+    items, operands = reshape_target(op)
+    b.node("Reshape", [b.x(op), shape_tensor(b, items, operands)], b.y(op))
 
 
 @LOWERINGS.register("Tensor.view", "Tensor.reshape", "torch.reshape")
@@ -41,6 +39,9 @@ def reshape(b, op):
         bitcast(b, op)
         return
     shape = op.params.get("shape")
+    if len(op.inputs) > 1 and shape_items(op.inputs[1]) is not None:  # a list of sizes, lowered as a tensor
+        b.node("Reshape", [b.x(op), op.inputs[1].name], b.y(op))
+        return
     if shape is None or len(op.inputs) > 1:
         _reshape_to_output(b, op)
         return

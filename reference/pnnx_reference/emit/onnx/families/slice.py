@@ -53,10 +53,37 @@ def _slice_params(op):
             [p.get("step", 1) or 1], [p.get("select", INT_MAX)])
 
 
+def _tensor_bounds(b, op) -> None:
+    """x[:, a:b] with a bound computed from sizes (an operand, the int a pnnx.Expression gives):
+    one Slice whose starts/ends are read at run time."""
+    if "dims" in op.params:
+        raise Unsupported("a multi-dim slice with bounds given as tensors")
+    rank = b.rank(op.inputs[0])
+    dim = axis(int(op.params.get("dim", 0)), rank)
+    step = op.params.get("step", 1) or 1
+    if not isinstance(step, int) or op.params.get("select", INT_MAX) != INT_MAX:
+        raise Unsupported("a slice bound given as a tensor with a step or select that is no constant int")
+
+    def bound(key: str, default: int) -> str:
+        operand = op.input(key)
+        if operand is None:
+            value = op.params.get(key, default)
+            if not isinstance(value, int) and value is not None:
+                raise Unsupported(f"{key}={value!r} is not a constant int")
+            value = default if value is None else value
+            return b.const([INT64_MAX if value >= INT_MAX else value], hint=f"{key}s")
+        name = operand.name if operand.dtype in (None, "i64") else b.node("Cast", [operand.name], to=onnx_type("i64"))
+        return b.node("Reshape", [name, b.const([1], hint="shape")])
+
+    b.node("Slice", [b.x(op), bound("start", 0), bound("end", INT_MAX), b.const([dim], hint="axes"),
+                     b.const([step], hint="steps")], b.y(op))
+
+
 @LOWERINGS.register("Tensor.slice", "torch.slice_copy")
 def slice_(b, op):
     if len(op.inputs) > 1:
-        raise Unsupported("slice bounds given as tensors")
+        _tensor_bounds(b, op)
+        return
     dims, starts, ends, steps, selects = _slice_params(op)
     rank = b.rank(op.inputs[0])
     dims = [axis(d, rank) for d in dims]

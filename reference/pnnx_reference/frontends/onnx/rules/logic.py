@@ -81,7 +81,7 @@ def cast(ctx):
     return x if x.dtype == dtype else x.to(dtype)
 
 
-@rule("CastLike", produces=("Tensor.to",))
+@rule("CastLike", produces=("Tensor.to",), dtype_only=(1,))
 def cast_like(ctx):
     dtype = ctx.tensor(1).dtype
     value = ctx.x(0)

@@ -1,0 +1,85 @@
+"""Models whose shapes follow the input (each with its two input shapes, as `inputshape2`
+gives them), shared by the emitters' dynamic-shape tests: sizes read with x.size(d), reshape_as,
+flatten of a dynamic input, a resize to another input's size, broadcasts of lower-rank inputs,
+slices whose bounds follow sizes."""
+from __future__ import annotations
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class ReshapeBySizes(nn.Module):
+    def forward(self, x, y, z):
+        x = x.reshape(x.size(0) // 128, y.size(1), -1)
+        z = z.reshape(z.size(0), -1, z.size(3) * 3, z.size(2) // 3)
+        return F.relu(x), F.relu(z)
+
+
+class ReshapeAsFlatten(nn.Module):
+    def forward(self, x, y):
+        return x.reshape_as(y) + 1, torch.flatten(y, 1) * 2
+
+
+class FlattenBatch(nn.Module):
+    def forward(self, x):
+        return torch.flatten(F.relu(x), 1), x.view(x.size(0), x.size(1), -1).unsqueeze(1) * 3
+
+
+class InterpolateToOtherSize(nn.Module):
+    def forward(self, x, y):
+        return F.interpolate(x, size=(y.size(2) * 2, y.size(3) + 3), mode="bilinear", align_corners=False)
+
+
+class BroadcastLowerRank(nn.Module):
+    """Operands of lower rank than the other get outer 1s: a Reshape of dynamic dims."""
+
+    def forward(self, x, y, z):
+        return x + y, y * z, x - z
+
+
+class SliceBySizes(nn.Module):
+    def forward(self, x, y):
+        # -9 is past the start of dim 1 at both shapes (6 and 8): Python clamps it to 0
+        return x[:, :y.size(1)] * 2, x[:, 1:x.size(2) - 1, 2:] + 1, x[..., -3:] - 1, x[:, -9:] * 3
+
+
+class StaticSlicesOfDynamicInput(nn.Module):
+    """Strided and selecting slices of static dims of an input whose batch follows the input."""
+
+    def forward(self, x):
+        return x[:, :, ::2] * 2, x[:, 1] + 1
+
+
+class SameBatchReshapes(nn.Module):
+    """Reshapes that keep dim 0 (the batch the pools want) run per sample."""
+
+    def forward(self, x, y):
+        out0 = x.reshape(x.size(0), x.size(1), -1)
+        out1 = x.reshape_as(y)
+        out2 = torch.flatten(x, 1, 2)
+        return F.max_pool1d(out0, 1), F.max_pool1d(out1, 1), F.max_pool1d(out2, 1)
+
+
+class ReshapeReusingBatch(nn.Module):
+    def forward(self, x):
+        x = F.max_pool2d(x, 1)
+        return F.max_pool1d(x.reshape(x.size(0), x.size(0), -1), 1)
+
+
+MODELS = {
+    "reshape_by_sizes": (ReshapeBySizes, [(256, 5), (1, 2, 3), (2, 4, 6, 10)], [(512, 5), (1, 4, 3), (3, 4, 9, 12)]),
+    "reshape_as_flatten": (ReshapeAsFlatten, [(1, 3, 16), (1, 6, 8)], [(1, 3, 32), (1, 6, 16)]),
+    "flatten_batch": (FlattenBatch, [(2, 3, 4, 5)], [(3, 3, 6, 7)]),
+    "broadcast_lower_rank": (BroadcastLowerRank, [(2, 3, 4, 5), (4, 5), (5,)], [(3, 3, 6, 7), (6, 7), (7,)]),
+    "same_batch_reshapes": (SameBatchReshapes, [(2, 3, 4, 5), (2, 3, 20)], [(4, 3, 6, 7), (4, 3, 42)]),
+    "reshape_reusing_batch": (ReshapeReusingBatch, [(2, 4, 5, 7)], [(4, 4, 5, 7)]),
+    "slice_by_sizes": (SliceBySizes, [(1, 6, 10), (1, 3, 7)], [(1, 8, 14), (1, 5, 7)]),
+    "static_slices_of_dynamic_input": (StaticSlicesOfDynamicInput, [(2, 3, 8)], [(4, 3, 8)]),
+    "interpolate_to_other_size": (InterpolateToOtherSize, [(1, 3, 8, 9), (1, 3, 4, 5)], [(1, 3, 8, 9), (1, 3, 6, 7)]),
+}
+
+
+def inputs_at(shapes, seed):
+    torch.manual_seed(seed)
+    return [torch.rand(*s) for s in shapes]
