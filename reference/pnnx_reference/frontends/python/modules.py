@@ -74,7 +74,7 @@ _EXTRA_ARGS = {nn.LSTM: ("proj_size",), nn.RNN: ("nonlinearity",)}
 
 
 # torchvision modules kept as one operator, under upstream's type
-_TORCHVISION = {"torchvision.ops.deform_conv.DeformConv2d": "torchvision.ops.DeformConv2d"}
+TORCHVISION_LEAVES = {"torchvision.ops.deform_conv.DeformConv2d": "torchvision.ops.DeformConv2d"}
 
 
 def is_leaf(module: nn.Module) -> bool:
@@ -90,7 +90,7 @@ def _qualified(cls: type) -> str:
 def _torchvision_type(cls: type) -> str | None:
     """The type of a torchvision module kept whole: the class itself, not a TorchScript
     module rebuilt under its name (torchscript/rebuilt.py), whose constructor is not known."""
-    name = _TORCHVISION.get(_qualified(cls))
+    name = TORCHVISION_LEAVES.get(_qualified(cls))
     home = sys.modules.get(cls.__module__)
     return name if name is not None and getattr(home, cls.__qualname__, None) is cls else None
 

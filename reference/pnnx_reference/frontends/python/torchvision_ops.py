@@ -29,3 +29,4 @@ def deform_conv2d(args: dict, constant) -> tuple[str, list[tuple[str, torch.Tens
 
 
 RECORDED = {DEFORM_CONV2D: deform_conv2d}
+PRODUCES = ("torchvision.ops.deform_conv2d",)  # the types RECORDED writes
