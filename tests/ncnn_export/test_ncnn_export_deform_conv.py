@@ -145,3 +145,35 @@ def test_a_weight_computed_at_run_time_is_refused_in_one_line(tmp_path):
     inputs = (torch.rand(1, 4, 5, 5), torch.rand(1, 18, 3, 3), torch.rand(6, 4, 3, 3))
     with pytest.raises(UnsupportedOperator, match="ncnn DeformableConv2D takes no weight blob"):
         write_ncnn(capture(Computed(), inputs), tmp_path / "m.ncnn.param", tmp_path / "m.ncnn.bin", tmp_path / "m_ncnn.py")
+
+
+@pytest.mark.parametrize("pads", [[1, 1, 1, 1], [0, 1, 2, 1]])
+def test_an_onnx_deform_conv_reads_as_the_call_and_runs_on_ncnn(tmp_path, pads):
+    """The ONNX door (torch.onnx's DeformConv, opset 19: weight and offset groups as attributes);
+    uneven pads are an F.pad before it."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    from pnnx_reference.api import export_onnx
+
+    rng = np.random.RandomState(0)
+    weight, bias = (rng.rand(6, 2, 3, 3) - 0.5).astype(np.float32), rng.rand(6).astype(np.float32)
+    ho, wo = 8 + pads[0] + pads[2] - 2, 8 + pads[1] + pads[3] - 2
+    shapes = {"x": [1, 4, 8, 8], "offset": [1, 36, ho, wo], "mask": [1, 18, ho, wo]}
+    node = helper.make_node("DeformConv", ["x", "w", "offset", "b", "mask"], ["y"], kernel_shape=[3, 3], pads=pads,
+                            group=2, offset_group=2)
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info(k, TensorProto.FLOAT, s)
+                                            for k, s in shapes.items()],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 6, ho, wo])],
+                              initializer=[numpy_helper.from_array(weight, "w"), numpy_helper.from_array(bias, "b")])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)], ir_version=10), tmp_path / "d.onnx")
+    inputs = [torch.rand(*s, generator=torch.Generator().manual_seed(i)) * (3 if k == "offset" else 1)
+              for i, (k, s) in enumerate(shapes.items())]
+    x = torch.nn.functional.pad(inputs[0], [pads[1], pads[3], pads[0], pads[2]])
+    expected = torchvision.ops.deform_conv2d(x, inputs[1], torch.from_numpy(weight), torch.from_numpy(bias),
+                                             mask=inputs[2])
+    assert_close(run_onnx(tmp_path / "d.onnx", inputs), [expected], FP32, "onnxruntime on the ONNX model itself")
+    export_onnx(str(tmp_path / "d.onnx"), tmp_path, "m", fp16=False)
+    assert _types(tmp_path / "m.pnnx.param").count("torchvision.ops.deform_conv2d") == 1
+    assert_close(run_ncnn(tmp_path / "m", inputs, "fp32"), [expected], FP32, str(pads))
