@@ -91,3 +91,15 @@ def test_mha_matches_torch_in_pnnx_onnx(tmp_path, name):
     result = export(model, tuple(inputs), tmp_path, "m", fp16=False)
     assert not result.unsupported, result.unsupported
     assert_close(run_onnx(tmp_path / "m.pnnx.onnx", inputs), torch_outputs(model, inputs), FP32, name)
+
+
+@pytest.mark.parametrize("average", [True, False])
+def test_the_attention_weights_over_the_appended_keys_in_pnnx_onnx(tmp_path, average):
+    """Both results, the weights (N, L, S + 2) covering the appended keys."""
+    torch.manual_seed(0)
+    model = Result(lambda m, x: (m(x, x, x, average_attn_weights=average),), add_bias_kv=True,
+                   add_zero_attn=True).eval()
+    inputs = [_r(L, N, E)]
+    result = export(model, tuple(inputs), tmp_path, "m", fp16=False)
+    assert "onnx" not in result.unsupported, result.unsupported  # ncnn's layer returns no weights
+    assert_close(run_onnx(tmp_path / "m.pnnx.onnx", inputs), torch_outputs(model, inputs), FP32, "weights")

@@ -85,7 +85,9 @@ def multihead_attention(b, op):
     q, k, v = in_projection(b, op, major, "", e) if "in_proj_weight" in op.attrs else _separate_projections(b, op, major)
     rows = _appended_rows(b, op, e)
     if rows:  # torch appends them to every projected key/value sequence, and a column to the masks
-        k, v = (b.node("Concat", [x] + [_per_sequence(b, x, r, e) for r in part], axis=1) for x, part in zip((k, v), rows))
+        batch = b.shape(op.inputs[0])[0 if p.get("batch_first") else 1]
+        k, v = (b.node("Concat", [x] + [_per_sequence(b, x, r, e, batch) for r in part], axis=1)
+                for x, part in zip((k, v), rows))
         if mask is not None:
             mask = b.node("Pad", [mask, b.const([0] * 7 + [len(rows[0])], hint="pads")])
     inputs = [q, k, v] + ([mask] if mask is not None else [])
@@ -130,7 +132,10 @@ def _appended_rows(b, op, e: int) -> list[list[str]] | None:
     return [keys, values] if keys else None
 
 
-def _per_sequence(b, x: str, row: str, e: int) -> str:
-    """A (1, 1, E) row expanded to (B, 1, E), B read from x at run time."""
-    batch = b.node("Shape", [x], start=0, end=1)
-    return b.node("Expand", [row, b.node("Concat", [batch, b.const([1, e], hint="shape")], axis=0)])
+def _per_sequence(b, x: str, row: str, e: int, batch: int) -> str:
+    """A (1, 1, E) row expanded to (B, 1, E); B read from x at run time when not known (a
+    constant shape lets the checker infer the attention weights' columns)."""
+    if batch > 0:
+        return b.node("Expand", [row, b.const([batch, 1, e], hint="shape")])
+    size = b.node("Shape", [x], start=0, end=1)
+    return b.node("Expand", [row, b.node("Concat", [size, b.const([1, e], hint="shape")], axis=0)])
