@@ -142,7 +142,9 @@ def case_id(op: str, variant: str) -> str:
 # --- source rendering ------------------------------------------------------------------
 def render_source(init_lines: Sequence[str], n_inputs: int, body_lines: Sequence[str]) -> str:
     args = ", ".join(["self"] + [f"x{i}" for i in range(n_inputs)])
-    lines = [HEADER, "", "class Model(nn.Module):", "    def __init__(self):",
+    uses_torchvision = any("torchvision." in ln for ln in list(init_lines) + list(body_lines))
+    lines = [HEADER + ("import torchvision\n" if uses_torchvision else ""), "", "class Model(nn.Module):",
+             "    def __init__(self):",
              "        super().__init__()"]
     lines += [f"        {ln}" for ln in init_lines]
     lines += ["", f"    def forward({args}):"]

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-TABLES = ("nn", "F", "Tensor", "torch", "onnx")
+TABLES = ("nn", "F", "Tensor", "torch", "onnx", "torchvision")
 
 
 @dataclass(frozen=True)

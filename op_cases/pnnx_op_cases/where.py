@@ -217,8 +217,17 @@ def _produced_by(reg: Registry, op: str, spelled: str = "", keys=None):
 
 
 def _python_capture(op: str):
-    """The Python API records a standard module whole, a function call by its API path."""
-    from pnnx_reference.frontends.python import leaves, modules, naming, tracer
+    """The Python API records a standard module whole, a function call by its API path, and a
+    registered operator as the call that makes it (the .pt and .pt2 doors run their nodes through
+    that recording)."""
+    from pnnx_reference.frontends.python import customop, leaves, modules, naming, torchvision_ops, tracer
+
+    if op in modules.TORCHVISION_LEAVES.values():
+        yield Piece("frontends", _method_where(leaves.Leaves, "leave"),
+                    "Python API: a torchvision module is captured whole (leaf)", ("python",))
+    if op in torchvision_ops.PRODUCES:
+        yield Piece("frontends", where_defined(customop.record_as_api_call),
+                    "Python API: the registered operator is recorded as this call", ("python", ".pt", ".pt2"))
 
     if op.startswith("nn."):
         cls = getattr(importlib.import_module("torch.nn"), op[len("nn."):], None)

@@ -297,18 +297,39 @@ class ZeroAttn(nn.Module):
         return self.m(q, k, v)
 
 
-def test_a_module_that_cannot_be_rebuilt_is_replayed_from_its_own_graph():
-    """nn.MultiheadAttention(add_zero_attn=True): nothing in its state tells the flag, so the
-    rebuilt module does not reproduce the traced one; its own graph is replayed instead, its
-    children called as the trace recorded them."""
+def test_add_zero_attn_is_read_from_the_graph():
+    """nn.MultiheadAttention(add_zero_attn=True): no state tells the flag; the zero key/value
+    row the forward concatenates does, so the module is rebuilt whole."""
     torch.manual_seed(0)
     model = ZeroAttn().eval()
     x = _seq(5, 2, 8)
     rebuilt = rebuild(traced(model, [x, x, x]))
     with torch.no_grad():
         torch.testing.assert_close(rebuilt(x, x, x), model(x, x, x))
-    graph = capture(rebuilt, (x, x, x))
-    assert "nn.MultiheadAttention" not in {op.type for op in graph.ops}
+    op = next(op for op in capture(rebuilt, (x, x, x)).ops if op.type == "nn.MultiheadAttention")
+    assert op.params["add_zero_attn"] is True
+
+
+class PatchedReLU(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.m = nn.ReLU()
+        self.m.forward = lambda x: x * 2 + 1  # the class says ReLU, the trace says otherwise
+
+    def forward(self, x):
+        return self.m(x)
+
+
+def test_a_module_that_cannot_be_rebuilt_is_replayed_from_its_own_graph():
+    """A standard module whose forward was replaced: the rebuilt nn.ReLU does not reproduce
+    the traced one, so its own graph is replayed instead."""
+    model = PatchedReLU().eval()
+    x = _seq(5, 2, 8)
+    rebuilt = rebuild(traced(model, [x]))
+    with torch.no_grad():
+        torch.testing.assert_close(rebuilt(x), model(x))
+    graph = capture(rebuilt, (x,))
+    assert "nn.ReLU" not in {op.type for op in graph.ops}
 
 
 class UnevenChunks(nn.Module):

@@ -1,6 +1,8 @@
 """Attention and Transformer modules (small: d_model 8, 2 heads, feed-forward 16)."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..builders import bools, module_case, rand
 from ..registry import family
 
@@ -31,6 +33,14 @@ def multihead_attention():
     yield case("nobias", ", bias=False", [SRC], call="self.m(x0, x0, x0)")
     yield case("add_bias_kv", ", add_bias_kv=True", [SRC], call="self.m(x0, x0, x0)")
     yield case("add_zero_attn", ", add_zero_attn=True", [SRC], call="self.m(x0, x0, x0)")
+    yield case("bias_kv_zero_attn_kdim_vdim", ", add_bias_kv=True, add_zero_attn=True, kdim=6, vdim=5",
+               [TGT, rand(S, N, 6), rand(S, N, 5)], call="self.m(x0, x1, x2)", ret="y[0]")
+    yield case("bias_kv_zero_attn_causal", ", add_bias_kv=True, add_zero_attn=True", [SRC], pre=CAUSAL.format(n=S),
+               call="self.m(x0, x0, x0, attn_mask=m0)", ret="y[0]")
+    yield case("bias_kv_key_padding_mask", ", add_bias_kv=True, batch_first=True", [SRC_BF],
+               pre=f"m0 = torch.arange({S}).unsqueeze(0) >= torch.tensor([[{S}], [{S - 2}]])",
+               call="self.m(x0, x0, x0, key_padding_mask=m0)", ret="y[0]")
+    yield from _two_lengths(case)
     yield case("no_weights", "", [SRC], call="self.m(x0, x0, x0, need_weights=False)", ret="y[0]")
     yield case("per_head_weights", "", [SRC],
                call="self.m(x0, x0, x0, average_attn_weights=False)")
@@ -47,6 +57,19 @@ def multihead_attention():
     yield module_case(op, "e12_h4", "nn.MultiheadAttention(12, 4)", [rand(S, N, 12)],
                       call="self.m(x0, x0, x0)", ret=both)
     yield case("unbatched", "", [rand(S, E)], call="self.m(x0, x0, x0)", tags={"unbatched"})
+
+
+def _two_lengths(case):
+    """add_bias_kv / add_zero_attn with sequences whose lengths change (`inputshape2`): the
+    appended key rows follow the source length."""
+    for variant, args in (("bias_kv_zero_attn", ", add_bias_kv=True, add_zero_attn=True"),
+                          ("bias_kv_kdim_vdim_bf", ", add_bias_kv=True, kdim=6, vdim=5, batch_first=True")):
+        cross = "kdim" in args
+        inputs = [rand(N, T, E), rand(N, S, 6), rand(N, S, 5)] if cross else [SRC]
+        inputs2 = [rand(N, T + 2, E), rand(N, S + 3, 6), rand(N, S + 3, 5)] if cross else [rand(S + 3, N, E)]
+        c = case(f"dyn_{variant}", args, inputs, call="self.m(x0, x1, x2)" if cross else "self.m(x0, x0, x0)",
+                 ret="y[0]")
+        yield replace(c, inputs2=tuple(inputs2), tags=c.tags | {"dynamic"})
 
 
 def _layer_args(extra=""):

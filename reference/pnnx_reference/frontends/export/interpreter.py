@@ -10,6 +10,7 @@ from torch.fx.node import map_arg
 
 from ...errors import ConversionError
 from .. import aten
+from ..python import naming
 from . import nodes as fx
 
 
@@ -38,6 +39,8 @@ def run_node(node, env: dict):
     if isinstance(target, HigherOrderOperator):
         raise ConversionError(f"exported program node {node.name}: {target.name()} (control flow or a "
                               f"wrapped region) is not supported; export a model without torch.cond/while_loop")
+    if isinstance(target, OpOverload) and naming.is_custom_op(target):  # recorded as the .pt door does
+        return target(*map_arg(node.args, value), **map_arg(node.kwargs, value))
     if isinstance(target, OpOverload):
         raise ConversionError(f"exported program node {node.name}: {target} is not an aten operator "
                               f"PNNX knows")

@@ -10,6 +10,7 @@ import torch
 import torch.nn as nn
 
 from ...errors import ConversionError, UsageError
+from ..torchscript.loader import names_torchvision, register_torchvision_ops
 from .dynamic import check_sizes, second_inputs
 from .program import ProgramModule, flat_inputs
 from .refusal import quiet
@@ -27,6 +28,8 @@ def load(path):
     path = Path(path)
     if not path.is_file():
         raise UsageError(f"{path}: no such file")
+    if names_torchvision(path, lambda name: "/models/" in name and name.endswith(".json")):
+        register_torchvision_ops(path)  # the program's nodes name torch.ops.torchvision.*
     logged: list[logging.LogRecord] = []
     try:
         with quiet(), _kept_records("torch.export", logged):  # torch logs the error, then its fallback's

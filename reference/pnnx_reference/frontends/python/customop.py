@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import torch
 
-from . import naming
+from . import naming, torchvision_ops
 from .recorder import Recorder, tensors_in
 
 
@@ -13,6 +13,9 @@ def record(rec: Recorder, func, args, kwargs):
     result = func(*args, **kwargs)
     schema = naming.custom_op_schema(func)
     bound = list(args) + [kwargs[a.name] for a in schema.arguments[len(args):] if a.name in kwargs]
+    recorded = torchvision_ops.RECORDED.get(naming.custom_op_type(func))
+    if recorded is not None and len(bound) == len(schema.arguments):
+        return record_as_api_call(rec, recorded, dict(zip((a.name for a in schema.arguments), bound)), result)
     inputs, inputnames, params = [], [], {}
     for j, value in enumerate(bound):
         if isinstance(value, torch.Tensor):
@@ -21,4 +24,12 @@ def record(rec: Recorder, func, args, kwargs):
         else:
             params[f"arg_{j}"] = rec.param(naming.custom_op_type(func), f"arg_{j}", value)
     rec.add(naming.custom_op_type(func), inputs, inputnames, params, tensors_in(result))
+    return result
+
+
+def record_as_api_call(rec: Recorder, recorded, args: dict, result):
+    """A registered operator written as the Python API call that makes it (torchvision_ops)."""
+    with rec.quiet():
+        op_type, named, params = recorded(args, lambda t: rec.operand_of(t) not in rec.dynamic)
+    rec.add(op_type, [rec.operand_of(t) for _, t in named], [n for n, _ in named], params, [result])
     return result

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import sys
 
 import torch
 import torch.nn as nn
@@ -72,9 +73,26 @@ _STORED_ARGS = {
 _EXTRA_ARGS = {nn.LSTM: ("proj_size",), nn.RNN: ("nonlinearity",)}
 
 
+# torchvision modules kept as one operator, under upstream's type
+TORCHVISION_LEAVES = {"torchvision.ops.deform_conv.DeformConv2d": "torchvision.ops.DeformConv2d"}
+
+
 def is_leaf(module: nn.Module) -> bool:
     """Standard torch.nn modules (not containers) stay one operator."""
-    return is_leaf_class(plain_class(module))
+    cls = plain_class(module)
+    return is_leaf_class(cls) or _torchvision_type(cls) is not None
+
+
+def _qualified(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _torchvision_type(cls: type) -> str | None:
+    """The type of a torchvision module kept whole: the class itself, not a TorchScript
+    module rebuilt under its name (torchscript/rebuilt.py), whose constructor is not known."""
+    name = TORCHVISION_LEAVES.get(_qualified(cls))
+    home = sys.modules.get(cls.__module__)
+    return name if name is not None and getattr(home, cls.__qualname__, None) is cls else None
 
 
 def is_leaf_class(cls: type) -> bool:
@@ -111,8 +129,8 @@ def _computed_weights(module: nn.Module) -> tuple[list[str], set[str]]:
 def module_type(module: nn.Module, *, custom: bool = False) -> str:
     cls = plain_class(module)
     if custom:
-        return f"{cls.__module__}.{cls.__qualname__}"
-    return f"nn.{cls.__name__}"
+        return _qualified(cls)
+    return _torchvision_type(cls) or f"nn.{cls.__name__}"
 
 
 @functools.lru_cache(maxsize=None)

@@ -39,8 +39,8 @@ def read(path) -> TracedFile:
     path = Path(path)
     if not path.is_file():
         raise UsageError(f"{path}: no such file")
-    if _names_torchvision(path):
-        _register_torchvision_ops(path)
+    if names_torchvision(path):
+        register_torchvision_ops(path)
     archive.check(path)
     try:
         with warnings.catch_warnings():
@@ -106,12 +106,16 @@ def _group(argument) -> tuple[str, int] | None:
     return None
 
 
-def _names_torchvision(path: Path) -> bool:
-    """Whether the archive's TorchScript code calls torchvision's operators."""
+def _is_code(name: str) -> bool:
+    return "/code/" in name and name.endswith(".py")
+
+
+def names_torchvision(path: Path, is_code=_is_code) -> bool:
+    """Whether the archive's code (TorchScript's by default) calls torchvision's operators."""
     try:
         with zipfile.ZipFile(path) as archive:
             for info in archive.infolist():
-                if "/code/" in info.filename and info.filename.endswith(".py") and info.file_size < _CODE_LIMIT:
+                if is_code(info.filename) and info.file_size < _CODE_LIMIT:
                     if b"ops.torchvision." in archive.read(info):
                         return True
     except (zipfile.BadZipFile, OSError, RuntimeError, ValueError):
@@ -119,6 +123,6 @@ def _names_torchvision(path: Path) -> bool:
     return False
 
 
-def _register_torchvision_ops(path: Path) -> None:
+def register_torchvision_ops(path: Path) -> None:
     # importing torchvision registers torchvision::deform_conv2d, roi_align, nms, ...
     optional.require("torchvision", f"{path}: loading a model that calls torchvision operators")

@@ -200,6 +200,7 @@ def _attention_dims(script) -> dict:
     if native is not None:  # the fused fast path (traced under no_grad) names its head count
         heads = schema.named_constants(native).get("num_head")
         return {**out, "batch_first": True, **({"num_heads": heads} if isinstance(heads, int) else {})}
+    out["add_zero_attn"] = any(n.kind() == "aten::zeros" and _concatenated(n.output()) for n in graph.nodes())
     for node in graph.nodes():
         if node.kind() in ("aten::mul", "aten::div") and node.inputsAt(1).node().kind() == "prim::Constant":
             scale = schema.constant_value(node.inputsAt(1))
@@ -217,6 +218,13 @@ def _attention_dims(script) -> dict:
     out["batch_first"] = any(value.uses() and value.uses()[0].user.kind() == "aten::transpose"
                              for value in list(graph.inputs())[1:])
     return out
+
+
+def _concatenated(value) -> bool:
+    """Whether `value` is one of the tensors an aten::cat joins: add_zero_attn's zero key/value
+    row, which no state tells."""
+    lists = [u.user for u in value.uses() if u.user.kind() == "prim::ListConstruct"]
+    return any(u.user.kind() == "aten::cat" for lst in lists for u in lst.output().uses())
 
 
 _TRANSFORMERS = (nn.TransformerEncoderLayer, nn.TransformerDecoderLayer, nn.Transformer)

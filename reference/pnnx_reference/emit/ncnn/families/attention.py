@@ -63,8 +63,6 @@ MASK_FILL = -65504.0  # a masked score: fp16-finite, so no inf - inf in fp16 ari
 
 
 def _check_multihead(ctx: Context, op) -> None:
-    if param(op, "add_bias_kv", False) or param(op, "add_zero_attn", False):
-        raise Unsupported("add_bias_kv / add_zero_attn have no ncnn equivalent")
     if len(op.outputs) > 1 and op.outputs[1].consumers:
         raise Unsupported("the attention weights output is used: ncnn returns only the result")
     if any(ctx.rank(x) != 2 for x in op.inputs[:3]):
@@ -116,25 +114,72 @@ def _mask_data(ctx: Context, op, data: np.ndarray, batch_axis) -> str:
     return batched
 
 
+def _appended_keys(op, embed: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """The projected key and value rows torch appends to every sequence: bias_k / bias_v
+    (add_bias_kv), then zeros (add_zero_attn)."""
+    keys, values = [], []
+    if param(op, "add_bias_kv", False):
+        keys.append(op.attrs["bias_k"].to_numpy().astype(np.float32).reshape(embed))
+        values.append(op.attrs["bias_v"].to_numpy().astype(np.float32).reshape(embed))
+    if param(op, "add_zero_attn", False):
+        keys.append(np.zeros(embed, np.float32))
+        values.append(np.zeros(embed, np.float32))
+    return keys, values
+
+
+def _with_unit_rows(ctx: Context, x, n: int) -> str:
+    """The (S, d) input with n zero columns and n rows of those columns' unit vectors appended."""
+    d = ctx.shape(x)[-1]
+    padded, out, units = ctx.temp(x.name), ctx.temp(x.name), ctx.temp(x.name)
+    ctx.emit("Padding", "append_columns", [ctx.blob(x)], [padded], {3: n, 4: 0, 5: 0.0})
+    data = np.concatenate([np.zeros((n, d), np.float32), np.eye(n, dtype=np.float32)], axis=1)
+    ctx.emit("MemoryData", "appended_rows", [], [units], dims_params([n, d + n]), [Weight(data.reshape(-1), tagged=False)])
+    ctx.emit("Concat", "append_rows", [padded, units], [out], {0: 0})
+    return out
+
+
+def _widened(weight: np.ndarray, bias: np.ndarray, rows: list[np.ndarray]) -> np.ndarray:
+    """The projection weight with a column per appended row, (row - bias): unit row j projects
+    to rows[j], the others as before (plus exact zeros)."""
+    return np.concatenate([weight, np.stack([r - bias for r in rows], axis=1)], axis=1)
+
+
+def _padded_mask(ctx: Context, op, mask: str, n: int) -> str:
+    """A (L, S) score mask over n more keys that every query attends."""
+    out = ctx.temp(op.outputs[0].name)
+    ctx.emit("Padding", "mask_columns", [mask], [out], {3: n, 4: 0, 5: 0.0})
+    return out
+
+
 @LOWERINGS.register("nn.MultiheadAttention", batch=SEQUENCE, sequence_axes=sequence_axes,
                     bool_operands=True)
 def multihead_attention(ctx: Context, op) -> None:
+    """add_bias_kv / add_zero_attn: torch appends projected key/value rows to each sequence
+    (and a column to the masks); ncnn's layer projects its inputs itself, so they come in as
+    unit input rows that the widened key/value weights project to them."""
     _check_multihead(ctx, op)
     embed, heads = int(param(op, "embed_dim")), int(param(op, "num_heads"))
     weights, biases = _projections(op, embed)
+    q, k, v = op.inputs[:3]
+    inputs = [ctx.blob(x) for x in ([q] if q is k is v else [q, k] if k is v else [q, k, v])]
+    keys, values = _appended_keys(op, embed)
+    if keys:
+        key = _with_unit_rows(ctx, k, len(keys))
+        value = key if k is v else _with_unit_rows(ctx, v, len(keys))
+        inputs = [inputs[0], key] if k is v else [inputs[0], key, value]
+        weights[1] = _widened(weights[1], biases[1], keys)
+        weights[2] = _widened(weights[2], biases[2], values)
     out_w = op.attrs["out_proj.weight"].to_numpy().astype(np.float32, copy=False)
     out_b = op.attrs["out_proj.bias"].to_numpy().astype(np.float32, copy=False) if "out_proj.bias" in op.attrs \
         else np.zeros(embed, np.float32)
     blobs = []
     for w, b in zip(weights + [out_w], biases + [out_b]):
         blobs += [Weight(w.reshape(-1), tagged=True), Weight(b.reshape(-1), tagged=False)]
-    q, k, v = op.inputs[:3]
-    inputs = [ctx.blob(x) for x in ([q] if q is k is v else [q, k] if k is v else [q, k, v])]
     p = {0: embed, 1: heads, 2: embed * embed, 3: int(weights[1].shape[1]), 4: int(weights[2].shape[1]),
          6: 1.0 / math.sqrt(embed // heads)}
     mask = _additive_mask(ctx, op, q, k)
     if mask is not None:
-        inputs.append(mask)
+        inputs.append(_padded_mask(ctx, op, mask, len(keys)) if keys else mask)
         p[5] = 1
     ctx.emit("MultiHeadAttention", "attention", inputs, [op.outputs[0].name], p, blobs)
 

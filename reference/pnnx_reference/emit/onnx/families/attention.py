@@ -6,6 +6,8 @@ nn.MultiheadAttention -> input projections (MatMul/Add) + Attention + output pro
 (an unbatched (L, E) as a batch_first batch of one, see unbatched.py)."""
 from __future__ import annotations
 
+import numpy as np
+
 from ....errors import Unsupported
 from ..attention_blocks import batch_major, in_projection, projection, score_mask, sequence_output
 from ..registry import LOWERINGS
@@ -71,8 +73,6 @@ def multihead_attention(b, op):
     e, heads = int(p["embed_dim"]), int(p["num_heads"])
     if b.opset < 23:
         raise Unsupported("Attention needs opset 23")
-    if p.get("add_bias_kv") or p.get("add_zero_attn") or "in_proj_weight" not in op.attrs:
-        raise Unsupported("add_bias_kv, add_zero_attn or separate kdim/vdim projections")
     masks = [op.input(name) for name in ("attn_mask", "key_padding_mask")]
     if len(op.inputs) > 3 and len(op.inputs) - 3 != sum(m is not None for m in masks):
         raise Unsupported("attention masks given by position")
@@ -81,7 +81,15 @@ def multihead_attention(b, op):
     names = [o.name for o in op.inputs[:3]] if len(op.inputs) >= 3 else [b.x(op)] * 3
     mask = score_mask(b, *masks, op.inputs[0], op.inputs[1] if len(op.inputs) > 1 else op.inputs[0],
                       bool(p.get("batch_first")))
-    q, k, v = in_projection(b, op, batch_major(b, op, names), "", e)
+    major = batch_major(b, op, names)
+    q, k, v = in_projection(b, op, major, "", e) if "in_proj_weight" in op.attrs else _separate_projections(b, op, major)
+    rows = _appended_rows(b, op, e)
+    if rows:  # torch appends them to every projected key/value sequence, and a column to the masks
+        batch = b.shape(op.inputs[0])[0 if p.get("batch_first") else 1]
+        k, v = (b.node("Concat", [x] + [_per_sequence(b, x, r, e, batch) for r in part], axis=1)
+                for x, part in zip((k, v), rows))
+        if mask is not None:
+            mask = b.node("Pad", [mask, b.const([0] * 7 + [len(rows[0])], hint="pads")])
     inputs = [q, k, v] + ([mask] if mask is not None else [])
     weights = op.outputs[1] if len(op.outputs) > 1 and op.outputs[1].consumers else None
     if weights is None:
@@ -95,3 +103,39 @@ def multihead_attention(b, op):
         else:
             b.node("ReduceMean", [probs, b.const([1], hint="axes")], weights.name, keepdims=0)
     sequence_output(b, op, projection(b, op, att, "out_proj."))
+
+
+def _separate_projections(b, op, names: list[str]) -> list[str]:
+    """Q, K, V projections with their own weights (kdim / vdim differ from embed_dim)."""
+    e = int(op.params["embed_dim"])
+    bias = b.attr(op, "in_proj_bias") if "in_proj_bias" in op.attrs else None
+    out = []
+    for i, (name, key) in enumerate(zip(names, "qkv")):
+        y = b.node("MatMul", [name, b.weight(b.attr(op, f"{key}_proj_weight").T, f"{op.name}.{key}_proj_weight")])
+        if bias is not None:
+            y = b.node("Add", [y, b.weight(bias[i * e:(i + 1) * e], f"{op.name}.b{key}")])
+        out.append(y)
+    return out
+
+
+def _appended_rows(b, op, e: int) -> list[list[str]] | None:
+    """[key rows, value rows] torch appends: bias_k / bias_v (add_bias_kv), then zeros
+    (add_zero_attn), each a (1, 1, E) constant; None when neither."""
+    keys, values = [], []
+    if op.params.get("add_bias_kv"):
+        keys.append(b.attr_weight(op, "bias_k"))
+        values.append(b.attr_weight(op, "bias_v"))
+    if op.params.get("add_zero_attn"):
+        zero = b.weight(np.zeros((1, 1, e), np.float32), f"{op.name}.zero_attn")
+        keys.append(zero)
+        values.append(zero)
+    return [keys, values] if keys else None
+
+
+def _per_sequence(b, x: str, row: str, e: int, batch: int) -> str:
+    """A (1, 1, E) row expanded to (B, 1, E); B read from x at run time when not known (a
+    constant shape lets the checker infer the attention weights' columns)."""
+    if batch > 0:
+        return b.node("Expand", [row, b.const([batch, 1, e], hint="shape")])
+    size = b.node("Shape", [x], start=0, end=1)
+    return b.node("Expand", [row, b.node("Concat", [size, b.const([1, e], hint="shape")], axis=0)])

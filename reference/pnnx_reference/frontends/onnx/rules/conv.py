@@ -7,6 +7,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from .... import optional
 from .table import RULES
 from .common import ints_attr, spatial_rank
 
@@ -169,3 +170,21 @@ def causal_conv_with_state(ctx):
         y = F.silu(y)
     state = x[:, :, x.shape[2] - (k - 1):]
     return [y, state][:len(ctx.node.outputs)]
+
+
+@rule("DeformConv", produces=("torchvision.ops.deform_conv2d", "F.pad"))
+def deform_conv(ctx):
+    """torchvision.ops.deform_conv2d, which takes the weight groups from the weight's shape and
+    the offset groups from the offset's (the node's group / offset_group say the same)."""
+    x, w, n, kernel, strides, dilations, group = _window(ctx)
+    if n != 2:
+        ctx.fail(f"DeformConv over {n} spatial dims has no PyTorch operator (torchvision's is 2-d)")
+    optional.require("torchvision", "reading an ONNX DeformConv (torchvision.ops.deform_conv2d)")
+    import torchvision
+
+    pads = ints_attr(ctx, "pads", 4, 0)
+    if pads[:2] != pads[2:]:
+        x, pads = F.pad(x, torch_pad(pads)), [0] * 4
+    bias, mask = (ctx.tensor(i) if ctx.has(i) else None for i in (3, 4))
+    return torchvision.ops.deform_conv2d(x, ctx.tensor(2), w, bias, tuple(strides), tuple(pads[:2]),
+                                         tuple(dilations), mask)
