@@ -177,7 +177,8 @@ class UpUnbatchedConv(nn.Module):
 class UpNormNoAffine(nn.Module):
     def __init__(self):
         super().__init__()
-        self.register_buffer("mean", torch.zeros(4)); self.register_buffer("var", torch.ones(4))
+        self.register_buffer("mean", torch.zeros(4))
+        self.register_buffer("var", torch.ones(4))
     def forward(self, x):
         x = F.group_norm(F.layer_norm(x, (3, 3)), 2)
         return F.batch_norm(x, self.mean, self.var, training=False)
@@ -189,7 +190,8 @@ class UpBatchNorm(nn.Module):
 class UpInstanceNorm(nn.Module):
     def __init__(self):
         super().__init__()
-        self.a = nn.InstanceNorm2d(4, affine=True); self.b = nn.InstanceNorm2d(4, affine=True, track_running_stats=True)
+        self.a = nn.InstanceNorm2d(4, affine=True)
+        self.b = nn.InstanceNorm2d(4, affine=True, track_running_stats=True)
     def forward(self, x):
         return self.a(x), self.b(x)
 
