@@ -197,25 +197,29 @@ class UpInstanceNorm(nn.Module):
 
 class UpMhaMask(nn.Module):
     def __init__(self):
-        super().__init__(); self.attn = nn.MultiheadAttention(4, 2)
+        super().__init__()
+        self.attn = nn.MultiheadAttention(4, 2)
     def forward(self, x, mask):
         return self.attn(x, x, x, attn_mask=mask, need_weights=False)[0]
 
 class UpMhaUnbatched(nn.Module):
     def __init__(self):
-        super().__init__(); self.attn = nn.MultiheadAttention(4, 2)
+        super().__init__()
+        self.attn = nn.MultiheadAttention(4, 2)
     def forward(self, x):
         return self.attn(x, x, x, need_weights=False)[0]
 
 class UpMhaExtra(nn.Module):
     def __init__(self):
-        super().__init__(); self.attn = nn.MultiheadAttention(4, 2, add_bias_kv=True, add_zero_attn=True)
+        super().__init__()
+        self.attn = nn.MultiheadAttention(4, 2, add_bias_kv=True, add_zero_attn=True)
     def forward(self, x):
         return self.attn(x, x, x, need_weights=False)[0]
 
 class UpSdpa(nn.Module):
     def __init__(self, **kw):
-        super().__init__(); self.kw = kw
+        super().__init__()
+        self.kw = kw
     def forward(self, q, k, v, *mask):
         return F.scaled_dot_product_attention(q, k, v, *mask, **self.kw)
 
@@ -246,15 +250,19 @@ class UpUpsample(nn.Module):
 
 class UpLstmProj(nn.Module):
     def __init__(self):
-        super().__init__(); self.lstm = nn.LSTM(3, 4, proj_size=2, bias=False)
+        super().__init__()
+        self.lstm = nn.LSTM(3, 4, proj_size=2, bias=False)
     def forward(self, x, h, c):
-        y, (h, c) = self.lstm(x, (h, c)); return y, h, c
+        y, (h, c) = self.lstm(x, (h, c))
+        return y, h, c
 
 class UpLstmUnbatched(nn.Module):
     def __init__(self):
-        super().__init__(); self.lstm = nn.LSTM(3, 4, bias=False)
+        super().__init__()
+        self.lstm = nn.LSTM(3, 4, bias=False)
     def forward(self, x):
-        y, (h, c) = self.lstm(x); return y, h, c
+        y, (h, c) = self.lstm(x)
+        return y, h, c
 
 
 UPSTREAM_TEST_MODELS = {
