@@ -156,14 +156,15 @@ def _capture(model, inputs, inputs2, input_shapes, input_shapes2, input_types, o
         model.to(_device(device)).eval()  # converted for inference, as upstream expects
     try:
         given = _unwritten(args)
-        captured = trace(model, args, moduleop=moduleop, allow_value_dependent=allow_value_dependent)
+        captured = _checked_trace(model, args, given, moduleop=moduleop, allow_value_dependent=allow_value_dependent)
         runs = [selfcheck.Run("example", given, selfcheck.traced_outputs(captured.graph, captured.values),
                               captured.values)]
         notes = captured.value_dependent
         if inputs2 is not None or input_shapes2 is not None:
             args2 = _resolve_inputs(inputs2, input_shapes2, input_types, device)
             given2 = _unwritten(args2)
-            second = trace(model, args2, moduleop=moduleop, allow_value_dependent=allow_value_dependent)
+            second = _checked_trace(model, args2, given2, moduleop=moduleop,
+                                    allow_value_dependent=allow_value_dependent)
             captured = merge_shapes(captured, second)
             runs.append(selfcheck.Run("inputshape2", given2,
                                       selfcheck.traced_outputs(second.graph, second.values),
@@ -176,6 +177,21 @@ def _capture(model, inputs, inputs2, input_shapes, input_shapes2, input_types, o
     _optimise_bodies(captured, optlevel)
     graph = run_passes(captured.graph, optlevel, PassContext(captured.values, [r.values for r in runs if r.values is not captured.values]))
     return _Captured(graph, runs, random, notes)
+
+
+def _checked_trace(model, args, given: list, **options):
+    """trace(); a module rebuilt from TorchScript checks the capture against its original
+    (frontends.torchscript.rebuilt.Replay.checked_capture)."""
+    checked = getattr(model, "checked_capture", None)
+    if checked is None:
+        return trace(model, args, **options)
+    return checked(lambda: trace(model, args, **options), given, _compared_outputs)
+
+
+def _compared_outputs(captured) -> list:
+    """The traced outputs, None for those that depend on a random operator."""
+    random = selfcheck.random_outputs(captured.graph)
+    return [None if i in random else v for i, v in enumerate(selfcheck.traced_outputs(captured.graph, captured.values))]
 
 
 def _aligned_values(first, second) -> dict[Operand, object]:

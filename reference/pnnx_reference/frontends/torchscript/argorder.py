@@ -2,9 +2,15 @@
 Tracing orders a submodule's inputs by first use, not by the Python signature
 (`nn.RNNCell(x, h)` may be traced as forward(h, x)): we look for the argument order that
 reproduces the original's result. None means no order does (constructor arguments were
-misread): the caller then replays the original graph instead."""
+misread): the caller then replays the original graph instead.
+
+Within `unprobed()` (a whole-model capture, rebuilt.Replay.checked_capture) a call only one
+order fits goes unprobed: the whole model's result is checked against the original's once,
+and on a difference the capture runs again, probing every call."""
 from __future__ import annotations
 
+import contextlib
+import functools
 import inspect
 import itertools
 
@@ -123,6 +129,45 @@ def _unpool_size(module) -> list | None:
     return None
 
 
+_UNPROBED: list = []  # while unprobed() runs: a list of the modules whose calls went unprobed
+
+
+@contextlib.contextmanager
+def unprobed():
+    """Unambiguous calls go unprobed within; yields the list of the modules they called."""
+    skipped: list = []
+    _UNPROBED.append(skipped)
+    try:
+        yield skipped
+    finally:
+        _UNPROBED.pop()
+
+
+def _one_call(module, script, args: tuple, method: str) -> bool:
+    """Whether one call only can be the traced one: a single tensor argument, a module whose
+    forward takes exactly one (no masks, packed states, repeats or guessed sizes) and a
+    traced method that returns one tensor."""
+    if len(args) != 1 or not isinstance(args[0], torch.Tensor) or not _single_input(type(module)):
+        return False
+    if getattr(module, "return_indices", False):
+        return False
+    outputs = list(script._c._get_method(method).graph.outputs())
+    return len(outputs) == 1 and isinstance(outputs[0].type(), torch._C.TensorType)
+
+
+@functools.lru_cache(maxsize=None)
+def _single_input(cls) -> bool:
+    if any(issubclass(cls, c) for c in (*_PACKED_STATE, *_PACKED_SIZES, *_ARITY, *_CAUSAL_SLOT)) or \
+            issubclass(cls, (torch.nn.modules.pooling._MaxUnpoolNd, torch.nn.modules.instancenorm._InstanceNorm)):
+        return False
+    parameters = list(inspect.signature(cls.forward).parameters.values())[1:]
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in parameters):
+        return False
+    tensors = [p for p in parameters if p.default is inspect.Parameter.empty or p.name.endswith("mask")
+               or p.name in _OPTIONAL_TENSORS]
+    return len(tensors) == 1
+
+
 def python_args(module, args: tuple, method: str = "forward") -> tuple[tuple, dict, list[int] | None] | None:
     """The arguments in the order (and nesting) the module's Python forward takes them, the
     keyword arguments the traced call passed, and where each of the traced results is among
@@ -133,6 +178,9 @@ def python_args(module, args: tuple, method: str = "forward") -> tuple[tuple, di
     fill_unknown(module, args)
     if script is None:
         return _pack(module, args), {}, None
+    if _UNPROBED and _one_call(module, script, args, method):
+        _UNPROBED[-1].append(module)
+        return args, {}, None
     with torch._C.DisableTorchFunction(), torch.no_grad():  # unseen by the tracer
         expected = flat(getattr(script, method)(*_as_script_args(_copies(args))))
         for keywords in _call_keywords(module, script):

@@ -8,7 +8,7 @@ import functools
 import torch
 import torch.nn as nn
 
-from . import prims, stdmodules
+from . import argorder, prims, stdmodules
 from .interpreter import run_graph
 
 
@@ -37,8 +37,35 @@ class Replay(nn.Module):
         return run_graph(graph, (self, *args))
 
     def forward(self, *args):
+        return self.call_method("forward", self._grouped(args))
+
+    def _grouped(self, args: tuple) -> tuple:
         groups = getattr(self, "input_groups", None)
-        return self.call_method("forward", args if groups is None else _regroup(args, groups))
+        return args if groups is None else _regroup(args, groups)
+
+    def checked_capture(self, capture, inputs: list, outputs):
+        """`capture()` (a trace of this module) with the recovered modules' unambiguous calls
+        unprobed (argorder.unprobed), then the traced outputs (`outputs(captured)`, a list
+        with None for those not to compare) checked against the script's on `inputs` (copies
+        of the traced ones, as they were before the trace); on a difference the capture runs
+        again, probing every call (a misread constructor argument then replays its module)."""
+        with argorder.unprobed() as skipped:
+            captured = capture()
+        if not skipped or self._reproduces(inputs, outputs(captured)):
+            return captured
+        return capture()
+
+    def _reproduces(self, inputs: list, traced: list) -> bool:
+        with torch._C.DisableTorchFunction(), torch.no_grad():
+            try:
+                expected = argorder.flat(self._script.forward(*self._grouped(tuple(t.clone() for t in inputs))))
+            except Exception:  # let the probing capture say what is wrong
+                return False
+        tensors = [t for t in expected if isinstance(t, torch.Tensor)]
+        return len(tensors) == len(traced) and all(
+            t is None or (isinstance(t, torch.Tensor) and got.dtype == t.dtype and (argorder.equal(got, t) if got.is_floating_point()
+                                                      else torch.equal(got, t)))
+            for got, t in zip(tensors, traced))
 
 
 def _regroup(flat: tuple, groups) -> tuple:
