@@ -8,6 +8,7 @@ import functools
 import torch
 import torch.nn as nn
 
+from ...errors import PnnxError
 from . import argorder, prims, stdmodules
 from .interpreter import run_graph
 
@@ -48,10 +49,17 @@ class Replay(nn.Module):
         unprobed (argorder.unprobed), then the traced outputs (`outputs(captured)`, a list
         with None for those not to compare) checked against the script's on `inputs` (copies
         of the traced ones, as they were before the trace); on a difference the capture runs
-        again, probing every call (a misread constructor argument then replays its module)."""
+        again, probing every call (a misread constructor argument then replays its module).
+        A capture that fails runs again probing too: the probes run the original first, whose
+        error names what the file's model expects of its inputs."""
         with argorder.unprobed() as skipped:
-            captured = capture()
-        if not skipped or self._reproduces(inputs, outputs(captured)):
+            try:
+                captured = capture()
+            except PnnxError:
+                if not skipped:
+                    raise
+                captured = None
+        if captured is not None and (not skipped or self._reproduces(inputs, outputs(captured))):
             return captured
         return capture()
 
