@@ -1,9 +1,10 @@
 """Fold an inference-mode BatchNorm into the convolution or linear layer that feeds it."""
 from __future__ import annotations
 
+import numpy as np
 import torch
 
-from ..ir import Attribute, Graph, Operator
+from ..ir import DTYPES, Attribute, Graph, Operator
 from .rewire import bypass, single_consumer
 
 _PAIRS = {"nn.Conv1d": "nn.BatchNorm1d", "nn.Conv2d": "nn.BatchNorm2d", "nn.Conv3d": "nn.BatchNorm3d",
@@ -20,8 +21,17 @@ def _fusable(layer: Operator, bn: Operator) -> bool:
     return True
 
 
+def _double(attr: Attribute) -> torch.Tensor:
+    """A float64 copy of a weight, made in one step (no copy in its own dtype first): a large
+    layer's temporaries stay in the process's memory after the pass."""
+    if attr.dtype in ("bf16", "c32"):  # numpy has no such dtype
+        return attr.to_torch().double()
+    return torch.from_numpy(attr.to_numpy().astype(np.float64))
+
+
 def _fold(layer: Operator, bn: Operator) -> None:
-    weight = layer.attrs["weight"].to_torch().double()
+    dtype = getattr(torch, DTYPES[layer.attrs["weight"].dtype].numpy)
+    weight = _double(layer.attrs["weight"])
     out_channels = weight.shape[0]
     bias = layer.attrs["bias"].to_torch().double() if "bias" in layer.attrs else torch.zeros(out_channels, dtype=torch.double)
     mean = bn.attrs["running_mean"].to_torch().double()
@@ -29,8 +39,7 @@ def _fold(layer: Operator, bn: Operator) -> None:
     gamma = bn.attrs["weight"].to_torch().double() if "weight" in bn.attrs else torch.ones_like(mean)
     beta = bn.attrs["bias"].to_torch().double() if "bias" in bn.attrs else torch.zeros_like(mean)
     scale = gamma / torch.sqrt(var + float(bn.params.get("eps", 1e-5)))
-    dtype = layer.attrs["weight"].to_torch().dtype
-    fused_w = weight * scale.reshape([-1] + [1] * (weight.dim() - 1))
+    fused_w = weight.mul_(scale.reshape([-1] + [1] * (weight.dim() - 1)))  # in place: one copy less
     layer.attrs["weight"] = Attribute.from_torch(fused_w.to(dtype).contiguous())
     layer.attrs["bias"] = Attribute.from_torch(((bias - mean) * scale + beta).to(dtype))
     layer.params["bias"] = True
