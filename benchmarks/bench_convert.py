@@ -14,6 +14,11 @@ median wall time and median peak resident memory of each; `--out` writes the tab
 and the runs (JSON beside it).
 
     python benchmarks/bench_convert.py --pt-door --runs 3 --out reports/speed/pt_door.md
+
+`--pt2-door [MODELS]`: the same through the `.pt2` door (each network exported and saved once with
+torch.export), beside torch.onnx's dynamo exporter reading the same file (upstream pnnx reads no
+.pt2). `--onnx-door [MODELS]`: through the ONNX door (each network exported once with
+torch.onnx.export), beside upstream `pnnx model.onnx` on the same file.
 """
 from __future__ import annotations
 
@@ -82,16 +87,68 @@ def measured(cmd: list[str], cwd: Path) -> tuple[float, float]:
     return wall, usage.ru_maxrss / 1024
 
 
-def pt_door(case, runs: int, workdir: Path) -> dict:
-    """One zoo network through the .pt door: ours and upstream on the same traced file."""
+# Each door: the file made once per network (a script run as `python -c SCRIPT CASE_ID PATH`), and the
+# command beside ours (label, argv after the file).
+PT2 = """
+import sys, warnings, torch
+warnings.filterwarnings("ignore")
+from pnnx_model_zoo.zoo import all_cases as zoo_cases
+from pnnx_conformance.converters.reference_export import export_to_pt2
+from pathlib import Path
+case = {c.id: c for c in zoo_cases()}[sys.argv[1]]
+export_to_pt2(case, Path(sys.argv[2]).parent).rename(sys.argv[2])
+"""
+
+ONNX = """
+import sys, warnings, torch
+warnings.filterwarnings("ignore")
+from pnnx_model_zoo.zoo import all_cases as zoo_cases
+from pnnx_conformance.converters.reference_onnx import export_torch
+from pathlib import Path
+case = {c.id: c for c in zoo_cases()}[sys.argv[1]]
+export_torch(case.make_model().eval(), case.make_inputs(), Path(sys.argv[2]), dynamo=False)
+"""
+
+# torch.onnx's dynamo exporter on the same .pt2: the program read back, exported as it is (no second trace)
+DYNAMO = """
+import sys, torch
+program = torch.export.load(sys.argv[1])
+args, kwargs = program.example_inputs
+torch.onnx.export(program, args, "dynamo.onnx", kwargs=kwargs, dynamo=True)
+"""
+
+
+def door_commands(door: str, case) -> tuple[str, dict[str, list[str]]]:
+    """(the file's name, {"ours": argv, "upstream": argv}) of one network through `door`."""
     from pnnx_conformance.converters.case_files import inputshape_arg
     from pnnx_model_zoo.converters import upstream_args
 
-    _run([sys.executable, "-c", ZOO_TRACE, case.id, str(workdir / "model.pt")], workdir)
-    options = [inputshape_arg(case), *(upstream_args(case, case.make_model()) if case.options else [])]
-    commands = {"ours": [str(BIN / "pnnxref"), "model.pt", *options], "upstream": [str(BIN / "pnnx"), "model.pt", *options]}
+    shape = inputshape_arg(case)
+    if door == "pt2":  # the program holds its example inputs
+        return "model.pt2", {"ours": [str(BIN / "pnnxref"), "model.pt2"],
+                             "upstream": [sys.executable, "-c", DYNAMO, "model.pt2"]}
+    if door == "onnx":
+        return "model.onnx", {"ours": [str(BIN / "pnnxref"), "model.onnx", shape],
+                              "upstream": [str(BIN / "pnnx"), "model.onnx", shape]}
+    options = [shape, *(upstream_args(case, case.make_model()) if case.options else [])]
+    return "model.pt", {"ours": [str(BIN / "pnnxref"), "model.pt", *options],
+                        "upstream": [str(BIN / "pnnx"), "model.pt", *options]}
+
+
+def door_file(door: str, case, path: Path) -> None:
+    script = {"pt": ZOO_TRACE, "pt2": PT2, "onnx": ONNX}[door]
+    _run([sys.executable, "-c", script, case.id, str(path)], path.parent)
+
+
+def pt_door(case, runs: int, workdir: Path, door: str = "pt") -> dict:
+    """One zoo network through a door: ours and the other converter on the same file."""
+    name, commands = door_commands(door, case)
     got = {k: [] for k in commands}
     errors = {}
+    try:
+        door_file(door, case, workdir / name)
+    except SystemExit as err:  # the file cannot be made (an exporter refused the network)
+        errors = {k: "no file: " + str(err).strip().splitlines()[-1][:200] for k in commands}
     for i in range(runs):
         for key in (commands if i % 2 == 0 else reversed(commands)):
             if key in errors:
@@ -101,7 +158,7 @@ def pt_door(case, runs: int, workdir: Path) -> dict:
             except SystemExit as err:
                 errors[key] = str(err).strip().splitlines()[-1][:200]
             for out in workdir.iterdir():
-                if out.name != "model.pt":
+                if out.name != name:
                     shutil.rmtree(out) if out.is_dir() else out.unlink()
     record = {"model": case.id, "runs": got, "errors": errors}
     for key, values in got.items():
@@ -115,18 +172,23 @@ def _ratio(record: dict, what: str):
     return ours / theirs if ours and theirs else None
 
 
-def pt_door_table(records: list[dict], runs: int) -> list[str]:
+BESIDE = {"pt": "upstream", "pt2": "torch.onnx", "onnx": "upstream"}
+
+
+def pt_door_table(records: list[dict], runs: int, door: str = "pt") -> list[str]:
     def fmt(value, spec):
         return "-" if value is None else format(value, spec)
 
-    lines = ["| network | ours s | upstream s | ratio | ours MB | upstream MB | ratio |",
+    other = BESIDE[door]
+    lines = [f"| network | ours s | {other} s | ratio | ours MB | {other} MB | ratio |",
              "|---|---:|---:|---:|---:|---:|---:|"]
     for r in records:
         lines.append(f"| {r['model']} | {fmt(r['ours']['wall_s'], '.2f')} | {fmt(r['upstream']['wall_s'], '.2f')} | "
                      f"{fmt(_ratio(r, 'wall_s'), '.2f')} | {fmt(r['ours']['peak_mb'], '.0f')} | "
                      f"{fmt(r['upstream']['peak_mb'], '.0f')} | {fmt(_ratio(r, 'peak_mb'), '.2f')} |")
         for key, error in r["errors"].items():
-            lines.append(f"| {r['model']}: {key} failed | {error} | | | | | |")
+            label = "ours" if key == "ours" else other
+            lines.append(f"| {r['model']}: {label} failed | {error} | | | | | |")
     walls = [x for x in (_ratio(r, "wall_s") for r in records) if x]
     mems = [x for x in (_ratio(r, "peak_mb") for r in records) if x]
     if walls:
@@ -135,7 +197,7 @@ def pt_door_table(records: list[dict], runs: int) -> list[str]:
     return lines
 
 
-def main_pt_door(patterns: str | None, runs: int, out: Path | None) -> int:
+def main_pt_door(patterns: str | None, runs: int, out: Path | None, door: str = "pt") -> int:
     from pnnx_model_zoo.run import select_for_cli
 
     cases = select_for_cli(patterns or None)
@@ -146,8 +208,8 @@ def main_pt_door(patterns: str | None, runs: int, out: Path | None) -> int:
     for i, case in enumerate(cases, 1):
         print(f"[{i}/{len(cases)}] {case.id}", file=sys.stderr, flush=True)
         with tempfile.TemporaryDirectory() as tmp:
-            records.append(pt_door(case, runs, Path(tmp)))
-        lines = pt_door_report(records, runs, load_before)
+            records.append(pt_door(case, runs, Path(tmp), door))
+        lines = pt_door_report(records, runs, load_before, door)
         if out is not None:  # after each network: a long run interrupted keeps what it measured
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text("\n".join(lines) + "\n")
@@ -157,11 +219,22 @@ def main_pt_door(patterns: str | None, runs: int, out: Path | None) -> int:
     return 0
 
 
-def pt_door_report(records: list[dict], runs: int, load_before: float) -> list[str]:
+HEADS = {
+    "pt": "`.pt` door: `pnnxref model.pt` beside upstream `pnnx model.pt` on the same traced file",
+    "pt2": ("`.pt2` door: `pnnxref model.pt2` (seven files and the self-check) beside torch.onnx's dynamo "
+            "exporter on the same file (`torch.export.load`, then `torch.onnx.export(program, dynamo=True)`: "
+            "one .onnx; upstream pnnx reads no .pt2)"),
+    "onnx": ("ONNX door: `pnnxref model.onnx` beside upstream `pnnx model.onnx` on the same file "
+             "(torch.onnx.export, TorchScript-based)"),
+}
+
+
+def pt_door_report(records: list[dict], runs: int, load_before: float, door: str = "pt") -> list[str]:
     load = f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after, {os.cpu_count()} CPUs"
-    head = (f"`.pt` door: `pnnxref model.pt` beside upstream `pnnx model.pt` on the same traced file, whole "
-            f"processes alternating, medians of {runs} runs each; {load}")
-    return [head, "", *pt_door_table(records, runs)]
+    threads = os.environ.get("OMP_NUM_THREADS", "unset")
+    head = (f"{HEADS[door]}, whole processes alternating, medians of {runs} runs each; {load}; "
+            f"OMP_NUM_THREADS={threads}")
+    return [head, "", *pt_door_table(records, runs, door)]
 
 
 def main(argv=None) -> int:
@@ -170,13 +243,19 @@ def main(argv=None) -> int:
     parser.add_argument("--model", default="resnet18")
     parser.add_argument("--pt-door", nargs="?", const="", metavar="MODELS",
                         help="the .pt door on the zoo networks (all, or these comma-separated names/patterns)")
-    parser.add_argument("--out", type=Path, help="with --pt-door: write the table here (and the runs as .json)")
+    parser.add_argument("--pt2-door", nargs="?", const="", metavar="MODELS",
+                        help="the .pt2 door, beside torch.onnx's dynamo exporter on the same file")
+    parser.add_argument("--onnx-door", nargs="?", const="", metavar="MODELS",
+                        help="the ONNX door, beside upstream pnnx on the same .onnx")
+    parser.add_argument("--out", type=Path, help="with a door: write the table here (and the runs as .json)")
     args = parser.parse_args(argv)
     if shutil.which("pnnx", path=str(BIN)) is None:
         print("error: the upstream `pnnx` command is not installed beside this Python", file=sys.stderr)
         return 2
-    if args.pt_door is not None:
-        return main_pt_door(args.pt_door, args.runs, args.out)
+    for door in ("pt", "pt2", "onnx"):
+        patterns = getattr(args, f"{door}_door")
+        if patterns is not None:
+            return main_pt_door(patterns, args.runs, args.out, door)
     times = {"pnnxref (capture + passes + 7 files)": [], "upstream pnnx (trace + convert)": []}
     runners = list(zip(times.values(), (ours, upstream)))
     for i in range(args.runs):
