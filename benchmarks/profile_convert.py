@@ -27,7 +27,8 @@ torch.jit.trace(model, torch.rand(1, 3, 224, 224)).save(sys.argv[2])
 """
 
 
-PROBES = "  of which: argument-order probes"  # inside capture: each module call's order, checked
+PROBES = "  of which: argument-order probes"  # inside capture: the ambiguous module calls' orders, checked
+CHECK = "check against the script (once)"  # after the capture: the rebuilt model's outputs against the script's
 
 
 def peak_mb() -> float:
@@ -75,6 +76,8 @@ def convert(phases: Phases, pt: Path, shape: str) -> None:
     phases.wrap(api, "trace", "capture (trace)")
     from pnnx_reference.frontends.torchscript import argorder
     phases.wrap(argorder, "python_args", PROBES)
+    from pnnx_reference.frontends.torchscript.rebuilt import Replay
+    phases.wrap(Replay, "_reproduces", CHECK)
     phases.wrap(api, "run_passes", "passes")
     phases.wrap(pnnx_param, "save", "write pnnx.param/bin")
     phases.wrap(api, "write_python", "write _pnnx.py")
@@ -90,7 +93,7 @@ def convert(phases: Phases, pt: Path, shape: str) -> None:
 
 
 ORDER = ("import torch", "import pnnx_reference", "import onnx emitter", "load .pt", "capture (trace)", PROBES,
-         "passes", "write pnnx.param/bin", "write _pnnx.py", "write pnnx.onnx", "write ncnn.param/bin, _ncnn.py",
+         CHECK, "passes", "write pnnx.param/bin", "write _pnnx.py", "write pnnx.onnx", "write ncnn.param/bin, _ncnn.py",
          "self-check")
 REST = "rest of pnnxref (inputs, statistics, staging)"
 

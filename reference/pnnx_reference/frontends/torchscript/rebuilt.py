@@ -64,7 +64,8 @@ class Replay(nn.Module):
         return capture()
 
     def _reproduces(self, inputs: list, traced: list) -> bool:
-        with torch._C.DisableTorchFunction(), torch.no_grad():
+        # one run: the graph executor's optimisation (profiling runs) would cost more than it saves
+        with torch._C.DisableTorchFunction(), torch.no_grad(), torch.jit.optimized_execution(False):
             try:
                 expected = argorder.flat(self._script.forward(*self._grouped(tuple(t.clone() for t in inputs))))
             except Exception:  # let the probing capture say what is wrong
