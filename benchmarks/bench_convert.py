@@ -73,18 +73,27 @@ torch.jit.trace(case.make_model(), tuple(case.make_inputs()), check_trace=False)
 """
 
 
+# Started by a small launcher: a process forked from this one (torch imported, ~700 MB) starts
+# with this process's peak as its own, so ru_maxrss of a child of ours would never read less.
+LAUNCH = """
+import os, subprocess, sys, time
+start = time.perf_counter()
+proc = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL)
+_, status, usage = os.wait4(proc.pid, 0)
+print(time.perf_counter() - start, os.waitstatus_to_exitcode(status), usage.ru_maxrss)
+"""
+
+
 def measured(cmd: list[str], cwd: Path) -> tuple[float, float]:
-    """(wall seconds, peak resident MB) of one whole process."""
+    """(wall seconds, peak resident MB) of one whole process (and the processes it waits for)."""
     with tempfile.TemporaryFile() as err:  # not a pipe: nobody reads it while the process runs
-        start = time.perf_counter()
-        proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=err)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        if proc.returncode != 0:
+        launcher = subprocess.run([sys.executable, "-S", "-c", LAUNCH, *cmd], cwd=cwd, stdout=subprocess.PIPE,
+                                  stderr=err, text=True)
+        wall, code, maxrss = launcher.stdout.split() if launcher.returncode == 0 else ("0", "1", "0")
+        if int(code) != 0:
             err.seek(0)
             raise SystemExit(f"error: {' '.join(cmd)} failed:\n{err.read().decode(errors='replace')[-2000:]}")
-    return wall, usage.ru_maxrss / 1024
+    return float(wall), int(maxrss) / 1024
 
 
 # Each door: the file made once per network (a script run as `python -c SCRIPT CASE_ID PATH`), and the
