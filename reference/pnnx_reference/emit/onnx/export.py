@@ -23,30 +23,14 @@ COMPLEX_INPUTS = "pnnx.complex_inputs"    # metadata keys, see _mark_complex
 COMPLEX_OUTPUTS = "pnnx.complex_outputs"
 
 
-class UnsupportedOperators(UnsupportedOperator):
-    """Every operator of a graph that cannot be lowered, with the reason for each."""
-
-    def __init__(self, items: list[tuple[str, str, str]]) -> None:
-        self.items = items
-        first_type, first_name, first_reason = items[0]
-        super().__init__(first_type, first_name, first_reason)
-        listing = "; ".join(f"{t} ({n}): {r}" for t, n, r in items)
-        self.args = (f"unsupported for ONNX: {len(items)} operator(s): {listing}",)
-
-    def __str__(self) -> str:
-        return self.args[0]
-
-
-class CheckerRefusal(UnsupportedOperators):
+def _checker_refusal(graph: Graph, message: str) -> UnsupportedOperator:
     """The lowered model fails the ONNX checker: a bug of this emitter, but the ONNX file's
     alone; no pnnx.onnx is written and the other emitters still write theirs."""
-
-    def __init__(self, graph: Graph, message: str) -> None:
-        # the checker names a node `<operator name>/<ONNX op>` (builder.py names them so)
-        node = re.search(r"node name: ([^)/]+)", message)
-        op = next((op for op in graph.ops if node and op.name == node.group(1)), None)
-        super().__init__([(op.type if op else "pnnx.onnx", op.name if op else "the model",
-                           f"the lowered ONNX model fails the checker: {message}")])
+    # the checker names a node `<operator name>/<ONNX op>` (builder.py names them so)
+    node = re.search(r"node name: ([^)/]+)", message)
+    op = next((op for op in graph.ops if node and op.name == node.group(1)), None)
+    return UnsupportedOperator.gathered([(op.type if op else "pnnx.onnx", op.name if op else "the model",
+                                          f"the lowered ONNX model fails the checker: {message}")], target="ONNX")
 
 
 @dataclass
@@ -67,7 +51,7 @@ def lower_model(graph: Graph, fp16: bool = True, opset: int | None = None) -> Lo
     b = OnnxBuilder(graph, opset, fp16)
     problems = lower_graph(b, graph)
     if problems:
-        raise UnsupportedOperators(problems)
+        raise UnsupportedOperator.gathered(problems, target="ONNX")
     return Lowered(_model(b, graph, opset), b.payloads)
 
 
@@ -113,8 +97,8 @@ def write_onnx(graph: Graph, path, fp16: bool = True, opset: int | None = None,
 
     fp16=True stores float weights as float16 initializers followed by a Cast back to the
     compute dtype: the file is about half the size, inputs and outputs stay float32.
-    Raises UnsupportedOperators (an UnsupportedOperator) naming every operator that has no
-    ONNX form, and CheckerRefusal (one too) if the result does not pass the ONNX checker (path-based,
+    Raises UnsupportedOperator naming every operator that has no
+    ONNX form, or the checker's refusal (one too) if the result does not pass the ONNX checker (path-based,
     full check): before anything is written, the model with its large weights as external
     data in a sparse placeholder file (the checker reads no weight's values, only the small
     tensors inline, which shape inference may use); with external data, the written files
@@ -129,7 +113,7 @@ def write_onnx(graph: Graph, path, fp16: bool = True, opset: int | None = None,
     if written.data is not None:
         try:
             _check(os.fspath(written.model), graph)
-        except CheckerRefusal:
+        except UnsupportedOperator:
             for file in (written.model, written.data):
                 file.unlink(missing_ok=True)
             raise
@@ -141,4 +125,4 @@ def _check(model, graph: Graph) -> None:
         onnx.checker.check_model(model, full_check=True)
     except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as err:
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise CheckerRefusal(graph, first) from err
+        raise _checker_refusal(graph, first) from err

@@ -13,11 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .inputs import InputSpec, check_types, example_inputs, graph_inputs, resolve_shapes, second_shapes
-from .module import ConstantInputsNeeded, OnnxModule
+from .module import OnnxModule
 from .reader import CERTIFIED_OPSETS, freeze_inputs, read_model
 from .rules import RULES
 
-__all__ = ["CERTIFIED_OPSETS", "ConstantInputsNeeded", "Loaded", "OnnxModule", "RULES", "load"]
+__all__ = ["CERTIFIED_OPSETS", "Loaded", "OnnxModule", "RULES", "load"]
 
 
 @dataclass
