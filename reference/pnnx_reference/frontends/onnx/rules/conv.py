@@ -8,8 +8,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from .... import optional
-from .table import RULES
-from .common import ints_attr, spatial_rank
+from .operands import ints_attr, spatial_rank
+from .registry import RULES
 
 rule = RULES.register
 

@@ -8,8 +8,8 @@ import torch
 import torch.nn.functional as F
 
 from ..values import constant
-from .table import RULES
-from .common import ints_attr, spatial_rank
+from .operands import ints_attr, spatial_rank
+from .registry import RULES
 from .conv import conv_pads, torch_pad
 
 rule = RULES.register

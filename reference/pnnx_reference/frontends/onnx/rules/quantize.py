@@ -7,8 +7,8 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from .table import RULES
-from .common import axis
+from .operands import axis
+from .registry import RULES
 
 rule = RULES.register
 

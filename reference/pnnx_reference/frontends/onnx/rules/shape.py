@@ -8,8 +8,8 @@ import torch
 import torch.nn.functional as F
 
 from ..values import ShapeValue, from_tensor
-from .table import RULES
-from .common import axes as normalized, axis, prod, sizes
+from .operands import axes as normalized, axis, prod, sizes
+from .registry import RULES
 from .conv import torch_pad
 
 rule = RULES.register
