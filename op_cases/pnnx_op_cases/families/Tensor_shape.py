@@ -1,4 +1,4 @@
-"""Tensor.* methods that reshape, reorder, slice or split."""
+"""Tensor.* methods that reshape, reorder, slice or split, and `Tensor.size`."""
 from __future__ import annotations
 
 from ..registry import family
@@ -277,3 +277,14 @@ def _ncnn_forms():
                "x0.view(1, 2, 4, 12, 12).transpose(1, 2).contiguous().reshape(1, 8, 12, 12).relu()", [f(1, 8, 12, 12)])
     yield case("Tensor.unsqueeze", "d2_then_squeeze_b1", "x0.unsqueeze(2).relu().squeeze(2) * 2", [f(1, 5, 9)])
     yield case("Tensor.slice", "strided_multi_b1", "x0[:, 1:8:3, :, ::2]", [f(1, 8, 12, 12)])
+
+
+@family("Tensor.size")
+def _size():
+    return table("Tensor.size", [
+        ("div_by_last", "x0 / x0.size(-1)", [f(2, 3, 16)]),
+        ("view_by_sizes", "x0.view(x0.size(0), x0.size(1), -1)", [f(1, 3, 8, 8)]),
+        ("size_tuple", "n, c, h, w = x0.size()\nx0.reshape(n, c * h * w)", [f(2, 13, 2, 2)]),
+        ("size_of_other", "x0.expand(x1.size(0), x1.size(1))", [f(1, 5), f(4, 5)]),
+        ("shape_attr", "x0.view(x0.shape[0], -1).mean(1) * x0.shape[1]", [f(3, 4, 5)]),
+    ])
