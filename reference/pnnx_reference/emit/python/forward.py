@@ -18,7 +18,7 @@ from pnnx_reference.errors import InvalidGraph, UnsupportedOperator
 from pnnx_reference.ir import Operator
 from pnnx_reference.registry import Registry
 
-RENDERERS = Registry("_pnnx.py", "pnnx operator type (or API prefix) -> fn(op, ctx) returning forward() lines")
+RENDERERS = Registry("_pnnx.py", "pnnx operator type (or API prefix) -> fn(ctx, op) returning forward() lines")
 
 # functions taking one sequence of tensors: their inputs are passed as one tuple
 SEQUENCE_FUNCS = {"torch.cat", "torch.concat", "torch.concatenate", "torch.stack", "torch.hstack",
@@ -142,7 +142,7 @@ def _positional_arguments(op: Operator, ctx, first: int, signature: tuple[str, .
 
 # --- renderers ---------------------------------------------------------------------------
 @RENDERERS.register_prefix("F.", "torch.")
-def render_function(op: Operator, ctx) -> list[str]:
+def render_function(ctx, op: Operator) -> list[str]:
     check_api_type(op.type, op.name)
     skip = ("value",) if op.type == "F.pad" and op.params.get("mode", "constant") != "constant" else ()
     rhs = f"{op.type}({call_arguments(op, ctx, skip_params=skip)})"
@@ -152,7 +152,7 @@ def render_function(op: Operator, ctx) -> list[str]:
 
 
 @RENDERERS.register_prefix("Tensor.")
-def render_tensor_method(op: Operator, ctx) -> list[str]:
+def render_tensor_method(ctx, op: Operator) -> list[str]:
     check_api_type(op.type, op.name)
     if not op.inputs:
         raise InvalidGraph(f"{op.name!r}: {op.type} needs its tensor as input 0")
@@ -185,13 +185,13 @@ def _spread_size_input(op: Operator, ctx) -> str:
     return ", ".join(spread + render_kwargs(op.params, op.name))
 
 
-def render_body_module(op: Operator, ctx) -> list[str]:
+def render_body_module(ctx, op: Operator) -> list[str]:
     """A moduleop with a captured body: its generated class takes the tensors in op order."""
     return _assign(op, ctx, f"self.{ctx.member(op)}({', '.join(ctx.var(o) for o in op.inputs)})")
 
 
 @RENDERERS.register_prefix("nn.")
-def render_module(op: Operator, ctx) -> list[str]:
+def render_module(ctx, op: Operator) -> list[str]:
     check_api_type(op.type, op.name)
     member = ctx.member(op)
     args = [ctx.var(o) for o in op.inputs]
@@ -218,13 +218,13 @@ def _unpack_part(structure, outputs) -> str:
 
 
 @RENDERERS.register("pnnx.Expression")
-def render_expression(op: Operator, ctx) -> list[str]:
+def render_expression(ctx, op: Operator) -> list[str]:
     node = expression.parse(op.params.get("expr", ""))
     return _assign(op, ctx, expression.render_python(node, [ctx.var(o) for o in op.inputs]))
 
 
 @RENDERERS.register("pnnx.Attribute")
-def render_attribute(op: Operator, ctx) -> list[str]:
+def render_attribute(ctx, op: Operator) -> list[str]:
     if not op.attrs:
         raise InvalidGraph(f"{op.name!r}: pnnx.Attribute has no data")
     key = next(iter(op.attrs))
@@ -232,12 +232,12 @@ def render_attribute(op: Operator, ctx) -> list[str]:
 
 
 @RENDERERS.register("Tensor.slice")
-def render_slice(op: Operator, ctx) -> list[str]:
+def render_slice(ctx, op: Operator) -> list[str]:
     return _assign(op, ctx, f"{ctx.var(op.inputs[0])}[{slice_expression(op, ctx)}]")
 
 
 @RENDERERS.register("Tensor.slice_copy")
-def render_slice_copy(op: Operator, ctx) -> list[str]:
+def render_slice_copy(ctx, op: Operator) -> list[str]:
     """`v_out = v_in` then `v_out[<slice>] = v_src`, as upstream writes it."""
     if len(op.inputs) < 2 or len(op.outputs) != 1:
         raise InvalidGraph(f"operator {op.name!r}: Tensor.slice_copy needs input, src and one output")
@@ -249,29 +249,29 @@ def render_slice_copy(op: Operator, ctx) -> list[str]:
 
 
 @RENDERERS.register("Tensor.index")
-def render_index(op: Operator, ctx) -> list[str]:
+def render_index(ctx, op: Operator) -> list[str]:
     return _assign(op, ctx, f"{ctx.var(op.inputs[0])}[{index_expression(op, ctx)}]")
 
 
 @RENDERERS.register("prim::TupleConstruct")
-def render_tuple(op: Operator, ctx) -> list[str]:
+def render_tuple(ctx, op: Operator) -> list[str]:
     items = [ctx.var(o) for o in op.inputs]
     text = "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
     return _assign(op, ctx, text)
 
 
 @RENDERERS.register("prim::ListConstruct")
-def render_list(op: Operator, ctx) -> list[str]:
+def render_list(ctx, op: Operator) -> list[str]:
     return _assign(op, ctx, "[" + ", ".join(ctx.var(o) for o in op.inputs) + "]")
 
 
 @RENDERERS.register("prim::TupleUnpack", "prim::ListUnpack")
-def render_unpack(op: Operator, ctx) -> list[str]:
+def render_unpack(ctx, op: Operator) -> list[str]:
     return [f"{_targets(op, ctx)}{',' if len(op.outputs) == 1 else ''} = {ctx.var(op.inputs[0])}"]
 
 
 @RENDERERS.register_prefix("pnnx.custom_op.")
-def render_custom_op(op: Operator, ctx) -> list[str]:
+def render_custom_op(ctx, op: Operator) -> list[str]:
     parts = op.type.split(".")[2:]
     if len(parts) != 2 or not all(is_identifier(p) and not p.startswith("_") for p in parts):
         raise InvalidGraph(f"operator {op.name!r}: bad custom operator type {op.type!r}")
@@ -296,7 +296,7 @@ def _positional_custom_args(op: Operator, ctx) -> list[str] | None:
 
 
 @RENDERERS.register("pnnx.Input", "pnnx.Output", "pnnx.SliceIndexes")
-def render_nothing(op: Operator, ctx) -> list[str]:
+def render_nothing(ctx, op: Operator) -> list[str]:
     return []
 
 
@@ -307,14 +307,14 @@ def is_module_type(op_type: str) -> bool:
 
 
 @RENDERERS.register_prefix("torchvision.ops.")
-def render_torchvision(op: Operator, ctx) -> list[str]:
+def render_torchvision(ctx, op: Operator) -> list[str]:
     """torchvision.ops.X: a module member when X is a class, else a function call."""
-    return render_module(op, ctx) if is_module_type(op.type) else render_function(op, ctx)
+    return render_module(ctx, op) if is_module_type(op.type) else render_function(ctx, op)
 
 
-def render_forward_op(op: Operator, ctx) -> list[str]:
+def render_forward_op(ctx, op: Operator) -> list[str]:
     if op.subgraph is not None:
-        return render_body_module(op, ctx)
+        return render_body_module(ctx, op)
     rule = RENDERERS.lookup(op.type)
     if rule is None:
         # a module operator (moduleop=) read from pnnx.param (its body is not there), a type from
@@ -322,4 +322,4 @@ def render_forward_op(op: Operator, ctx) -> list[str]:
         # unsupported and still writes the other artefacts
         raise UnsupportedOperator(op.type, op.name, "no PyTorch Python API to generate code for "
                                   "(allowed: nn., F., torch., Tensor., torchvision.ops., pnnx.*)")
-    return rule.fn(op, ctx)
+    return rule.fn(ctx, op)

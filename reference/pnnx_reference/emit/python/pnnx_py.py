@@ -142,7 +142,7 @@ def _class_body(graph: Graph, ctx: Context, init: list[str], archive: tuple[list
     args = "".join(f", {ctx.var(o)}" for o in _graph_inputs(graph))
     lines += [f"    def forward(self{args}):"]
     for op in graph.ops:
-        lines += [f"        {line}" for line in render_forward_op(op, ctx)]
+        lines += [f"        {line}" for line in render_forward_op(ctx, op)]
     outputs = [ctx.var(o) for o in _graph_outputs(graph)]
     lines += [f"        return {', '.join(outputs)}" if outputs else "        return None", ""]
     return lines
