@@ -48,11 +48,11 @@ def lower_model(graph: Graph, fp16: bool = True, opset: int | None = None) -> Lo
     if not MIN_OPSET <= opset <= onnx.defs.onnx_opset_version():
         raise ConversionError(f"ONNX opset {opset} is not supported; choose {MIN_OPSET}.."
                               f"{onnx.defs.onnx_opset_version()}")
-    b = OnnxBuilder(graph, opset, fp16)
-    problems = lower_graph(b, graph)
+    ctx = OnnxBuilder(graph, opset, fp16)
+    problems = lower_graph(ctx, graph)
     if problems:
         raise UnsupportedOperator.gathered(problems, target="ONNX")
-    return Lowered(_model(b, graph, opset), b.payloads)
+    return Lowered(_model(ctx, graph, opset), ctx.payloads)
 
 
 def build_model(graph: Graph, fp16: bool = True, opset: int | None = None) -> onnx.ModelProto:
@@ -64,25 +64,25 @@ def build_model(graph: Graph, fp16: bool = True, opset: int | None = None) -> on
     return lowered.model
 
 
-def _model(b: OnnxBuilder, graph: Graph, opset: int) -> onnx.ModelProto:
-    g = helper.make_graph(b.nodes, "pnnx", b.inputs, b.outputs, b.initializers)
+def _model(ctx: OnnxBuilder, graph: Graph, opset: int) -> onnx.ModelProto:
+    g = helper.make_graph(ctx.nodes, "pnnx", ctx.inputs, ctx.outputs, ctx.initializers)
     opsets = [helper.make_opsetid("", opset)]
     ir_version = helper.find_min_ir_version_for(opsets)
-    opsets += [helper.make_opsetid(d, v) for d, v in sorted(b.domains.items())]
-    if b.functions:
+    opsets += [helper.make_opsetid(d, v) for d, v in sorted(ctx.domains.items())]
+    if ctx.functions:
         ir_version = max(ir_version, _FUNCTIONS_IR_VERSION)
     model = helper.make_model(g, opset_imports=opsets, producer_name="pnnx_reference",
-                              ir_version=ir_version, functions=b.functions)
-    _mark_complex(model, b)
+                              ir_version=ir_version, functions=ctx.functions)
+    _mark_complex(model, ctx)
     return model
 
 
-def _mark_complex(model: onnx.ModelProto, b: OnnxBuilder) -> None:
+def _mark_complex(model: onnx.ModelProto, ctx: OnnxBuilder) -> None:
     """Name the complex graph inputs/outputs (real tensors with a trailing axis of 2) in the
     metadata, so that a runtime can view them as complex: COMPLEX_INPUTS / COMPLEX_OUTPUTS,
     comma-separated positions."""
-    for key, values in ((COMPLEX_INPUTS, b.inputs), (COMPLEX_OUTPUTS, b.outputs)):
-        positions = [str(i) for i, v in enumerate(values) if v.name in b.complex_values]
+    for key, values in ((COMPLEX_INPUTS, ctx.inputs), (COMPLEX_OUTPUTS, ctx.outputs)):
+        positions = [str(i) for i, v in enumerate(values) if v.name in ctx.complex_values]
         if positions:
             helper.set_model_props(model, {**{p.key: p.value for p in model.metadata_props},
                                            key: ",".join(positions)})
