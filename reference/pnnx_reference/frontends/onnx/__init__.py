@@ -2,7 +2,7 @@
 external data, or a `ModelProto`) as an `nn.Module` whose forward replays every node through
 the PyTorch Python API (`module.py`, one rule per op type in `rules/`), with example inputs.
 `api.export_onnx` then captures it like any Python model: the tracer, the passes and the
-emitters are the Python route's own.
+emitters are the Python door's own.
 
 Inputs whose dims are symbolic (`dim_param`) are traced at a second shape (inputshape2, or each
 symbolic dim doubled) so those dims come out dynamic; shape arithmetic the exporter wrote
