@@ -1,9 +1,11 @@
-"""ONNX table: shapes and layout, including the shape-computing subgraphs torch.onnx writes
-(`Shape -> Gather -> Unsqueeze -> Concat -> Reshape`) with a symbolic batch dim."""
+"""ONNX table, the `shape` family (frontends/onnx/rules/shape.py): Concat, DepthToSpace, Dropout,
+Flatten, Pad, Reshape, Split, Squeeze, Transpose, Unsqueeze,
+including the shape-computing subgraphs torch.onnx writes (`Shape -> Gather -> Unsqueeze -> Concat ->
+Reshape`) with a symbolic batch dim."""
 from __future__ import annotations
 
 from ..builders import rand
-from ..onnx_builders import Code, node, onnx_case
+from ..onnx_builders import node, onnx_case
 from ..registry import family
 
 
@@ -82,21 +84,6 @@ def split():
                     [rand(2, 7)], outputs=("y0", "y1", "y2"), opset=18)
 
 
-@family("onnx.Slice")
-def slice_():
-    op = "onnx.Slice"
-    yield onnx_case(op, "axes_steps", node("Slice", ["x0", "st", "en", "ax", "sp"]), [rand(4, 10, 6)],
-                    consts={"st": [1, 0], "en": [9, 5], "ax": [1, 2], "sp": [2, 1]}, smoke=True)
-    yield onnx_case(op, "to_end", node("Slice", ["x0", "st", "en"]), [rand(5, 6)],
-                    consts={"st": [1], "en": [9223372036854775807]}, opset=11)
-    yield onnx_case(op, "negative", node("Slice", ["x0", "st", "en", "ax"]), [rand(5, 6)],
-                    consts={"st": [-3], "en": [-1], "ax": [-1]})
-    yield onnx_case(op, "reverse", node("Slice", ["x0", "st", "en", "ax", "sp"]), [rand(3, 8)],
-                    consts={"st": [-1], "en": [-9223372036854775807], "ax": [1], "sp": [-2]})
-    yield onnx_case(op, "clamped", node("Slice", ["x0", "st", "en", "ax"]), [rand(3, 8)],
-                    consts={"st": [-100], "en": [100], "ax": [0]})
-
-
 @family("onnx.Pad")
 def pad():
     op = "onnx.Pad"
@@ -120,15 +107,10 @@ def depth_to_space():
     yield onnx_case(op, "crd", node("DepthToSpace", ["x0"], blocksize=2, mode="CRD"), [rand(2, 8, 3, 3)], opset=11)
 
 
-@family("onnx.Constant")
-def constant():
-    op = "onnx.Constant"
-    tensor = Code("helper.make_tensor('c', 1, [2, 1], [0.5, -1.5])")
-    yield onnx_case(op, "tensor", [node("Constant", [], "c", value=tensor), node("Add", ["x0", "c"])],
-                    [rand(2, 3)], smoke=True)
-    yield onnx_case(op, "value_floats_opset12", [node("Constant", [], "c", value_floats=[0.5, 1.5, 2.5]),
-                                                 node("Mul", ["x0", "c"])], [rand(2, 3)], opset=12)
-    yield onnx_case(op, "value_float", [node("Constant", [], "c", value_float=2.0), node("Sub", ["x0", "c"])],
-                    [rand(2, 3)])
-    yield onnx_case(op, "value_ints_shape", [node("Constant", [], "s", value_ints=[3, 2]), node("Reshape", ["x0", "s"])],
-                    [rand(2, 3)], opset=21)
+@family("onnx.Dropout")
+def dropout():
+    op = "onnx.Dropout"
+    yield onnx_case(op, "inference", node("Dropout", ["x0"]), [rand(2, 3, 4)], smoke=True)
+    yield onnx_case(op, "ratio_input", node("Dropout", ["x0", "r"]), [rand(2, 3, 4)], consts={"r": 0.3}, opset=13)
+    yield onnx_case(op, "with_mask", node("Dropout", ["x0"], ["y", "mask"]), [rand(2, 5)], outputs=("y", "mask"),
+                    opset=12)
