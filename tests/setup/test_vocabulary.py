@@ -115,6 +115,27 @@ def test_the_checks_see_a_class_defined_outside_errors_py(tmp_path):
     assert "CodegenError" in set(_identifiers(ast.parse(module.read_text()))) & _replaced_words()
 
 
+def _indirect_uses(tree: ast.AST, ours: set[str]):
+    """Error classes taken through another module than errors.py (`from .params import NotAParam`,
+    `optional.MissingPackage`)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and not (node.module or "").endswith("errors"):
+            yield from (alias.name for alias in node.names if alias.name in ours)
+        elif isinstance(node, ast.Attribute) and node.attr in ours and not (
+                isinstance(node.value, ast.Name) and node.value.id == "errors"):
+            yield node.attr
+
+
+def test_error_classes_are_taken_from_errors_py():
+    ours = _defined_in_errors()
+    found = sorted(f"{path.relative_to(ROOT)}: {name}" for path in _python_files(*CODE)
+                   for name in _indirect_uses(ast.parse(path.read_text(encoding="utf-8")), ours))
+    assert found == []
+    assert list(_indirect_uses(ast.parse("from .params import NotAParam\noptional.MissingPackage\n"
+                                         "errors.MissingPackage\nfrom ..errors import NotAParam\n"), ours)) \
+        == ["NotAParam", "MissingPackage"]
+
+
 def test_the_converter_says_door_not_route():
     """A route is the harness's (a converter through one door); pnnx_reference knows doors."""
     found = sorted(f"{path.relative_to(ROOT)}: {name}" for path in _python_files("reference")

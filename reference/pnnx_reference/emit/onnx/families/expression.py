@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from .... import expression as ex
-from ....errors import Unsupported
+from ....errors import ExpressionError, Unsupported
 from ..dtypes import COMPLEX_PARTS, FLOATS, TORCH_NAMES, numpy_type, onnx_type
 from ..promote import PROMOTION_ORDER
 from ..registry import COMPLEX_LOWERINGS, LOWERINGS
@@ -48,7 +48,7 @@ def parse_expression(op) -> ex.Node:
     """The expression tree of a pnnx.Expression operator; a malformed one is Unsupported."""
     try:
         return ex.parse(op.params.get("expr"))
-    except ex.ExpressionError as err:
+    except ExpressionError as err:
         raise Unsupported(str(err)) from err
 
 
