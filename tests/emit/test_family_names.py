@@ -4,6 +4,7 @@ model-stat's counting rules, the aten rules, the ONNX door's rule files and op_c
 modules (`<prefix>_<family>`), and none of them is a drawer."""
 from __future__ import annotations
 
+import ast
 from collections import Counter
 from pathlib import Path
 
@@ -103,6 +104,23 @@ def test_each_case_family_lives_with_its_operators_family():
                        for name, ops in functions
                        if (family := _family_of(ops)) is not None and module != f"{module.split('_', 1)[0]}_{family}")
     assert not misplaced
+
+
+def _relative_imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {node.module or alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level == 1
+            for alias in node.names}
+
+
+@pytest.mark.parametrize("folder, shared", [(DOOR_RULES, DOOR_HELPERS), (PACKAGE / "stat" / "families", {"__init__"}),
+                                            (PACKAGE / "frontends" / "aten" / "families", {"__init__"})],
+                         ids=lambda v: v.parent.name + "/" + v.name if isinstance(v, Path) else "")
+def test_no_rule_family_imports_another(folder, shared):
+    """What several families share lives in a helper module (the ONNX door's operands.py)."""
+    families = {p.stem for p in folder.glob("*.py")} - shared
+    assert families
+    assert not {p.stem: _relative_imports(p) & families for p in folder.glob("*.py")
+                if p.stem in families and _relative_imports(p) & families}
 
 
 @pytest.mark.parametrize("folder", [DOOR_RULES, CASE_FAMILIES, PACKAGE / "stat" / "families",

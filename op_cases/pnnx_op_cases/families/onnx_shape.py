@@ -1,5 +1,5 @@
-"""ONNX table, the `shape` family (frontends/onnx/rules/shape.py): Concat, DepthToSpace, Dropout,
-Flatten, Pad, Reshape, Split, Squeeze, Transpose, Unsqueeze,
+"""ONNX table, the `shape` family (frontends/onnx/rules/shape.py): Concat, DepthToSpace, Flatten,
+Reshape, Split, Squeeze, Transpose, Unsqueeze,
 including the shape-computing subgraphs torch.onnx writes (`Shape -> Gather -> Unsqueeze -> Concat ->
 Reshape`) with a symbolic batch dim."""
 from __future__ import annotations
@@ -84,33 +84,8 @@ def split():
                     [rand(2, 7)], outputs=("y0", "y1", "y2"), opset=18)
 
 
-@family("onnx.Pad")
-def pad():
-    op = "onnx.Pad"
-    yield onnx_case(op, "constant", node("Pad", ["x0", "p", "v"]), [rand(1, 2, 3, 4)],
-                    consts={"p": [0, 0, 1, 2, 0, 0, 2, 1], "v": 0.5}, smoke=True)
-    yield onnx_case(op, "reflect_opset11", node("Pad", ["x0", "p"], mode="reflect"), [rand(1, 2, 4, 5)],
-                    consts={"p": [0, 0, 1, 2, 0, 0, 2, 1]}, opset=11)
-    yield onnx_case(op, "edge", node("Pad", ["x0", "p"], mode="edge"), [rand(1, 2, 4, 5)],
-                    consts={"p": [0, 0, 2, 1, 0, 0, 0, 3]})
-    yield onnx_case(op, "wrap_opset19", node("Pad", ["x0", "p"], mode="wrap"), [rand(1, 2, 4, 5)],
-                    consts={"p": [0, 0, 1, 1, 0, 0, 1, 2]}, opset=19)
-    yield onnx_case(op, "axes_opset18", node("Pad", ["x0", "p", "", "ax"]), [rand(2, 3, 4)],
-                    consts={"p": [1, 2, 0, 3], "ax": [1, -1]}, opset=18)
-    yield onnx_case(op, "crop", node("Pad", ["x0", "p"]), [rand(2, 6, 6)], consts={"p": [0, -1, -2, 0, 1, 0]})
-
-
 @family("onnx.DepthToSpace")
 def depth_to_space():
     op = "onnx.DepthToSpace"
     yield onnx_case(op, "dcr", node("DepthToSpace", ["x0"], blocksize=2), [rand(1, 8, 3, 4)], smoke=True)
     yield onnx_case(op, "crd", node("DepthToSpace", ["x0"], blocksize=2, mode="CRD"), [rand(2, 8, 3, 3)], opset=11)
-
-
-@family("onnx.Dropout")
-def dropout():
-    op = "onnx.Dropout"
-    yield onnx_case(op, "inference", node("Dropout", ["x0"]), [rand(2, 3, 4)], smoke=True)
-    yield onnx_case(op, "ratio_input", node("Dropout", ["x0", "r"]), [rand(2, 3, 4)], consts={"r": 0.3}, opset=13)
-    yield onnx_case(op, "with_mask", node("Dropout", ["x0"], ["y", "mask"]), [rand(2, 5)], outputs=("y", "mask"),
-                    opset=12)

@@ -11,6 +11,6 @@ every input is a constant (random number generators); `produces=(...)` the PyTor
 the rule writes (`pnnx-cases where nn.Conv2d` finds the Conv rule by it)."""
 from __future__ import annotations
 
-from . import (activation, attention, control, conv, creation, elementwise, fft, fold, indexing,  # noqa: F401
+from . import (activation, attention, control, conv, creation, elementwise, fft, fold, identity, indexing,  # noqa: F401
                linear, logic, loss, norm, pad, pool, quantize, reduce, resize, rnn, shape)
 from .registry import RULES  # noqa: F401

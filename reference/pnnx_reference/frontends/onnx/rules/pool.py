@@ -8,9 +8,8 @@ import torch
 import torch.nn.functional as F
 
 from ..values import constant
-from .operands import ints_attr, spatial_rank
+from .operands import conv_pads, ints_attr, spatial_rank, torch_pad
 from .registry import RULES
-from .conv import conv_pads, torch_pad
 
 rule = RULES.register
 
