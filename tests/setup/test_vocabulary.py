@@ -82,10 +82,11 @@ def _defined_in_errors() -> set[str]:
             if isinstance(value, type) and issubclass(value, BaseException) and value.__module__ == errors.__name__}
 
 
-def test_every_error_class_of_the_converter_is_defined_in_errors_py():
-    ours = _defined_in_errors()
-    elsewhere = {f"{path.relative_to(ROOT)}: {name}" for path in _python_files("reference")
-                 if path != PACKAGE / "errors.py" for name in _error_classes_of(path, ours)}
+@pytest.mark.parametrize("package, module", [("reference", errors), ("conformance", outcomes)])
+def test_every_error_class_of_a_package_is_defined_in_its_errors_py(package, module):
+    ours = {name for name, value in vars(module).items() if isinstance(value, type) and issubclass(value, BaseException)}
+    elsewhere = {f"{path.relative_to(ROOT)}: {name}" for path in _python_files(package)
+                 if path != Path(module.__file__) for name in _error_classes_of(path, ours)}
     assert elsewhere == set()
 
 
