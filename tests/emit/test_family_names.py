@@ -31,7 +31,7 @@ DOOR_HELPERS = {"__init__", "registry", "operands"}
 CASE_FAMILIES = ROOT / "op_cases" / "pnnx_op_cases" / "families"
 CROSS_CUTTING = {"batch_axes", "dynamic_shapes"}   # variants of other families' operators
 CASE_HELPERS = {"__init__", "F_Tensor_torch_kit"}
-PREFIXES = ("F", "Tensor", "nn", "torch", "onnx")
+PREFIXES = ("F", "Tensor", "nn", "torch", "onnx", "torchvision")
 DRAWER_WORDS = ("misc", "extra", "composite", "other", "util", "helper", "common", "general", "stuff")
 
 
