@@ -1,4 +1,5 @@
-"""Outcomes a check can raise; the unit runner turns each into a Result status."""
+"""Every error class of pnnx_conformance: the outcomes a check can raise, each named for the Result
+status the unit runner turns it into, and one internal signal (TestTimedOut)."""
 from __future__ import annotations
 
 
@@ -57,3 +58,8 @@ class HarnessError(CheckOutcome):
     """A bug or a misconfiguration of the suite itself (bad waiver file, unknown backend)."""
 
     status = "harness-error"
+
+
+class TestTimedOut(Exception):
+    """An internal signal of the ONNX backend suite's pytest plug-in (onnx_backend/collect.py): one
+    test ran past PNNX_ONNX_BACKEND_TIMEOUT seconds; pytest records that test as failed."""

@@ -40,7 +40,7 @@ from . import registry, tables
 
 ROOT = Path(__file__).resolve().parents[2]
 GROUPS = ("table", "cases", "frontends", "passes", "emitters", "tolerances", "waivers")
-# the doors into the converter (docs/ROUTES.md), as frontend registries name them in `doors`
+# the doors into the converter (docs/DOORS.md), as frontend registries name them in `doors`
 DOORS = ("python", ".pt", ".pt2", ".onnx")
 # each door's own folder of frontends/ (docs/CONVENTIONS.md); `aten/` is shared through its registry's doors
 DOOR_FOLDERS = {"python": "python", ".pt": "torchscript", ".pt2": "export", ".onnx": "onnx"}

@@ -19,7 +19,7 @@ from .frontends.python.dynamic import merge_shapes
 from .frontends.python.recorder import iter_values
 from .emit.ncnn import write_ncnn
 from .emit.python.pnnx_py import write_python
-from .errors import ConversionError, PnnxError, UnsupportedOperator
+from .errors import ConversionError, MissingPackage, PnnxError, UnsupportedOperator
 from .files import Staging, onnx_data_path
 from .input_sizes import check_fits, out_of_memory
 from .formats import pnnx_param
@@ -342,7 +342,7 @@ def export(model: nn.Module, inputs=None, out_dir=".", name: str = "model", *, i
         for emitter, artefacts, write in _emitters(graph, staged, paths, fp16, shapes):
             try:
                 write()
-            except (UnsupportedOperator, optional.MissingPackage) as err:
+            except (UnsupportedOperator, MissingPackage) as err:
                 result.unsupported[emitter] = str(err)
                 continue
             except OSError as err:

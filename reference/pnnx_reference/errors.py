@@ -1,5 +1,13 @@
-"""Errors a user can cause. Each prints as one line naming the file and the problem;
-command lines catch `PnnxError`, print `str(err)` to stderr and exit non-zero."""
+"""Every error class of pnnx_reference, one per meaning (docs/CONVENTIONS.md, "Errors").
+
+A user-facing error is a `PnnxError`: its message is one printable line naming the file or
+operator and the problem. `pnnxref` prints it as `error: MESSAGE` and exits 2 (`pnnxref
+regenerate`: a FormatError as `FILE:LINE: message`, any other as `error: FILE: message`, exit 1).
+Two of them stop only one artefact: `export()` records an `UnsupportedOperator` or a
+`MissingPackage` raised while writing one as that emitter's refusal, writes the other artefacts,
+and `pnnxref` prints `warning: EMITTER: MESSAGE`. `Unsupported` never reaches the user: the
+driver that called the rule gathers it into an `UnsupportedOperator` or a `ConversionError`.
+The internal signals at the end are caught inside the package and never printed."""
 from __future__ import annotations
 
 
@@ -30,8 +38,14 @@ class PnnxError(Exception):
         super().__init__(one_line(str(message)))
 
 
+class UsageError(PnnxError):
+    """A wrong command-line option or argument, or a model spec that cannot be loaded
+    (`pnnxref`: `error: MESSAGE`, exit 2)."""
+
+
 class FormatError(PnnxError):
-    """A malformed or hostile input file (param, bin, zip)."""
+    """A malformed or hostile input file (pnnx.param, pnnx.bin, ncnn.param, a zip): the message
+    starts with `FILE:LINE:` (`pnnxref`: `error: FILE:LINE: message`, exit 2)."""
 
     def __init__(self, path, message: str, line: int | None = None) -> None:
         self.path = str(path)
@@ -41,28 +55,110 @@ class FormatError(PnnxError):
         super().__init__(f"{where}: {message}")
 
 
+class ExpressionError(PnnxError):
+    """A `pnnx.Expression`'s `expr=` text that is malformed, or a value no expression can hold
+    (raised by `expression.py`; the param validator turns it into a FormatError naming the line)."""
+
+
 class ConversionError(PnnxError):
-    """The model could not be captured or converted (e.g. it cannot be traced)."""
+    """The model could not be captured or converted: it cannot be traced, a door refuses it, a
+    value-dependent branch, the self-check's mismatch (`pnnxref`: `error: MESSAGE`, exit 2)."""
+
+
+class ConstantInputsNeeded(ConversionError):
+    """An ONNX model refused only because rules need, at conversion time, values the graph
+    computes from its inputs `inputs`: converting with those inputs given as constants
+    (`constant_inputs=`) would succeed. Gathered from every `ConstantNeeded` of one model."""
+
+    def __init__(self, message: str, inputs: list[str]) -> None:
+        super().__init__(message)
+        self.inputs = inputs
+
+
+class StaleWeight(ConversionError):
+    """A weight's source tensor was changed in place after the Attribute was made from it
+    (ir.Attribute.data): capture the model again."""
+
+
+class MissingPackage(PnnxError):
+    """An optional package that this artefact or door needs is not installed (optional.require
+    names the extra that installs it). Writing an artefact, it declines only that artefact."""
+
+    def __init__(self, package: str, message: str) -> None:
+        self.package = package
+        super().__init__(message)
+
+
+class InvalidGraph(PnnxError):
+    """The graph names or holds what no file may be generated from: an operator type outside
+    the allowed PyTorch API, a name that is not an identifier, a malformed slice, a parameter
+    value Python cannot spell (raised by the `_pnnx.py` emitter's renderers for a hostile or
+    malformed pnnx.param). It stops the whole conversion, never a silent skip."""
 
 
 class Unsupported(PnnxError):
-    """Raised by one rule (an emitter's lowering, a `_pnnx.py` renderer, a frontend rule): this
+    """Raised by one rule (an emitter's lowering, a `_pnnx.py` renderer, a door's rule): this
     operator, with these parameters, has no form here. The driver that called the rule names
-    the operator and gathers every such refusal into one `UnsupportedOperator`."""
+    the operator and gathers every such refusal into one `UnsupportedOperator` (an emitter) or
+    `ConversionError` (a door); it never reaches the user by itself."""
+
+
+class ConstantNeeded(Unsupported):
+    """An ONNX door rule needs input `value` at conversion time and the graph computes it from
+    its inputs (gathered into `ConstantInputsNeeded`)."""
+
+    def __init__(self, message: str, value: str) -> None:
+        super().__init__(message)
+        self.value = value
+
+
+class AlongBatch(Unsupported):
+    """An ncnn lowering would work along its operand's batch axis, which ncnn runs sample by
+    sample: the ncnn driver lowers the operator again with every operand holding all its dims."""
 
 
 class UnsupportedOperator(PnnxError):
-    """An emitter (ncnn, onnx) cannot lower one operator. Other artefacts are still written."""
+    """An emitter (ncnn, pnnx.onnx, `_pnnx.py`) cannot write these operators: `failures` lists
+    (type, name, reason) for every one. `export()` writes the other artefacts and `pnnxref`
+    prints `warning: EMITTER: MESSAGE`. With `target`, the message counts them
+    (`unsupported for ONNX: 2 operator(s): ...`), else it names the first
+    (`unsupported: TYPE (NAME): reason; also ...`)."""
 
-    def __init__(self, op_type: str, op_name: str, reason: str) -> None:
+    def __init__(self, op_type: str, op_name: str, reason: str,
+                 more: list[tuple[str, str, str]] | tuple = (), target: str | None = None) -> None:
         self.op_type, self.op_name, self.reason = op_type, op_name, reason
-        super().__init__(f"unsupported: {op_type} ({op_name}): {reason}")
+        self.failures = [(op_type, op_name, reason), *more]
+        super().__init__(_unsupported_message(self.failures, target))
+
+    @classmethod
+    def gathered(cls, failures: list[tuple[str, str, str]], target: str | None = None) -> "UnsupportedOperator":
+        """One error for every (type, name, reason) a driver collected."""
+        return cls(*failures[0], more=failures[1:], target=target)
 
 
-class UsageError(PnnxError):
-    """A wrong command-line option or argument."""
+def _unsupported_message(failures: list[tuple[str, str, str]], target: str | None) -> str:
+    listing = [f"{t} ({n}): {r}" for t, n, r in failures]
+    if target is not None:
+        return f"unsupported for {target}: {len(failures)} operator(s): {'; '.join(listing)}"
+    return "unsupported: " + listing[0] + ("; also " + "; ".join(listing[1:]) if len(listing) > 1 else "")
 
 
 class ValueDependentWarning(UserWarning):
     """A value-dependent conversion the user accepted (`allow_value_dependent`): the converted
-    model keeps the value the example inputs gave."""
+    model keeps the value the example inputs gave (`pnnxref`: `warning: MESSAGE`)."""
+
+
+# --- internal signals: caught inside the package, never printed as they are ---------------
+class ValueTextError(ValueError):
+    """A pnnx.param parameter value's text is malformed (the param reader adds file and line
+    and raises a FormatError)."""
+
+
+class NotAParam(Exception):
+    """A Python value has no pnnx parameter form (a module, a callable, a string with
+    whitespace); the Python-API door refuses the operator with a ConversionError."""
+
+
+class OtherPath(Exception):
+    """A trace with forced branch outcomes reached a branch the first trace did not have
+    (frontends/python/branches.py tries the next outcome)."""

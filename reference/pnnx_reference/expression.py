@@ -20,12 +20,8 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Sequence, Union
 
-from pnnx_reference.errors import PnnxError
+from pnnx_reference.errors import ExpressionError
 from pnnx_reference.formats.textfile import is_digits
-
-
-class ExpressionError(PnnxError):
-    """A malformed `expr=` string."""
 
 
 # --- tree ------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from typing import Iterable, Union
 
 import numpy as np
 
-from .errors import ConversionError
+from .errors import StaleWeight
 
 ParamValue = Union[None, bool, int, float, str, complex, list]
 UNKNOWN_DIM = -1  # a dimension known only at run time (written as `?` in pnnx.param's shape annotations)
@@ -77,10 +77,6 @@ def dtype_suffix_of(torch_dtype) -> str:
 def annotation_suffix_of(torch_dtype) -> str:
     """The `#` annotation suffix of a tensor: its dtype, or a quantized tensor's storage dtype."""
     return QUANTIZED_STORAGE.get(str(torch_dtype)) or dtype_suffix_of(torch_dtype)
-
-
-class StaleWeight(ConversionError):
-    """A weight's source tensor was changed in place after the Attribute was made from it."""
 
 
 # storage address -> the Attributes viewing that storage (see own_views_of)

@@ -7,18 +7,10 @@ from __future__ import annotations
 
 import importlib
 
-from .errors import PnnxError
+from .errors import MissingPackage
 
 DISTRIBUTION = "pnnx-reference"
 EXTRAS = {"onnx": "onnx", "onnxruntime": "onnx", "ncnn": "ncnn", "torchvision": "vision"}  # package -> the extra that installs it
-
-
-class MissingPackage(PnnxError):
-    """An optional package that this artefact or door needs is not installed."""
-
-    def __init__(self, package: str, purpose: str) -> None:
-        self.package = package
-        super().__init__(f"{purpose} needs the {package} package: pip install '{DISTRIBUTION}[{EXTRAS[package]}]'")
 
 
 def require(package: str, purpose: str) -> None:
@@ -29,4 +21,5 @@ def require(package: str, purpose: str) -> None:
     except ModuleNotFoundError as err:
         if err.name is None or err.name.split(".")[0] != package:
             raise
-        raise MissingPackage(package, purpose) from None
+        raise MissingPackage(package, f"{purpose} needs the {package} package: "
+                             f"pip install '{DISTRIBUTION}[{EXTRAS[package]}]'") from None

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Callable
 
 from . import expression, version_line
-from .errors import FormatError, one_line
+from .errors import ExpressionError, FormatError, one_line
 from .formats import ncnn_bin, ncnn_layer_params, ncnn_layers, ncnn_param, pnnx_bin, pnnx_param
 from .formats.textfile import read_text_lines
 from .ir import Graph
@@ -89,7 +89,7 @@ def _expressions(graph: Graph, lines: dict[str, int], path: str) -> list[Problem
             continue
         try:
             used = expression.input_indices(expression.parse(text))
-        except expression.ExpressionError as err:
+        except ExpressionError as err:
             problems.append(Problem(path, where, f"pnnx.Expression {op.name}: {err}"))
             continue
         if used and used[-1] >= len(op.inputs):

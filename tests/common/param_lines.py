@@ -1,5 +1,5 @@
-"""pnnx.param text compared across conversion routes (the agreement tests of the `.pt` and
-`.pt2` routes against the Python-API route)."""
+"""pnnx.param text compared across conversion doors (the agreement tests of the `.pt` and
+`.pt2` doors against the Python-API door)."""
 from __future__ import annotations
 
 import re

@@ -287,7 +287,8 @@ def test_adaptive_none_output_size_is_written_as_zero():
 
 
 def test_nested_list_is_not_a_param():
-    from pnnx_reference.frontends.python.params import NotAParam, to_param
+    from pnnx_reference.errors import NotAParam
+    from pnnx_reference.frontends.python.params import to_param
 
     with pytest.raises(NotAParam, match="nested"):
         to_param([[1], [2]], "output_size")

@@ -1,14 +1,14 @@
 """Issue 16, item 5: every smoke op case that torch.export exports gives the same pnnx.param
-through the `.pt2` route (torch.export.export, save, load, our export frontend) and the
-Python-API route, up to operator names. A disagreement fails with the first differing line of
-each route. Known differences are listed, with their category, in known_differences.tsv;
+through the `.pt2` door (torch.export.export, save, load, our export frontend) and the
+Python-API door, up to operator names. A disagreement fails with the first differing line of
+each door. Known differences are listed, with their category, in known_differences.tsv;
 they are strict xfails, so a case that starts agreeing must be taken off the list."""
 import csv
 from pathlib import Path
 
 import pytest
 
-from export_agreement import NoRoute, both_routes
+from export_agreement import NoDoor, both_doors
 from pnnx_op_cases.batch_variants import base_id
 from pnnx_op_cases.case import TAG_ONNX
 from pnnx_op_cases.registry import select
@@ -18,7 +18,7 @@ CASES = [c for c in select(tier="smoke") if TAG_ONNX not in c.tags]
 
 CATEGORY_REASONS = {
     "namespace": "meta['torch_fn'] says `function.split`, which names both torch.split and Tensor.split "
-                 "(Python functions of one name); the .pt2 route writes the rule table's choice",
+                 "(Python functions of one name); the .pt2 door writes the rule table's choice",
     "params": "the program holds scale factors and LPPool's norm_type as floats (the model wrote "
               "scale_factor=2, nn.LPPool2d(2, ...))",
     "decomposed": "torch.export decomposed the call into several aten calls that no fold rebuilds "
@@ -47,14 +47,14 @@ def test_known_differences_name_real_cases_and_categories():
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_pt2_route_matches_python_route(case, request):
+def test_pt2_door_matches_python_door(case, request):
     # a batch variant is its base case's model fed other shapes: it differs as its base does
     known = KNOWN.get(case.id, KNOWN.get(base_id(case.id)))
     if known is not None:
         request.applymarker(pytest.mark.xfail(strict=True, reason=CATEGORY_REASONS[known]))
     try:
-        python_lines, pt2_lines = both_routes(case)
-    except NoRoute as why:
+        python_lines, pt2_lines = both_doors(case)
+    except NoDoor as why:
         pytest.skip(str(why))
     diff = [(a, b) for a, b in zip(python_lines, pt2_lines) if a != b]
     assert python_lines == pt2_lines, (

@@ -89,7 +89,7 @@ class _Meshgrid(nn.Module):
 
 
 def test_meshgrid_of_a_list_of_tensors_is_torch_meshgrid(tmp_path):
-    """aten.meshgrid takes its tensors as one list (raft's coordinate grid through the .pt2 route)."""
+    """aten.meshgrid takes its tensors as one list (raft's coordinate grid through the .pt2 door)."""
     x = torch.rand(1, 2, 3, 5)
     program = torch.export.export(_Meshgrid().eval(), (x,))
     result = api.export(program, None, tmp_path, "net")
@@ -217,7 +217,7 @@ class ConvBnRelu(nn.Module):
 
 
 @pytest.mark.parametrize("dims", [1, 2, 3])
-def test_batch_norm_before_an_inplace_relu_is_the_module_as_on_the_python_route(dims):
+def test_batch_norm_before_an_inplace_relu_is_the_module_as_on_the_python_door(dims):
     model = ConvBnRelu(dims).eval()
     x = torch.rand((2, 3) + (6,) * dims)
     pt2 = api.capture(export_program(model, (x,)))
@@ -261,9 +261,9 @@ _IN_PLACE_STEPS = {"iadd": lambda z, y: z.__iadd__(y), "add_": lambda z, y: z.ad
 
 
 @pytest.mark.parametrize("step", list(_IN_PLACE_STEPS))
-def test_inplace_arithmetic_is_an_expression_as_on_the_python_route(step, tmp_path):
+def test_inplace_arithmetic_is_an_expression_as_on_the_python_door(step, tmp_path):
     """`z += y` and `z.add_(y)` are one aten add_ whose torch_fn says `method_descriptor.add_`:
-    written, as the Python route writes both, as a pnnx.Expression (torchvision's residual
+    written, as the Python door writes both, as a pnnx.Expression (torchvision's residual
     `out += identity`), and still a write of `z`."""
     model, x, y = _InPlace(_IN_PLACE_STEPS[step]).eval(), torch.rand(2, 4, 5), torch.rand(2, 4, 5) + 0.5
     program = export_program(model, (x, y))
@@ -288,7 +288,7 @@ class _MaskedDecoder(nn.Module):
 def test_transformer_layer_is_rebuilt_with_its_masks_by_name(tmp_path):
     """nn.TransformerDecoderLayer back from a .pt2 (its head count and layout tried against the
     example values) and called as the model called it, the mask by name: the same line as the
-    Python route, which the ncnn emitter lowers (a mask by position it cannot place)."""
+    Python door, which the ncnn emitter lowers (a mask by position it cannot place)."""
     from param_lines import normalised_param
 
     model = _MaskedDecoder().eval()
@@ -302,7 +302,7 @@ def test_transformer_layer_is_rebuilt_with_its_masks_by_name(tmp_path):
     assert_close(got, [model(*inputs).detach()], tolerance(1e-5, 1e-4, "fp32 reference"))
 
 
-def test_split_with_a_list_of_sizes_is_torch_split_as_on_the_python_route(tmp_path):
+def test_split_with_a_list_of_sizes_is_torch_split_as_on_the_python_door(tmp_path):
     """torch.export records torch.split(x, [2, 3]) as aten split_with_sizes; written as
     `torch.split_with_sizes` it had no ncnn or ONNX lowering."""
     import torch
@@ -325,7 +325,7 @@ def test_split_with_a_list_of_sizes_is_torch_split_as_on_the_python_route(tmp_pa
 
 
 class _Attention(nn.Module):
-    """Attention calls whose module the .pt2 route must rebuild with the call the model made:
+    """Attention calls whose module the .pt2 door must rebuild with the call the model made:
     a mask by name (built in forward, a bool key padding mask or a float mask filled by index),
     need_weights=False (scaled_dot_product_attention rather than the weights' bmm/softmax),
     average_attn_weights=False."""
@@ -359,7 +359,7 @@ class _Attention(nn.Module):
 @pytest.mark.parametrize("kind", ["mha_no_weights", "mha_per_head_weights", "mha_key_padding", "encoder_key_padding",
                                   "decoder_memory_mask"])
 def test_attention_is_rebuilt_with_the_call_the_model_made(kind, tmp_path):
-    """Rebuilt whole, called as the model called it: the Python route's pnnx.param, and the
+    """Rebuilt whole, called as the model called it: the Python door's pnnx.param, and the
     regenerated model gives the model's bits (the same kernels: eval attention's fast path)."""
     from param_lines import normalised_param
 
@@ -419,7 +419,7 @@ class _Gumbel(nn.Module):
 def test_gumbel_softmax_folds_back_whole_and_stays_random(options):
     """torch.export writes F.gumbel_softmax as its noise (exponential_ of an empty_like), the
     softmax and, hard, the one-hot scatter: folded back to the one call (checked by running
-    both from one seed), as on the Python route; the noise is never a constant."""
+    both from one seed), as on the Python door; the noise is never a constant."""
     from param_lines import normalised_param
 
     x = torch.rand(4, 8)
@@ -439,7 +439,7 @@ class _WriteBack(nn.Module):
         return y
 
 
-def test_copy_of_a_slice_onto_itself_is_skipped_as_on_the_python_route():
+def test_copy_of_a_slice_onto_itself_is_skipped_as_on_the_python_door():
     """torch.export records the write-back as copy_ into a fresh slice of the same bounds; it is
     no second Tensor.slice_copy (the re-export of a converted in-place slice write is a fixed
     point)."""
@@ -452,7 +452,7 @@ def test_copy_of_a_slice_onto_itself_is_skipped_as_on_the_python_route():
 
 
 @pytest.mark.parametrize("fn", [torch.bitwise_and, torch.bitwise_or, torch.bitwise_xor])
-def test_bitwise_with_a_number_is_an_expression_as_on_the_python_route(fn):
+def test_bitwise_with_a_number_is_an_expression_as_on_the_python_door(fn):
     """aten's bitwise_and.Scalar: the number by position, so the call is `and(@0,2)` (which the
     ONNX writer lowers), not torch.bitwise_and with other=2."""
     from param_lines import normalised_param
@@ -472,7 +472,7 @@ def test_bitwise_with_a_number_is_an_expression_as_on_the_python_route(fn):
 def test_lp_pool_folds_back_whole_and_gives_torchs_bits(call, tmp_path):
     """torch.export writes F.lp_pool as pow, avg_pool and `** (1 / p)`, whose exponent the
     expression keeps as a float32 literal (0.333333343 for p=3: other bits than torch's):
-    folded back to the one call, as on the Python route."""
+    folded back to the one call, as on the Python door."""
     from param_lines import normalised_param
 
     class Pool(nn.Module):
@@ -493,7 +493,7 @@ class _SliceAfterDynamicDims(nn.Module):
         return x[:, :, 2:] + 1
 
 
-def test_full_slices_of_dynamic_dims_are_skipped_as_on_the_python_route():
+def test_full_slices_of_dynamic_dims_are_skipped_as_on_the_python_door():
     """torch.export writes the `:` of a dynamic dim as slice(0, INT64_MAX) where it skips a
     static one; the chained slice kept it (dims=(1,2)), so the re-export of a converted `.pt2`
     was no fixed point."""

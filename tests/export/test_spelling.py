@@ -1,5 +1,5 @@
-"""The .pt2 route names an aten call as the model spelled it (the node's meta["torch_fn"]),
-so `x.argmax()`, `torch.argmax(x)` and `F.relu(x)` come out as the Python route writes them."""
+"""The .pt2 door names an aten call as the model spelled it (the node's meta["torch_fn"]),
+so `x.argmax()`, `torch.argmax(x)` and `F.relu(x)` come out as the Python door writes them."""
 import torch
 
 from pnnx_reference.api import capture
@@ -21,7 +21,7 @@ def test_torch_fn_kinds():
     assert from_torch_fn(None) is None and from_torch_fn(("x", "OpOverload.x")) is None
 
 
-def test_pt2_route_names_calls_as_the_python_route():
+def test_pt2_door_names_calls_as_the_python_door():
     x = torch.rand(2, 4, 3)
     program = export_program(Spelled().eval(), (x,))
     types = [op.type for op in capture(program, (x,)).ops]

@@ -12,7 +12,7 @@ import torch.nn as nn
 from pnnx_reference import api, expression
 from pnnx_reference.cli import main as pnnxref
 from pnnx_reference.emit.python.pnnx_py import regenerate
-from pnnx_reference.errors import ConversionError
+from pnnx_reference.errors import ConversionError, ExpressionError
 from pnnx_reference.formats import pnnx_param
 from pnnx_reference.validate import validate
 
@@ -52,7 +52,7 @@ def test_the_validator_checks_expressions_with_file_and_line(tmp_path, expr, mes
 
 def test_parsing_is_bounded_in_depth_not_by_the_recursion_limit():
     text = "neg(" * 5000 + "@0" + ")" * 5000
-    with pytest.raises(expression.ExpressionError, match=r"^expression nested deeper than 100 levels$"):
+    with pytest.raises(ExpressionError, match=r"^expression nested deeper than 100 levels$"):
         expression.parse(text)
     assert expression.depth("add(@0,mul(@1,[2,3]))") == 3
     expression.parse("neg(" * expression.MAX_DEPTH + "@0" + ")" * expression.MAX_DEPTH)

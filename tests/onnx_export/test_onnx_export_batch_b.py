@@ -15,7 +15,7 @@ from fn_modules import FnOf
 from onnx_export_util import assert_close, export_module
 from pnnx_reference.api import capture
 from pnnx_reference.emit.onnx import build_model
-from pnnx_reference.emit.onnx.export import UnsupportedOperators
+from pnnx_reference.errors import UnsupportedOperator
 
 
 def _check(model, inputs, op_type: str, atol: float = 1e-5):
@@ -85,7 +85,7 @@ def test_decoder_masks_given_by_position_are_refused():
     graph = capture(model.eval(), [torch.randn(4, 2, 8), torch.randn(5, 2, 8),
                                    nn.Transformer.generate_square_subsequent_mask(4)])
     graph.ops[[op.type for op in graph.ops].index("nn.TransformerDecoderLayer")].inputnames.clear()
-    with pytest.raises(UnsupportedOperators, match="TransformerDecoderLayer"):
+    with pytest.raises(UnsupportedOperator, match="TransformerDecoderLayer"):
         build_model(graph)
 
 
@@ -128,7 +128,7 @@ def test_embedding_bag_dynamic_offsets_refused():
     model.bag = nn.EmbeddingBag(20, 8, mode="sum")
     graph = capture(model.eval(),
                     [torch.randint(0, 20, (6,)), torch.tensor([0, 2, 4])])
-    with pytest.raises(UnsupportedOperators, match="offsets"):
+    with pytest.raises(UnsupportedOperator, match="offsets"):
         build_model(graph)
 
 

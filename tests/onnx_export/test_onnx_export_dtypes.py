@@ -11,7 +11,8 @@ import torch
 import torch.nn.functional as F
 
 from onnx_export_util import GraphMaker, export_and_run, op_types
-from pnnx_reference.emit.onnx import UnsupportedOperators, write_onnx
+from pnnx_reference.emit.onnx import write_onnx
+from pnnx_reference.errors import UnsupportedOperator
 
 
 @pytest.mark.parametrize("dtype, torch_dtype", [("f16", torch.float16), ("bf16", torch.bfloat16)])
@@ -58,7 +59,7 @@ def _bitcast_graph():
 
 
 def test_a_bitcast_is_declined_before_opset_26(tmp_path):
-    with pytest.raises(UnsupportedOperators, match="BitCast from opset 26"):
+    with pytest.raises(UnsupportedOperator, match="BitCast from opset 26"):
         write_onnx(_bitcast_graph(), tmp_path / "m.pnnx.onnx", fp16=False)
     assert not (tmp_path / "m.pnnx.onnx").exists()
 

@@ -11,7 +11,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from onnx_export_util import GraphMaker, assert_close, export_and_run, op_types
-from pnnx_reference.emit.onnx import DEFAULT_OPSET, UnsupportedOperators, write_onnx
+from pnnx_reference.emit.onnx import DEFAULT_OPSET, write_onnx
 from pnnx_reference.errors import ConversionError, UnsupportedOperator
 
 
@@ -57,11 +57,11 @@ def _unsupported_graph():
 
 def test_unsupported_lists_every_operator_and_writes_nothing(tmp_path):
     path = tmp_path / "x.pnnx.onnx"
-    with pytest.raises(UnsupportedOperators) as info:
+    with pytest.raises(UnsupportedOperator) as info:
         write_onnx(_unsupported_graph(), path)
     err = info.value
     assert isinstance(err, UnsupportedOperator)
-    assert [t for t, _, _ in err.items] == ["nn.MaxPool2d", "nn.Frobnicate"]
+    assert [t for t, _, _ in err.failures] == ["nn.MaxPool2d", "nn.Frobnicate"]
     assert "input of rank 2" in str(err) and "frob" in str(err)
     assert "\n" not in str(err)
     assert list(tmp_path.iterdir()) == []

@@ -14,7 +14,7 @@ import torch.nn.functional as F
 from onnx_export_util import GraphMaker, assert_close, export_module, op_types
 from pnnx_reference.api import capture
 from pnnx_reference.emit.onnx import build_model
-from pnnx_reference.emit.onnx.export import UnsupportedOperators
+from pnnx_reference.errors import UnsupportedOperator
 
 
 class Fn(nn.Module):
@@ -50,7 +50,7 @@ def _check(model, inputs, tmp_path, op_type: str, atol: float = 1e-5, rtol: floa
 
 def _unsupported(model, inputs, match: str):
     graph = capture(model.eval(), tuple(inputs))
-    with pytest.raises(UnsupportedOperators, match=match):
+    with pytest.raises(UnsupportedOperator, match=match):
         build_model(graph, fp16=False)
 
 
@@ -74,7 +74,7 @@ def test_as_strided_outside_the_input_is_refused():
     x = g.input((3, 3))
     y = g.op("torch.as_strided", [x], [(2, 3)], {"size": [2, 3], "stride": [3, 3],
                                                  "storage_offset": 1})
-    with pytest.raises(UnsupportedOperators, match="outside the input"):
+    with pytest.raises(UnsupportedOperator, match="outside the input"):
         build_model(g.output(y), fp16=False)
 
 

@@ -14,7 +14,7 @@ from fn_modules import FnOf
 from onnx_export_util import assert_close, check_shapes, op_types
 from pnnx_reference.api import capture
 from pnnx_reference.emit.onnx import write_onnx
-from pnnx_reference.emit.onnx.export import UnsupportedOperators
+from pnnx_reference.errors import UnsupportedOperator
 
 TOL = dict(atol=1e-4, rtol=1e-4)
 
@@ -130,5 +130,5 @@ def test_istft_of_non_hermitian_twosided_spectrum(tmp_path):
 def test_non_constant_window_is_refused(tmp_path):
     model = FnOf(lambda m, x, w: torch.view_as_real(torch.stft(x, 16, 4, window=w, return_complex=True)))
     graph = capture(model, (_signal(1, 64), torch.hann_window(16)))
-    with pytest.raises(UnsupportedOperators, match="window is not a constant"):
+    with pytest.raises(UnsupportedOperator, match="window is not a constant"):
         write_onnx(graph, tmp_path / "m.pnnx.onnx")

@@ -15,7 +15,7 @@ from fn_modules import Fn
 from onnx_export_util import assert_close, export_module, op_types
 from pnnx_reference.api import capture
 from pnnx_reference.emit.onnx import build_model
-from pnnx_reference.emit.onnx.export import UnsupportedOperators
+from pnnx_reference.errors import UnsupportedOperator
 
 
 class Pair(nn.Module):
@@ -185,7 +185,7 @@ def test_rank_neither_batched_nor_unbatched_is_refused():
     graph = capture(nn.Conv2d(1, 1, 1).eval(), (torch.randn(1, 4, 4),))
     op = next(o for o in graph.ops if o.type == "nn.Conv2d")
     op.inputs[0].shape, op.outputs[0].shape = [4, 4], [4, 4]
-    with pytest.raises(UnsupportedOperators, match="input of rank 2"):
+    with pytest.raises(UnsupportedOperator, match="input of rank 2"):
         build_model(graph, fp16=False)
 
 

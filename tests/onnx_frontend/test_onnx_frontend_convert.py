@@ -17,6 +17,7 @@ from onnx import helper
 from onnx_models import FLOAT, graph_model, op_types, run_generated, run_ort
 from pnnx_reference import api
 from pnnx_reference.cli import main
+from pnnx_reference.errors import ConversionError
 
 
 class Net(nn.Module):
@@ -198,7 +199,7 @@ def test_a_second_shape_the_user_gave_is_never_dropped(tmp_path):
     shape the user named, the model's error is the user's."""
     model = graph_model([helper.make_node("Reshape", ["x", "shape"], ["y"])], [("x", FLOAT, ["N", 6])],
                         [("y", FLOAT, None)], {"shape": np.array([2, 3, 2])})
-    with pytest.raises(api.ConversionError):
+    with pytest.raises(ConversionError):
         api.export_onnx(model, tmp_path, "m", input_shapes=[[2, 6]], input_shapes2=[[4, 6]])
     assert not any(tmp_path.iterdir())
 
@@ -211,10 +212,10 @@ def test_an_error_unrelated_to_the_second_shape_is_not_retried(tmp_path, monkeyp
 
     def failing_export(*args, inputs2=None, **kwargs):
         calls.append(inputs2)
-        raise api.ConversionError("the emitter failed")
+        raise ConversionError("the emitter failed")
 
     monkeypatch.setattr(api, "export", failing_export)
-    with pytest.raises(api.ConversionError, match="the emitter failed"):
+    with pytest.raises(ConversionError, match="the emitter failed"):
         api.export_onnx(model, tmp_path, "m", input_shapes=[[2, 6]])
     assert len(calls) == 1 and calls[0] is not None
 

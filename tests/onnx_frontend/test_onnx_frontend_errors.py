@@ -10,7 +10,7 @@ from onnx_models import FLOAT, INT64, graph_model
 from pnnx_reference import api
 from pnnx_reference.cli import main
 from pnnx_reference.errors import ConversionError
-from pnnx_reference.frontends.onnx import ConstantInputsNeeded
+from pnnx_reference.errors import ConstantInputsNeeded
 
 
 def relu_model(opset=17, dims=(1, 3, 4, 4)):

@@ -210,7 +210,7 @@ def test_einsum_matches_its_aten_rule_by_name():
                          "params"]  # + its whitespace rule
     assert {"reference/pnnx_reference/emit/ncnn/families/matmul.py",
             "reference/pnnx_reference/emit/onnx/families/matmul.py"} <= set(_files("torch.einsum", "emitters"))
-    assert _files("torch.einsum", "cases") == ["op_cases/pnnx_op_cases/families/torch_linalg.py"]
+    assert _files("torch.einsum", "cases") == ["op_cases/pnnx_op_cases/families/torch_matmul.py"]
 
 
 def test_an_op_without_an_aten_rule_names_the_generic_mapping():

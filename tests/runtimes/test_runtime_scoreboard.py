@@ -47,7 +47,7 @@ def _run(tmp_path, records=RECORDS, commit="abc1234", finished="2026-11-28T12:00
 
 
 def test_family_is_the_operators_own():
-    assert board.family("nn.GRU") == "nn_recurrent" and board.family("torch.fft.rfft") == "torch_fft"
+    assert board.family("nn.GRU") == "nn_rnn" and board.family("torch.fft.rfft") == "torch_fft"
     assert board.family("no.such_op") == "no"
 
 

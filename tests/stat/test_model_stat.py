@@ -76,7 +76,7 @@ def traced(name: str, folder: Path) -> Path:
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=NOT_MATCHED[n]))
                                   if n in NOT_MATCHED else n for n in sorted(UPSTREAM)])
-def test_pt_route_counts_as_upstream(name, tmp_path, capsys):
+def test_pt_door_counts_as_upstream(name, tmp_path, capsys):
     pt = traced(name, tmp_path)
     assert main([str(pt), "selfcheck=0"]) == 0, capsys.readouterr().err
     err = capsys.readouterr().err.splitlines()  # on stderr, where upstream prints them

@@ -1,6 +1,6 @@
 """Issue 5, item 4: every smoke op case that traces gives the same pnnx.param through the
-`.pt` route (torch.jit.trace, save, load, our TorchScript frontend) and the Python-API route,
-up to operator names. A disagreement fails with the first differing line of each route.
+`.pt` door (torch.jit.trace, save, load, our TorchScript frontend) and the Python-API door,
+up to operator names. A disagreement fails with the first differing line of each door.
 
 Known disagreements are listed, with their category, in known_disagreements.tsv; they are
 strict xfails, so a case that starts agreeing must be taken off the list."""
@@ -12,19 +12,19 @@ import pytest
 from pnnx_op_cases.batch_variants import base_id
 from pnnx_op_cases.case import TAG_ONNX
 from pnnx_op_cases.registry import select
-from ts_agreement import both_routes
+from ts_agreement import both_doors
 
 # ONNX-table cases are ONNX graphs run by onnxruntime: there is no PyTorch model to trace or export
 CASES = [c for c in select(tier="smoke") if TAG_ONNX not in c.tags]
 
 CATEGORY_REASONS = {
     "namespace": "torch.X and Tensor.X (and x[i] beside x.select, x.float() beside x.to(torch.float)) are one "
-                 "builtin aten:: call that leaves no Python frame in the trace to tell them apart; the .pt route "
+                 "builtin aten:: call that leaves no Python frame in the trace to tell them apart; the .pt door "
                  "writes upstream's name for the same operator with the same arguments",
     "params": "the trace holds a value as the call converted it (scale_factor=2 as 2.0, LPPool's "
               "float(norm_type)); how the model spelled it is not recorded, the value is the same",
     "unbatched": "a trace of an unbatched input does not show the module's batch layout (batch_first changes "
-                 "nothing without a batch axis); the .pt route writes the default",
+                 "nothing without a batch axis); the .pt door writes the default",
 }
 
 
@@ -44,15 +44,15 @@ def test_known_disagreements_name_real_cases_and_categories():
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_pt_route_matches_python_route(case, request):
+def test_pt_door_matches_python_door(case, request):
     # a batch variant is its base case's model fed other shapes: it differs as its base does
     known = KNOWN.get(case.id, KNOWN.get(base_id(case.id)))
     if known is not None:
         request.applymarker(pytest.mark.xfail(strict=True, reason=CATEGORY_REASONS[known]))
-    routes = both_routes(case)
-    if routes is None:
+    doors = both_doors(case)
+    if doors is None:
         pytest.skip("torch.jit.trace refuses the case")
-    python_lines, pt_lines = routes
+    python_lines, pt_lines = doors
     diff = [(a, b) for a, b in zip(python_lines, pt_lines) if a != b]
     assert python_lines == pt_lines, (
         f"first difference (python | .pt):\n  {diff[0][0] if diff else len(python_lines)}\n"

@@ -1,6 +1,6 @@
-"""Issue 19, item 2 (and the .pt route's share of item 6): each model of ts_models.py, traced
-and saved, converts through the .pt route and the generated _pnnx.py computes what the traced
-model computes; the same model through the Python-API route computes the same."""
+"""Issue 19, item 2 (and the .pt door's share of item 6): each model of ts_models.py, traced
+and saved, converts through the .pt door and the generated _pnnx.py computes what the traced
+model computes; the same model through the Python-API door computes the same."""
 import contextlib
 import importlib.util
 import io
@@ -46,7 +46,7 @@ def assert_same(got: list, expected: list) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))
-def test_pt_route_converts_and_matches(tmp_path, name):
+def test_pt_door_converts_and_matches(tmp_path, name):
     make, make_inputs = MODELS[name]
     torch.manual_seed(0)
     model, inputs = make().eval(), make_inputs()
@@ -58,7 +58,7 @@ def test_pt_route_converts_and_matches(tmp_path, name):
 
 @pytest.mark.parametrize("name", ["index_tensor", "index_mask", "relative_bias", "class_token", "copy_into_slice",
                                   "computed_slice", "shifts", "stft_center_reflect", "list_unpack"])
-def test_python_route_matches_too(tmp_path, name):
+def test_python_door_matches_too(tmp_path, name):
     make, make_inputs = MODELS[name]
     torch.manual_seed(0)
     model, inputs = make().eval(), make_inputs()
@@ -70,7 +70,7 @@ def test_python_route_matches_too(tmp_path, name):
 
 @pytest.mark.parametrize("name", sorted(FOLDED))
 def test_lowered_calls_fold_back_to_one_operator(tmp_path, name):
-    """Upstream writes F.local_response_norm and F.lp_poolNd whole; so does the .pt route."""
+    """Upstream writes F.local_response_norm and F.lp_poolNd whole; so does the .pt door."""
     make, make_inputs = MODELS[name]
     model, inputs = make().eval(), make_inputs()
     export(rebuild(traced(name, model, inputs)), inputs, tmp_path, "m")

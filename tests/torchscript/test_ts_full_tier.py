@@ -1,5 +1,5 @@
-"""Issue 19 on the full tier: traced models the `.pt` route stopped on or wrote otherwise than
-the Python route. Masked attention modules (masks given by name, causal masks that tracing
+"""Issue 19 on the full tier: traced models the `.pt` door stopped on or wrote otherwise than
+the Python door. Masked attention modules (masks given by name, causal masks that tracing
 drops for `is_causal`), F.embedding with max_norm (an in-place renorm before the lookup), and
 batch-norm statistics held as plain tensors by the generated `_pnnx.py` (a trace of it made
 them nameless constants)."""
@@ -26,8 +26,8 @@ def traced(model, inputs):
         return torch.jit.load(buffer)
 
 
-def both_routes(model, inputs):
-    """(Python-route pnnx.param lines, .pt-route lines, the .pt-route graph)."""
+def both_doors(model, inputs):
+    """(Python-door pnnx.param lines, .pt-door lines, the .pt-door graph)."""
     python_graph = capture(model, tuple(inputs))
     pt_graph = capture(rebuild(traced(model, inputs)), tuple(inputs))
     return normalised_param(python_graph), normalised_param(pt_graph), pt_graph
@@ -135,11 +135,11 @@ MASKED = [
 
 
 @pytest.mark.parametrize("cls, shapes, kept", MASKED, ids=[m[0].__name__ for m in MASKED])
-def test_masked_attention_modules_are_kept_whole_as_on_the_python_route(cls, shapes, kept):
+def test_masked_attention_modules_are_kept_whole_as_on_the_python_door(cls, shapes, kept):
     torch.manual_seed(0)
     model = cls().eval()
     inputs = [_seq(*s, seed=i) for i, s in enumerate(shapes)]
-    python_lines, pt_lines, pt_graph = both_routes(model, inputs)
+    python_lines, pt_lines, pt_graph = both_doors(model, inputs)
     assert kept in [op.type for op in pt_graph.ops]
     assert pt_lines == python_lines
 
@@ -168,10 +168,10 @@ class EmbeddingMaxNorm(nn.Module):
 
 def test_embedding_max_norm_is_one_call_with_max_norm():
     """F.embedding(max_norm=) is traced as x.contiguous(), embedding_renorm_ on the weight,
-    then the lookup: one F.embedding with max_norm again, as the Python route writes it."""
+    then the lookup: one F.embedding with max_norm again, as the Python door writes it."""
     torch.manual_seed(0)
     x = torch.randint(0, 10, (4, 4))
-    python_lines, pt_lines, pt_graph = both_routes(EmbeddingMaxNorm(), [x])
+    python_lines, pt_lines, pt_graph = both_doors(EmbeddingMaxNorm(), [x])
     (embedding,) = [op for op in pt_graph.ops if op.type == "F.embedding"]
     assert embedding.params["max_norm"] == 1.0 and embedding.params["norm_type"] == 2.0
     assert pt_lines == python_lines
@@ -232,7 +232,7 @@ def test_an_unbatched_convolution_is_one_call():
     """An unbatched F.conv1d is traced as unsqueeze(0), the batched call, squeeze(0)."""
     torch.manual_seed(0)
     x = torch.rand(3, 10)
-    python_lines, pt_lines, pt_graph = both_routes(UnbatchedConv().eval(), [x])
+    python_lines, pt_lines, pt_graph = both_doors(UnbatchedConv().eval(), [x])
     assert not {"torch.unsqueeze", "torch.squeeze"} & {op.type for op in pt_graph.ops}
     assert pt_lines == python_lines
 
@@ -278,13 +278,13 @@ class RealOfReal(nn.Module):
 @pytest.mark.parametrize("cls, shapes", [(InplaceDropout, [(2, 5)]), (TwoSteps, [(3, 4), (3, 4)]),
                                          (SplitSizes, [(1, 4, 6)]), (RealOfReal, [(2, 5)])],
                          ids=["dropout_inplace", "lstmcell_twice", "split_sizes", "real_of_real"])
-def test_more_calls_as_the_python_route_writes_them(cls, shapes):
+def test_more_calls_as_the_python_door_writes_them(cls, shapes):
     """aten::dropout_ names its tensor `self`; the second call of a shared module is traced as
     its `forward1`, checked against that method; x.split([..]) is aten split_with_sizes;
     torch.real of a real tensor is one call (no property read recorded on the way)."""
     torch.manual_seed(0)
     inputs = [_seq(*s, seed=i) for i, s in enumerate(shapes)]
-    python_lines, pt_lines, _ = both_routes(cls().eval(), inputs)
+    python_lines, pt_lines, _ = both_doors(cls().eval(), inputs)
     assert pt_lines == python_lines
 
 
@@ -359,9 +359,9 @@ class SoftminF64(nn.Module):
 
 def test_softmin_with_a_dtype_reads_the_scalar_type_code():
     """TorchScript keeps softmax's dtype as its ScalarType code (7): the softmin fusion gives
-    torch.float64 back, and the .pt route writes what the Python route writes."""
+    torch.float64 back, and the .pt door writes what the Python door writes."""
     x = torch.rand(2, 5)
-    python_lines, pt_lines, pt_graph = both_routes(SoftminF64(), [x])
+    python_lines, pt_lines, pt_graph = both_doors(SoftminF64(), [x])
     (softmin,) = [op for op in pt_graph.ops if op.type == "F.softmin"]
-    assert softmin.params["dtype"] == "torch.double"  # how the Python route writes it too
+    assert softmin.params["dtype"] == "torch.double"  # how the Python door writes it too
     assert pt_lines == python_lines

@@ -26,9 +26,9 @@ def traced(case):
     return torch.jit.load(buffer)
 
 
-def both_routes(case):
-    """(python-route lines, .pt-route lines), or None when the case does not trace. An
-    exception of our own capture (either route) propagates: a crash is a failure, not a skip."""
+def both_doors(case):
+    """(python-door lines, .pt-door lines), or None when the case does not trace. An
+    exception of our own capture (either door) propagates: a crash is a failure, not a skip."""
     python_graph = capture(case.make_model(), tuple(case.make_inputs()))
     script = traced(case)
     if script is None:

@@ -1,6 +1,6 @@
-"""Traced models for the `.pt` route's aten rules: single operators in the argument forms users
+"""Traced models for the `.pt` door's aten rules: single operators in the argument forms users
 write (issue 19's list), each with its example inputs. Shared by the rule tests and the
-route-agreement checks; `MODELS` maps a name to (module factory, inputs factory)."""
+door-agreement checks; `MODELS` maps a name to (module factory, inputs factory)."""
 from __future__ import annotations
 
 import torch
@@ -194,7 +194,7 @@ class Lowered(nn.Module):
         return self.fn(x, **self.kwargs)
 
 
-# Python-side names of the lowered calls the .pt route folds back whole (test_ts_aten_rules.py)
+# Python-side names of the lowered calls the .pt door folds back whole (test_ts_aten_rules.py)
 FOLDED = {"lrn_3d": "F.local_response_norm", "lrn_4d": "F.local_response_norm",
           "lp_pool1d": "F.lp_pool1d", "lp_pool2d_stride": "F.lp_pool2d"}
 

@@ -102,7 +102,7 @@ class PnnxRep(BackendRep):
                 tuple((k, v.dtype.str, v.shape, v.tobytes()) for k, v in sorted(frozen.items())))
 
     def _loaded(self, arrays: list[np.ndarray]):
-        from pnnx_reference.frontends.onnx import ConstantInputsNeeded
+        from pnnx_reference.errors import ConstantInputsNeeded
 
         shapes = [list(a.shape) for a in arrays]
         if self._key(shapes, {}) in self._converted:

@@ -9,13 +9,11 @@ import signal
 
 import pytest
 
+from ..errors import TestTimedOut
+
 GROUPS = {"OnnxBackendNodeModelTest": "node", "OnnxBackendRealModelTest": "real",
           "OnnxBackendSimpleModelTest": "simple", "OnnxBackendPyTorchConvertedModelTest": "pytorch-converted",
           "OnnxBackendPyTorchOperatorModelTest": "pytorch-operator"}
-
-
-class TestTimedOut(Exception):
-    pass
 
 
 def _alarm(signum, frame):

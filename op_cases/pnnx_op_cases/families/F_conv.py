@@ -1,4 +1,5 @@
-"""F.* convolutions, transposed convolutions, linear / bilinear, fold / unfold."""
+"""F.*: the `conv` family (emit/*/families/conv.py): conv1d, conv2d, conv3d, conv_transpose1d,
+conv_transpose2d, conv_transpose3d, linear."""
 from __future__ import annotations
 
 from ..registry import family
@@ -86,59 +87,6 @@ def conv_transposes():
     for rank in (1, 2, 3):
         op = f"F.conv_transpose{rank}d"
         yield from table(op, _deconv_rows(op, rank))
-
-
-@family("F.linear")
-def _linear():
-    rows = [
-        ("r2_16to8", "F.linear(x0, self.w, self.b)", [f(4, 16)], {"params": {"w": (8, 16), "b": (8,)}}),
-        ("r1_nobias", "F.linear(x0, self.w)", [f(13)], {"params": {"w": (12, 13)}}),
-        ("r3_b2", "F.linear(x0, self.w, self.b)", [f(2, 7, 12)], {"params": {"w": (3, 12), "b": (3,)}}),
-        ("r4", "F.linear(x0, self.w, self.b)", [f(1, 3, 5, 8)], {"params": {"w": (16, 8), "b": (16,)}}),
-        ("out1", "F.linear(x0, self.w, self.b)", [f(6, 4)], {"params": {"w": (1, 4), "b": (1,)}}),
-        ("weight_input", "F.linear(x0, x1)", [f(2, 5, 9), f(4, 9)]),
-        ("noncontig", "x = x0.transpose(1, 2)\nF.linear(x, self.w, self.b)", [f(2, 8, 5)],
-         {"params": {"w": (6, 8), "b": (6,)}}),
-    ]
-    return table("F.linear", rows)
-
-
-@family("F.bilinear")
-def _bilinear():
-    rows = [
-        ("r2", "F.bilinear(x0, x1, self.w, self.b)", [f(4, 5), f(4, 6)], {"params": {"w": (3, 5, 6), "b": (3,)}}),
-        ("r2_nobias", "F.bilinear(x0, x1, self.w)", [f(2, 8), f(2, 8)], {"params": {"w": (4, 8, 8)}}),
-        ("r3", "F.bilinear(x0, x1, self.w, self.b)", [f(2, 3, 4), f(2, 3, 7)], {"params": {"w": (13, 4, 7), "b": (13,)}}),
-        ("out1", "F.bilinear(x0, x1, self.w, self.b)", [f(5, 3), f(5, 2)], {"params": {"w": (1, 3, 2), "b": (1,)}}),
-        ("r1", "F.bilinear(x0, x1, self.w, self.b)", [f(6), f(5)], {"params": {"w": (2, 6, 5), "b": (2,)}}),
-    ]
-    return table("F.bilinear", rows)
-
-
-@family("F.unfold")
-def _unfold():
-    rows = [
-        ("k3", "F.unfold(x0, 3)", [f(1, 3, 8, 8)]),
-        ("k2_s2", "F.unfold(x0, kernel_size=2, stride=2)", [f(2, 4, 8, 6)]),
-        ("k3_p1_d2", "F.unfold(x0, kernel_size=3, padding=1, dilation=2)", [f(1, 13, 7, 9)]),
-        ("k2x3_s1x2", "F.unfold(x0, kernel_size=(2, 3), stride=(1, 2))", [f(1, 8, 6, 9)]),
-        ("c1_k1", "F.unfold(x0, 1)", [f(1, 1, 5, 5)]),
-        ("unbatched", "F.unfold(x0, 2)", [f(3, 6, 6)], {"tags": {"unbatched"}}),
-    ]
-    return table("F.unfold", rows)
-
-
-@family("F.fold")
-def _fold():
-    rows = [
-        ("o8_k3", "F.fold(x0, output_size=8, kernel_size=3)", [f(1, 27, 36)]),
-        ("o8x6_k2_s2", "F.fold(x0, output_size=(8, 6), kernel_size=2, stride=2)", [f(2, 16, 12)]),
-        ("o7x9_k3_p1_d2", "F.fold(x0, (7, 9), 3, padding=1, dilation=2)", [f(1, 9, 35)]),
-        ("c13_k1", "F.fold(x0, 5, 1)", [f(1, 13, 25)]),
-        ("k2x3_s1x2", "F.fold(x0, (6, 9), (2, 3), stride=(1, 2))", [f(1, 48, 20)]),
-        ("unbatched", "F.fold(x0, 4, 2, stride=2)", [f(12, 4)], {"tags": {"unbatched"}}),
-    ]
-    return table("F.fold", rows)
 
 
 @family("F.conv2d", "F.linear")

@@ -1,10 +1,9 @@
-"""Tensor.* methods that reshape, reorder, slice or split."""
+"""Tensor.*: the `shape` family (emit/*/families/shape.py): flatten, permute, reshape, reshape_as,
+size, slice, squeeze, t, transpose, unflatten, unsqueeze, view, view_as."""
 from __future__ import annotations
 
 from ..registry import family
 from .F_Tensor_torch_kit import b, case, f, i, table
-
-MO = {"tags": {"multi-output"}}
 
 
 @family("Tensor.view")
@@ -91,17 +90,6 @@ def _t():
     ])
 
 
-@family("Tensor.contiguous")
-def _contiguous():
-    return table("Tensor.contiguous", [
-        ("after_transpose", "x0.transpose(1, 2).contiguous()", [f(1, 3, 8, 8)]),
-        ("after_permute", "x0.permute(0, 2, 3, 1).contiguous()", [f(2, 13, 4, 5)]),
-        ("already", "x0.contiguous()", [f(4, 12)]),
-        ("then_view", "x0.transpose(0, 1).contiguous().view(-1)", [f(3, 5)]),
-        ("after_slice", "x0[:, ::2].contiguous()", [f(2, 16, 3)]),
-    ])
-
-
 @family("Tensor.flatten")
 def _flatten():
     return table("Tensor.flatten", [
@@ -149,125 +137,6 @@ def _unsqueeze():
     ])
 
 
-@family("Tensor.expand")
-def _expand():
-    return table("Tensor.expand", [
-        ("c_to_hw", "x0.expand(1, 3, 8, 8)", [f(1, 3, 1, 1)]),
-        ("minus1", "x0.expand(-1, 4, -1)", [f(2, 1, 5)]),
-        ("new_leading", "x0.expand(2, 3, 13)", [f(13)]),
-        ("size_based", "x0.expand(x1.size(0), -1)", [f(1, 16), f(4, 3)]),
-        ("bool", "x0.expand(3, 4)", [b(1, 4)]),
-        ("then_add", "x0.expand(2, 6, 4) + 1.0", [f(2, 1, 4)]),
-    ])
-
-
-@family("Tensor.expand_as")
-def _expand_as():
-    return table("Tensor.expand_as", [
-        ("c_to_hw", "x0.expand_as(x1)", [f(1, 3, 1, 1), f(2, 3, 8, 8)]),
-        ("r1_to_r3", "x0.expand_as(x1)", [f(13), f(2, 4, 13)]),
-        ("mid", "x0.expand_as(x1) * x1", [f(2, 1, 5), f(2, 4, 5)]),
-        ("int", "x0.expand_as(x1)", [i(1, 4), f(3, 4)]),
-        ("same", "x0.expand_as(x1)", [f(3, 4), f(3, 4)]),
-    ])
-
-
-@family("Tensor.repeat")
-def _repeat():
-    return table("Tensor.repeat", [
-        ("r4_hw", "x0.repeat(1, 1, 2, 3)", [f(1, 3, 4, 4)]),
-        ("new_leading", "x0.repeat(2, 1, 1)", [f(4, 5)]),
-        ("r1", "x0.repeat(3)", [f(13)]),
-        ("all_ones", "x0.repeat(1, 1)", [f(3, 4)]),
-        ("tuple_arg", "x0.repeat((2, 2, 1))", [f(2, 3, 4)]),
-        ("int", "x0.repeat(2, 2)", [i(3, 4)]),
-    ])
-
-
-@family("Tensor.select")
-def _select():
-    return table("Tensor.select", [
-        ("d1_i0", "x0.select(1, 0)", [f(1, 3, 8, 8)]),
-        ("d0_i1", "x0.select(0, 1)", [f(2, 13, 5)]),
-        ("dneg1_ineg1", "x0.select(-1, -1)", [f(2, 4, 6)]),
-        ("d2_i3", "x0.select(2, 3)", [f(1, 3, 5, 7)]),
-        ("r1", "x0.select(0, 4)", [f(9)]),
-        ("int", "x0.select(1, 2)", [i(3, 4)]),
-    ])
-
-
-@family("Tensor.slice")
-def _slice():
-    return table("Tensor.slice", [
-        ("d1_1_3", "x0[:, 1:3]", [f(1, 8, 6, 6)]),
-        ("d2_step2", "x0[:, :, ::2]", [f(2, 3, 9)]),
-        ("neg", "x0[..., -3:]", [f(2, 4, 13)]),
-        ("multi_dim", "x0[:, 1:, 2:5, :-1]", [f(1, 4, 7, 8)]),
-        ("d0_end_over", "x0[2:100]", [f(6, 4)]),
-        ("size_based", "x0[:, : x0.size(1) // 2]", [f(2, 16, 3)]),
-        ("ellipsis_step3", "x0[..., 1::3]", [f(2, 3, 16)]),
-        ("int", "x0[1:, :2]", [i(4, 5)]),
-    ])
-
-
-@family("Tensor.slice_copy")
-def _slice_copy():
-    return table("Tensor.slice_copy", [
-        ("d1", "torch.slice_copy(x0, 1, 1, 3)", [f(1, 8, 6, 6)]),
-        ("d2_step2", "torch.slice_copy(x0, 2, 0, 9, 2)", [f(2, 3, 9)]),
-        ("neg_start", "torch.slice_copy(x0, -1, -4)", [f(2, 4, 13)]),
-        ("d0", "torch.slice_copy(x0, 0, 2, 5)", [f(6, 4)]),
-        ("kw", "torch.slice_copy(x0, dim=1, start=0, end=2, step=1)", [f(3, 5)]),
-    ])
-
-
-@family("Tensor.chunk")
-def _chunk():
-    return table("Tensor.chunk", [
-        ("c2_d1", "x0.chunk(2, 1)", [f(1, 8, 4, 4)], MO),
-        ("c3_dneg1_uneven", "x0.chunk(3, dim=-1)", [f(2, 4, 13)], MO),
-        ("c4_d0", "x0.chunk(4, 0)", [f(8, 3)], MO),
-        ("c2_uneven_r1", "x0.chunk(2)", [f(7)], MO),
-        ("c3_d2_use_one", "x0.chunk(3, 2)[1]", [f(1, 3, 12, 2)]),
-        ("c1", "x0.chunk(1, 1)", [f(2, 5)], MO),
-    ])
-
-
-@family("Tensor.split")
-def _split():
-    return table("Tensor.split", [
-        ("s2_d1", "x0.split(2, 1)", [f(1, 8, 4, 4)], MO),
-        ("s5_dneg1_uneven", "x0.split(5, dim=-1)", [f(2, 4, 13)], MO),
-        ("sizes_d1", "x0.split([3, 5, 8], dim=1)", [f(2, 16, 3)], MO),
-        ("sizes_d0", "x0.split((1, 2), 0)", [f(3, 4)], MO),
-        ("s4_r1", "x0.split(4)", [f(12)], MO),
-        ("use_one", "x0.split(2, 2)[0]", [f(1, 3, 4, 5)]),
-    ])
-
-
-@family("Tensor.unbind")
-def _unbind():
-    return table("Tensor.unbind", [
-        ("d0", "x0.unbind(0)", [f(3, 8, 8)], MO),
-        ("d1", "x0.unbind(1)", [f(2, 4, 5)], MO),
-        ("dneg1", "x0.unbind(-1)", [f(2, 3)], MO),
-        ("size1", "x0.unbind(0)", [f(1, 13)], MO),
-        ("int", "x0.unbind(dim=1)", [i(2, 3)], MO),
-    ])
-
-
-@family("Tensor.flip")
-def _flip():
-    return table("Tensor.flip", [
-        ("d1", "x0.flip(1)", [f(1, 3, 8, 8)]),
-        ("dneg1", "x0.flip(-1)", [f(2, 13)]),
-        ("d23", "x0.flip(2, 3)", [f(2, 4, 5, 6)]),
-        ("list", "x0.flip([0, 1])", [f(3, 4)]),
-        ("r1", "x0.flip(0)", [f(16)]),
-        ("int", "x0.flip(1)", [i(3, 4)]),
-    ])
-
-
 @family("Tensor.view", "Tensor.unsqueeze", "Tensor.slice")
 def _ncnn_forms():
     """Forms the hand-written ncnn export tests held, now op cases: a channel shuffle spelled
@@ -277,3 +146,14 @@ def _ncnn_forms():
                "x0.view(1, 2, 4, 12, 12).transpose(1, 2).contiguous().reshape(1, 8, 12, 12).relu()", [f(1, 8, 12, 12)])
     yield case("Tensor.unsqueeze", "d2_then_squeeze_b1", "x0.unsqueeze(2).relu().squeeze(2) * 2", [f(1, 5, 9)])
     yield case("Tensor.slice", "strided_multi_b1", "x0[:, 1:8:3, :, ::2]", [f(1, 8, 12, 12)])
+
+
+@family("Tensor.size")
+def _size():
+    return table("Tensor.size", [
+        ("div_by_last", "x0 / x0.size(-1)", [f(2, 3, 16)]),
+        ("view_by_sizes", "x0.view(x0.size(0), x0.size(1), -1)", [f(1, 3, 8, 8)]),
+        ("size_tuple", "n, c, h, w = x0.size()\nx0.reshape(n, c * h * w)", [f(2, 13, 2, 2)]),
+        ("size_of_other", "x0.expand(x1.size(0), x1.size(1))", [f(1, 5), f(4, 5)]),
+        ("shape_attr", "x0.view(x0.shape[0], -1).mean(1) * x0.shape[1]", [f(3, 4, 5)]),
+    ])

@@ -1,4 +1,6 @@
-"""ONNX table: activations, softmax, Dropout."""
+"""ONNX table, the `activation` family (frontends/onnx/rules/activation.py): Celu, Elu, Gelu,
+HardSigmoid, HardSwish, LeakyRelu, LogSoftmax, Mish, PRelu, Relu, Selu, Shrink, Sigmoid, Softmax,
+Softplus, Tanh."""
 from __future__ import annotations
 
 from ..builders import Param, rand
@@ -112,12 +114,3 @@ def softmax():
 @family("onnx.LogSoftmax")
 def log_softmax():
     yield from _softmax("LogSoftmax")
-
-
-@family("onnx.Dropout")
-def dropout():
-    op = "onnx.Dropout"
-    yield onnx_case(op, "inference", node("Dropout", ["x0"]), [rand(2, 3, 4)], smoke=True)
-    yield onnx_case(op, "ratio_input", node("Dropout", ["x0", "r"]), [rand(2, 3, 4)], consts={"r": 0.3}, opset=13)
-    yield onnx_case(op, "with_mask", node("Dropout", ["x0"], ["y", "mask"]), [rand(2, 5)], outputs=("y", "mask"),
-                    opset=12)

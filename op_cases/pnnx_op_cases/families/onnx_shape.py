@@ -1,9 +1,11 @@
-"""ONNX table: shapes and layout, including the shape-computing subgraphs torch.onnx writes
-(`Shape -> Gather -> Unsqueeze -> Concat -> Reshape`) with a symbolic batch dim."""
+"""ONNX table, the `shape` family (frontends/onnx/rules/shape.py): Concat, DepthToSpace, Flatten,
+Reshape, Split, Squeeze, Transpose, Unsqueeze,
+including the shape-computing subgraphs torch.onnx writes (`Shape -> Gather -> Unsqueeze -> Concat ->
+Reshape`) with a symbolic batch dim."""
 from __future__ import annotations
 
 from ..builders import rand
-from ..onnx_builders import Code, node, onnx_case
+from ..onnx_builders import node, onnx_case
 from ..registry import family
 
 
@@ -82,53 +84,8 @@ def split():
                     [rand(2, 7)], outputs=("y0", "y1", "y2"), opset=18)
 
 
-@family("onnx.Slice")
-def slice_():
-    op = "onnx.Slice"
-    yield onnx_case(op, "axes_steps", node("Slice", ["x0", "st", "en", "ax", "sp"]), [rand(4, 10, 6)],
-                    consts={"st": [1, 0], "en": [9, 5], "ax": [1, 2], "sp": [2, 1]}, smoke=True)
-    yield onnx_case(op, "to_end", node("Slice", ["x0", "st", "en"]), [rand(5, 6)],
-                    consts={"st": [1], "en": [9223372036854775807]}, opset=11)
-    yield onnx_case(op, "negative", node("Slice", ["x0", "st", "en", "ax"]), [rand(5, 6)],
-                    consts={"st": [-3], "en": [-1], "ax": [-1]})
-    yield onnx_case(op, "reverse", node("Slice", ["x0", "st", "en", "ax", "sp"]), [rand(3, 8)],
-                    consts={"st": [-1], "en": [-9223372036854775807], "ax": [1], "sp": [-2]})
-    yield onnx_case(op, "clamped", node("Slice", ["x0", "st", "en", "ax"]), [rand(3, 8)],
-                    consts={"st": [-100], "en": [100], "ax": [0]})
-
-
-@family("onnx.Pad")
-def pad():
-    op = "onnx.Pad"
-    yield onnx_case(op, "constant", node("Pad", ["x0", "p", "v"]), [rand(1, 2, 3, 4)],
-                    consts={"p": [0, 0, 1, 2, 0, 0, 2, 1], "v": 0.5}, smoke=True)
-    yield onnx_case(op, "reflect_opset11", node("Pad", ["x0", "p"], mode="reflect"), [rand(1, 2, 4, 5)],
-                    consts={"p": [0, 0, 1, 2, 0, 0, 2, 1]}, opset=11)
-    yield onnx_case(op, "edge", node("Pad", ["x0", "p"], mode="edge"), [rand(1, 2, 4, 5)],
-                    consts={"p": [0, 0, 2, 1, 0, 0, 0, 3]})
-    yield onnx_case(op, "wrap_opset19", node("Pad", ["x0", "p"], mode="wrap"), [rand(1, 2, 4, 5)],
-                    consts={"p": [0, 0, 1, 1, 0, 0, 1, 2]}, opset=19)
-    yield onnx_case(op, "axes_opset18", node("Pad", ["x0", "p", "", "ax"]), [rand(2, 3, 4)],
-                    consts={"p": [1, 2, 0, 3], "ax": [1, -1]}, opset=18)
-    yield onnx_case(op, "crop", node("Pad", ["x0", "p"]), [rand(2, 6, 6)], consts={"p": [0, -1, -2, 0, 1, 0]})
-
-
 @family("onnx.DepthToSpace")
 def depth_to_space():
     op = "onnx.DepthToSpace"
     yield onnx_case(op, "dcr", node("DepthToSpace", ["x0"], blocksize=2), [rand(1, 8, 3, 4)], smoke=True)
     yield onnx_case(op, "crd", node("DepthToSpace", ["x0"], blocksize=2, mode="CRD"), [rand(2, 8, 3, 3)], opset=11)
-
-
-@family("onnx.Constant")
-def constant():
-    op = "onnx.Constant"
-    tensor = Code("helper.make_tensor('c', 1, [2, 1], [0.5, -1.5])")
-    yield onnx_case(op, "tensor", [node("Constant", [], "c", value=tensor), node("Add", ["x0", "c"])],
-                    [rand(2, 3)], smoke=True)
-    yield onnx_case(op, "value_floats_opset12", [node("Constant", [], "c", value_floats=[0.5, 1.5, 2.5]),
-                                                 node("Mul", ["x0", "c"])], [rand(2, 3)], opset=12)
-    yield onnx_case(op, "value_float", [node("Constant", [], "c", value_float=2.0), node("Sub", ["x0", "c"])],
-                    [rand(2, 3)])
-    yield onnx_case(op, "value_ints_shape", [node("Constant", [], "s", value_ints=[3, 2]), node("Reshape", ["x0", "s"])],
-                    [rand(2, 3)], opset=21)

@@ -1,23 +1,38 @@
-"""torch.* reductions, scans, sorting and selection."""
+"""torch.*: the `reduce` family (emit/*/families/reduce.py): all, amax, amin, any, argmax, argmin,
+logsumexp, max, mean, min, norm, prod, std, sum, var, var_mean."""
 from __future__ import annotations
 
 from ..registry import family
 from .F_Tensor_torch_kit import b, case, f, i, reduce, table
 
+
 MO = {"tags": {"multi-output"}}
+
+
 _SUM_TOL = (1e-5, 1e-5, "summation order differs between runtimes")
+
 
 family("torch.sum")(lambda: reduce("torch.sum", "torch.sum({x}, {args})", extra=[
     ("int", "torch.sum(x0, 1)", [i(3, 4)]), ("bool", "torch.sum(x0)", [b(5, 6)]),
     ("dtype_f64", "torch.sum(x0, -1, dtype=torch.float64)", [f(2, 8)])], tol=_SUM_TOL))
+
+
 family("torch.mean")(lambda: reduce("torch.mean", "torch.mean({x}, {args})", extra=[
     ("dtype_f64", "torch.mean(x0, (1, 2), dtype=torch.float64)", [f(2, 3, 4)])], tol=_SUM_TOL))
+
+
 family("torch.prod")(lambda: reduce("torch.prod", "torch.prod({x}, {args})", 0.5, 1.5, tuple_dims=False, extra=[
     ("int", "torch.prod(x0, 1)", [i(3, 4, low=1, high=4)])]))
+
+
 family("torch.amax")(lambda: reduce("torch.amax", "torch.amax({x}, {args})", extra=[
     ("int", "torch.amax(x0, 0)", [i(5, 3)])]))
+
+
 family("torch.amin")(lambda: reduce("torch.amin", "torch.amin({x}, {args})", extra=[
     ("int", "torch.amin(x0, (0, 1))", [i(5, 3, 2)])]))
+
+
 family("torch.logsumexp")(lambda: reduce("torch.logsumexp", "torch.logsumexp({x}, {args})", -4, 4, full=False,
                                          tol=_SUM_TOL))
 
@@ -31,7 +46,11 @@ def _var_std(op: str, fn: str):
 
 
 family("torch.var")(lambda: _var_std("torch.var", "torch.var"))
+
+
 family("torch.std")(lambda: _var_std("torch.std", "torch.std"))
+
+
 family("torch.var_mean")(lambda: table("torch.var_mean", [
     ("d1", "torch.var_mean(x0, 1)", [f(2, 13, 6)], MO),
     ("dneg1_keepdim", "torch.var_mean(x0, dim=-1, keepdim=True)", [f(1, 4, 16)], MO),
@@ -69,6 +88,8 @@ def _max_min(name: str):
 
 
 family("torch.max")(lambda: _max_min("max"))
+
+
 family("torch.min")(lambda: _max_min("min"))
 
 
@@ -85,57 +106,9 @@ def _arg(name: str):
 
 
 family("torch.argmax")(lambda: _arg("argmax"))
+
+
 family("torch.argmin")(lambda: _arg("argmin"))
-
-
-def _scan(name: str, lo: float, hi: float):
-    fn = f"torch.{name}"
-    return table(fn, [
-        ("d1", f"{fn}(x0, 1)", [f(1, 3, 8, 8, low=lo, high=hi)]),
-        ("dneg1", f"{fn}(x0, dim=-1)", [f(2, 13, low=lo, high=hi)]),
-        ("r1", f"{fn}(x0, 0)", [f(16, low=lo, high=hi)]),
-        ("int", f"{fn}(x0, 0)", [i(4, 3, low=1, high=4)]),
-        ("dtype_f64", f"{fn}(x0, 1, dtype=torch.float64)", [f(2, 5, low=lo, high=hi)]),
-        ("noncontig", f"{fn}(x0.t(), 1)", [f(5, 4, low=lo, high=hi)]),
-    ], tol=_SUM_TOL)
-
-
-family("torch.cumsum")(lambda: _scan("cumsum", -1, 1))
-family("torch.cumprod")(lambda: _scan("cumprod", 0.5, 1.5))
-
-
-@family("torch.topk")
-def _topk():
-    return table("torch.topk", [
-        ("k3_last", "torch.topk(x0, 3)", [f(2, 13)], MO),
-        ("k2_d1", "torch.topk(x0, 2, dim=1)", [f(1, 8, 5)], MO),
-        ("k4_smallest", "torch.topk(x0, 4, largest=False)", [f(3, 16)], MO),
-        ("k1_d0", "torch.topk(x0, k=1, dim=0)", [f(12, 3)], MO),
-        ("values_only_unsorted", "torch.topk(x0, 3, sorted=True)[0]", [f(2, 4, 6)]),
-        ("int", "torch.topk(x0, 2)", [i(3, 7, high=1000)], MO),
-    ])
-
-
-@family("torch.sort")
-def _sort():
-    return table("torch.sort", [
-        ("last", "torch.sort(x0)", [f(2, 13)], MO),
-        ("d1_desc", "torch.sort(x0, dim=1, descending=True)", [f(1, 8, 5)], MO),
-        ("d0", "torch.sort(x0, 0)", [f(12, 3)], MO),
-        ("stable_values", "torch.sort(x0, stable=True)[0]", [f(4, 16)]),
-        ("int", "torch.sort(x0, -1)", [i(3, 7, high=1000)], MO),
-    ])
-
-
-@family("torch.argsort")
-def _argsort():
-    return table("torch.argsort", [
-        ("last", "torch.argsort(x0)", [f(2, 13)]),
-        ("d1_desc", "torch.argsort(x0, dim=1, descending=True)", [f(1, 8, 5)]),
-        ("d0", "torch.argsort(x0, 0)", [f(12, 3)]),
-        ("stable", "torch.argsort(x0, stable=True)", [f(4, 16)]),
-        ("int", "torch.argsort(x0, -1)", [i(3, 7, high=1000)]),
-    ])
 
 
 def _all_any(name: str):
@@ -151,6 +124,8 @@ def _all_any(name: str):
 
 
 family("torch.all")(lambda: _all_any("all"))
+
+
 family("torch.any")(lambda: _all_any("any"))
 
 

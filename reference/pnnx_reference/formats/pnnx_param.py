@@ -10,12 +10,12 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import FormatError
+from ..errors import FormatError, ValueTextError
 from ..ir import DTYPES, NULL_DTYPE, UNKNOWN_DIM, Attribute, Graph, Operand, Operator
 from . import pnnx_bin
 from .pnnx_param_writer import MAGIC, dumps
 from .textfile import CountedLineReader, is_digits, read_text_lines, split_text_lines
-from .pnnx_values import INT32_MAX, ValueTextError, clip, decode_value
+from .pnnx_values import INT32_MAX, clip, decode_value
 
 MAX_PARAM_BYTES = 256 * 1024 * 1024  # real files are a few MB; bounds memory on hostile input
 MAX_LINE_CHARS = 16 * 1024 * 1024

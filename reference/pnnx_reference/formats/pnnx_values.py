@@ -12,6 +12,7 @@ import re
 
 import numpy as np
 
+from ..errors import ValueTextError
 from .floatfmt import float_to_string, parse_float32
 from .textfile import is_digits
 
@@ -20,10 +21,6 @@ INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 _INT = re.compile(r"-?\d+")
 _FLOAT_TEXT = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
 _COMPLEX = re.compile(rf"({_FLOAT_TEXT})\+({_FLOAT_TEXT}|[+-]?(?:inf|nan))j")
-
-
-class ValueTextError(ValueError):
-    """A parameter value's text is malformed (the caller adds file and line)."""
 
 
 # --- writing -------------------------------------------------------------------------

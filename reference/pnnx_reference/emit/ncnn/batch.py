@@ -24,7 +24,7 @@ size. Each lowering declares on its registration what it can run that way (trait
 
 The driver (lower.py) asks `plan` for the axes an operator reads and writes, converts an input
 that comes with another axis (`convert`: a Reshape with 12/13), and when the lowering refuses
-to work along the batch axis (context.AlongBatch) lowers it again with every operand holding all
+to work along the batch axis (errors.AlongBatch) lowers it again with every operand holding all
 its dims (`physical`). Graph inputs take the axis their consumers want (`input_axes`)."""
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ from collections import Counter
 
 import numpy as np
 
-from ...errors import Unsupported
+from ...errors import AlongBatch, Unsupported
 from ...ir import Graph, Operand, Operator
 from .layers import Layer, Weight
 
@@ -32,10 +32,6 @@ NO_BATCH = 233     # ncnn's batch index for "no batch axis" (ncnn.Mat(..., batch
 RESHAPES = ("Tensor.view", "Tensor.reshape", "torch.reshape", "torch.flatten", "Tensor.flatten", "nn.Flatten",
             "nn.Unflatten", "torch.unflatten", "Tensor.unflatten", "Tensor.view_as", "Tensor.reshape_as",
             "torch.squeeze", "Tensor.squeeze", "torch.unsqueeze", "Tensor.unsqueeze", "torch.ravel")
-
-
-class AlongBatch(Unsupported):
-    """The lowering would work along its operand's batch axis, which ncnn runs sample by sample."""
 
 
 class Context:

@@ -3,13 +3,13 @@ the batch axis batch.py decides), then the ncnn-level rewrites, Split insertion 
 naming."""
 from __future__ import annotations
 
-from ...errors import PnnxError, Unsupported, UnsupportedOperator
+from ...errors import AlongBatch, PnnxError, Unsupported, UnsupportedOperator
 from ...ir import Graph, Operand, Operator
 from ...passes.empty_operands import is_empty
 from . import batch
 from . import families  # noqa: F401  (registers every lowering)
 from .complex_blobs import COMPLEX, reads_complex
-from .context import MAX_BLOB_RANK, AlongBatch, Context
+from .context import MAX_BLOB_RANK, Context
 from .layers import Layer
 from .optimize import fold_padding, fuse_activations, remove_dead
 from .prepass import FUSIONS, PREPASSES
@@ -102,7 +102,7 @@ def lower_graph(graph: Graph, fuse: bool = True) -> Lowered:
         out_blobs.append(blob)
         output_axes.append(axis)
     if failures:
-        raise _unsupported(failures)
+        raise UnsupportedOperator.gathered(failures)
     int_bits = {ctx.blob_names[name] for name in ctx.int_bits}
     return Lowered(_finish(ctx.layers, out_blobs, int_bits), ctx, outputs, input_axes, output_axes)
 
@@ -254,12 +254,3 @@ def _finish(layers: list[Layer], out_blobs: list[str], int_bits: set[str]) -> li
     layers = fuse_activations(layers, protected)
     layers, out_blobs = insert_split(layers, out_blobs, int_bits)
     return rename_outputs(layers, out_blobs)
-
-
-def _unsupported(failures: list[tuple[str, str, str]]) -> UnsupportedOperator:
-    op_type, op_name, reason = failures[0]
-    if len(failures) > 1:
-        reason += "; also " + "; ".join(f"{t} ({n}): {r}" for t, n, r in failures[1:])
-    err = UnsupportedOperator(op_type, op_name, reason)
-    err.failures = failures
-    return err

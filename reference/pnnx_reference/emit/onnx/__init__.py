@@ -8,6 +8,6 @@ One module per operator family under `families/` (named as in emit/ncnn/families
 operators), each registering lowerings with `@LOWERINGS.register("nn.Conv2d", ...)` (see
 registry.py); helpers several families share sit beside it (builder, dtypes, promote, pooling,
 attention_blocks); writer.py streams the file."""
-from .export import DEFAULT_OPSET, UnsupportedOperators, build_model, write_onnx
+from .export import DEFAULT_OPSET, build_model, write_onnx
 
-__all__ = ["DEFAULT_OPSET", "UnsupportedOperators", "build_model", "write_onnx"]
+__all__ = ["DEFAULT_OPSET", "build_model", "write_onnx"]

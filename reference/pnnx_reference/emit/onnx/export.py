@@ -23,30 +23,14 @@ COMPLEX_INPUTS = "pnnx.complex_inputs"    # metadata keys, see _mark_complex
 COMPLEX_OUTPUTS = "pnnx.complex_outputs"
 
 
-class UnsupportedOperators(UnsupportedOperator):
-    """Every operator of a graph that cannot be lowered, with the reason for each."""
-
-    def __init__(self, items: list[tuple[str, str, str]]) -> None:
-        self.items = items
-        first_type, first_name, first_reason = items[0]
-        super().__init__(first_type, first_name, first_reason)
-        listing = "; ".join(f"{t} ({n}): {r}" for t, n, r in items)
-        self.args = (f"unsupported for ONNX: {len(items)} operator(s): {listing}",)
-
-    def __str__(self) -> str:
-        return self.args[0]
-
-
-class CheckerRefusal(UnsupportedOperators):
+def _checker_refusal(graph: Graph, message: str) -> UnsupportedOperator:
     """The lowered model fails the ONNX checker: a bug of this emitter, but the ONNX file's
     alone; no pnnx.onnx is written and the other emitters still write theirs."""
-
-    def __init__(self, graph: Graph, message: str) -> None:
-        # the checker names a node `<operator name>/<ONNX op>` (builder.py names them so)
-        node = re.search(r"node name: ([^)/]+)", message)
-        op = next((op for op in graph.ops if node and op.name == node.group(1)), None)
-        super().__init__([(op.type if op else "pnnx.onnx", op.name if op else "the model",
-                           f"the lowered ONNX model fails the checker: {message}")])
+    # the checker names a node `<operator name>/<ONNX op>` (builder.py names them so)
+    node = re.search(r"node name: ([^)/]+)", message)
+    op = next((op for op in graph.ops if node and op.name == node.group(1)), None)
+    return UnsupportedOperator.gathered([(op.type if op else "pnnx.onnx", op.name if op else "the model",
+                                          f"the lowered ONNX model fails the checker: {message}")], target="ONNX")
 
 
 @dataclass
@@ -64,11 +48,11 @@ def lower_model(graph: Graph, fp16: bool = True, opset: int | None = None) -> Lo
     if not MIN_OPSET <= opset <= onnx.defs.onnx_opset_version():
         raise ConversionError(f"ONNX opset {opset} is not supported; choose {MIN_OPSET}.."
                               f"{onnx.defs.onnx_opset_version()}")
-    b = OnnxBuilder(graph, opset, fp16)
-    problems = lower_graph(b, graph)
+    ctx = OnnxBuilder(graph, opset, fp16)
+    problems = lower_graph(ctx, graph)
     if problems:
-        raise UnsupportedOperators(problems)
-    return Lowered(_model(b, graph, opset), b.payloads)
+        raise UnsupportedOperator.gathered(problems, target="ONNX")
+    return Lowered(_model(ctx, graph, opset), ctx.payloads)
 
 
 def build_model(graph: Graph, fp16: bool = True, opset: int | None = None) -> onnx.ModelProto:
@@ -80,25 +64,25 @@ def build_model(graph: Graph, fp16: bool = True, opset: int | None = None) -> on
     return lowered.model
 
 
-def _model(b: OnnxBuilder, graph: Graph, opset: int) -> onnx.ModelProto:
-    g = helper.make_graph(b.nodes, "pnnx", b.inputs, b.outputs, b.initializers)
+def _model(ctx: OnnxBuilder, graph: Graph, opset: int) -> onnx.ModelProto:
+    g = helper.make_graph(ctx.nodes, "pnnx", ctx.inputs, ctx.outputs, ctx.initializers)
     opsets = [helper.make_opsetid("", opset)]
     ir_version = helper.find_min_ir_version_for(opsets)
-    opsets += [helper.make_opsetid(d, v) for d, v in sorted(b.domains.items())]
-    if b.functions:
+    opsets += [helper.make_opsetid(d, v) for d, v in sorted(ctx.domains.items())]
+    if ctx.functions:
         ir_version = max(ir_version, _FUNCTIONS_IR_VERSION)
     model = helper.make_model(g, opset_imports=opsets, producer_name="pnnx_reference",
-                              ir_version=ir_version, functions=b.functions)
-    _mark_complex(model, b)
+                              ir_version=ir_version, functions=ctx.functions)
+    _mark_complex(model, ctx)
     return model
 
 
-def _mark_complex(model: onnx.ModelProto, b: OnnxBuilder) -> None:
+def _mark_complex(model: onnx.ModelProto, ctx: OnnxBuilder) -> None:
     """Name the complex graph inputs/outputs (real tensors with a trailing axis of 2) in the
     metadata, so that a runtime can view them as complex: COMPLEX_INPUTS / COMPLEX_OUTPUTS,
     comma-separated positions."""
-    for key, values in ((COMPLEX_INPUTS, b.inputs), (COMPLEX_OUTPUTS, b.outputs)):
-        positions = [str(i) for i, v in enumerate(values) if v.name in b.complex_values]
+    for key, values in ((COMPLEX_INPUTS, ctx.inputs), (COMPLEX_OUTPUTS, ctx.outputs)):
+        positions = [str(i) for i, v in enumerate(values) if v.name in ctx.complex_values]
         if positions:
             helper.set_model_props(model, {**{p.key: p.value for p in model.metadata_props},
                                            key: ",".join(positions)})
@@ -113,8 +97,8 @@ def write_onnx(graph: Graph, path, fp16: bool = True, opset: int | None = None,
 
     fp16=True stores float weights as float16 initializers followed by a Cast back to the
     compute dtype: the file is about half the size, inputs and outputs stay float32.
-    Raises UnsupportedOperators (an UnsupportedOperator) naming every operator that has no
-    ONNX form, and CheckerRefusal (one too) if the result does not pass the ONNX checker (path-based,
+    Raises UnsupportedOperator naming every operator that has no
+    ONNX form, or the checker's refusal (one too) if the result does not pass the ONNX checker (path-based,
     full check): before anything is written, the model with its large weights as external
     data in a sparse placeholder file (the checker reads no weight's values, only the small
     tensors inline, which shape inference may use); with external data, the written files
@@ -129,7 +113,7 @@ def write_onnx(graph: Graph, path, fp16: bool = True, opset: int | None = None,
     if written.data is not None:
         try:
             _check(os.fspath(written.model), graph)
-        except CheckerRefusal:
+        except UnsupportedOperator:
             for file in (written.model, written.data):
                 file.unlink(missing_ok=True)
             raise
@@ -141,4 +125,4 @@ def _check(model, graph: Graph) -> None:
         onnx.checker.check_model(model, full_check=True)
     except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as err:
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise CheckerRefusal(graph, first) from err
+        raise _checker_refusal(graph, first) from err

@@ -20,8 +20,8 @@ from .unbatched import lowering
 FALLBACK_DOMAIN = "pnnx.moduleop"
 
 
-def lower_graph(b: OnnxBuilder, graph: Graph) -> list[tuple[str, str, str]]:
-    """Lower every operator of `graph` into `b`; (type, name, reason) per one that cannot be."""
+def lower_graph(ctx: OnnxBuilder, graph: Graph) -> list[tuple[str, str, str]]:
+    """Lower every operator of `graph` into `ctx`; (type, name, reason) per one that cannot be."""
     problems = []
     for op in graph.ops:
         complex_operands = any(o.dtype in COMPLEX for o in op.inputs + op.outputs)
@@ -30,16 +30,16 @@ def lower_graph(b: OnnxBuilder, graph: Graph) -> list[tuple[str, str, str]]:
             what = " with complex operands" if complex_operands else ""
             problems.append((op.type, op.name, f"no ONNX lowering for this operator{what}"))
             continue
-        b.op = op
-        mark = b.checkpoint()
+        ctx.op = op
+        mark = ctx.checkpoint()
         try:
-            fn(b, op)
+            fn(ctx, op)
         except Unsupported as err:
             problems.append((op.type, op.name, str(err)))
-            b.rollback(mark)
+            ctx.rollback(mark)
         except KeyError as err:  # a lowering reads a parameter the operator does not carry
             problems.append((op.type, op.name, f"missing parameter {err}"))
-            b.rollback(mark)
+            ctx.rollback(mark)
     return problems
 
 
@@ -48,20 +48,20 @@ def _lowering(op_type: str, complex_operands: bool):
     return None if rule is None else lowering(rule)
 
 
-def lower_moduleop(b: OnnxBuilder, op: Operator) -> None:
-    body = OnnxBuilder(op.subgraph, b.opset, fp16=False)
-    body.functions = b.functions  # one list, so that a nested moduleop's function keeps its name
+def lower_moduleop(ctx: OnnxBuilder, op: Operator) -> None:
+    body = OnnxBuilder(op.subgraph, ctx.opset, fp16=False)
+    body.functions = ctx.functions  # one list, so that a nested moduleop's function keeps its name
     problems = lower_graph(body, op.subgraph)
     if problems:
         raise Unsupported("its body: " + "; ".join(f"{t} ({n}): {r}" for t, n, r in problems))
     weights = [i for i in body.initializers if not body.is_const(i.name)]
     domain, name = _function_id(op.type)
-    function = _add_function(b, _function(body, domain, name, [w.name for w in weights]))
-    b.domains.update(body.domains)
-    b.domains[domain] = 1
+    function = _add_function(ctx, _function(body, domain, name, [w.name for w in weights]))
+    ctx.domains.update(body.domains)
+    ctx.domains[domain] = 1
     paths = _weight_paths(op.subgraph)
-    fed = [b.weight(body.initializer_array(w), f"{op.name}.{paths.get(w.name, w.name)}") for w in weights]
-    b.node(function.name, [o.name for o in op.inputs] + fed, [o.name for o in op.outputs],
+    fed = [ctx.weight(body.initializer_array(w), f"{op.name}.{paths.get(w.name, w.name)}") for w in weights]
+    ctx.node(function.name, [o.name for o in op.inputs] + fed, [o.name for o in op.outputs],
            domain=domain)
 
 
@@ -79,14 +79,14 @@ def _function(body: OnnxBuilder, domain: str, name: str, weights: list[str]) -> 
                                 [v.name for v in body.outputs], constants + body.nodes, opsets)
 
 
-def _add_function(b: OnnxBuilder, function: FunctionProto) -> FunctionProto:
+def _add_function(ctx: OnnxBuilder, function: FunctionProto) -> FunctionProto:
     """The model's function with this body: an existing one, or this one under a name not
     yet taken in its domain (`Focus`, `Focus_1`, ...)."""
     base, n = function.name, 0
     while True:
-        same_id = [f for f in b.functions if (f.domain, f.name) == (function.domain, function.name)]
+        same_id = [f for f in ctx.functions if (f.domain, f.name) == (function.domain, function.name)]
         if not same_id:
-            b.functions.append(function)
+            ctx.functions.append(function)
             return function
         if _same_body(same_id[0], function):
             return same_id[0]

@@ -18,9 +18,9 @@ def spatial_rank(op_type: str) -> int:
     return int(re.search(r"pool(\d)d", op_type.lower()).group(1))
 
 
-def spatial_rank_of(b, op) -> int:
+def spatial_rank_of(ctx, op) -> int:
     """Spatial rank: from the type (`...Pool2d`), else (F.interpolate) from the input."""
-    return spatial_rank(op.type) if op.type[-2].isdigit() else b.rank(op.inputs[0]) - 2
+    return spatial_rank(op.type) if op.type[-2].isdigit() else ctx.rank(op.inputs[0]) - 2
 
 
 def unbatched_rank(op) -> int:
@@ -28,10 +28,10 @@ def unbatched_rank(op) -> int:
     return spatial_rank(op.type) + 1
 
 
-def check_batched(b, op, n):
+def check_batched(ctx, op, n):
     """An unbatched input arrives as a batch of one (unbatched.py): any other rank is refused."""
-    if b.rank(op.inputs[0]) != n + 2:
-        raise Unsupported(f"input of rank {b.rank(op.inputs[0])} (expected {n + 1} or {n + 2})")
+    if ctx.rank(op.inputs[0]) != n + 2:
+        raise Unsupported(f"input of rank {ctx.rank(op.inputs[0])} (expected {n + 1} or {n + 2})")
 
 
 def window(op, n):
@@ -43,29 +43,29 @@ def window(op, n):
 
 
 def adaptive(global_op, window_op, spatial=None):
-    def lower(b, op):
+    def lower(ctx, op):
         n = spatial or spatial_rank(op.type)
-        check_batched(b, op, n)
+        check_batched(ctx, op, n)
         if op.params.get("return_indices") or len(op.outputs) > 1:
             raise Unsupported("return_indices")
-        in_sp = b.shape(op.inputs[0])[2:]
-        out_sp = b.shape(op.outputs[0])[2:]
+        in_sp = ctx.shape(op.inputs[0])[2:]
+        out_sp = ctx.shape(op.outputs[0])[2:]
         if all(o == 1 for o in out_sp):
-            b.node(global_op, [b.x(op)], b.y(op))
+            ctx.node(global_op, [ctx.x(op)], ctx.y(op))
             return
         if any(d < 0 for d in in_sp + out_sp) or any(i % o for i, o in zip(in_sp, out_sp)):
             raise Unsupported("output_size must divide a static input size (or be 1)")
         kernel = [i // o for i, o in zip(in_sp, out_sp)]
-        b.node(window_op, [b.x(op)], b.y(op), kernel_shape=kernel, strides=kernel)
+        ctx.node(window_op, [ctx.x(op)], ctx.y(op), kernel_shape=kernel, strides=kernel)
     return lower
 
 
-def adaptive_average(b, op):
+def adaptive_average(ctx, op):
     """torch's adaptive average pooling (also F.interpolate's mode="area")."""
     try:
-        adaptive("GlobalAveragePool", "AveragePool", spatial_rank_of(b, op))(b, op)
+        adaptive("GlobalAveragePool", "AveragePool", spatial_rank_of(ctx, op))(ctx, op)
     except Unsupported:
-        _adaptive_avg_matmul(b, op)
+        _adaptive_avg_matmul(ctx, op)
 
 
 def _averaging_matrix(n_in: int, n_out: int) -> np.ndarray:
@@ -77,25 +77,25 @@ def _averaging_matrix(n_in: int, n_out: int) -> np.ndarray:
     return m
 
 
-def _adaptive_avg_matmul(b, op):
+def _adaptive_avg_matmul(ctx, op):
     """Windows of unequal size: average is linear and separable, so one MatMul per spatial
     axis with a constant averaging matrix (ONNX has no adaptive pooling)."""
-    n = spatial_rank_of(b, op)
-    rank = b.rank(op.inputs[0])
-    shape, out = b.shape(op.inputs[0])[-n:], b.shape(op.outputs[0])[-n:]
-    if min(shape + out) < 0 or not b.is_float(op.inputs[0]):
+    n = spatial_rank_of(ctx, op)
+    rank = ctx.rank(op.inputs[0])
+    shape, out = ctx.shape(op.inputs[0])[-n:], ctx.shape(op.outputs[0])[-n:]
+    if min(shape + out) < 0 or not ctx.is_float(op.inputs[0]):
         raise Unsupported("unequal windows need static spatial sizes and float input")
-    dt = b.dtype(op.inputs[0])
+    dt = ctx.dtype(op.inputs[0])
 
     def matrix(i, transpose):
         m = _averaging_matrix(shape[i], out[i])
-        return b.const((m.T if transpose else m).astype(numpy_type(dt)), dt, "avg")
+        return ctx.const((m.T if transpose else m).astype(numpy_type(dt)), dt, "avg")
 
-    y = b.node("MatMul", [b.x(op), matrix(-1, False)], b.y(op) if n == 1 else 1)
+    y = ctx.node("MatMul", [ctx.x(op), matrix(-1, False)], ctx.y(op) if n == 1 else 1)
     if n >= 2:
-        y = b.node("MatMul", [matrix(-2, True), y], b.y(op) if n == 2 else 1)
+        y = ctx.node("MatMul", [matrix(-2, True), y], ctx.y(op) if n == 2 else 1)
     if n == 3:  # depth: fold (oH, oW) together so depth is the second-to-last axis
         keep = [0] * (rank - 3)
-        flat = b.node("Reshape", [y, b.const(keep + [shape[0], out[1] * out[2]], hint="shape")])
-        pooled = b.node("MatMul", [matrix(0, True), flat])
-        b.node("Reshape", [pooled, b.const(keep + out, hint="shape")], b.y(op))
+        flat = ctx.node("Reshape", [y, ctx.const(keep + [shape[0], out[1] * out[2]], hint="shape")])
+        pooled = ctx.node("MatMul", [matrix(0, True), flat])
+        ctx.node("Reshape", [pooled, ctx.const(keep + out, hint="shape")], ctx.y(op))

@@ -1,4 +1,4 @@
-"""The ONNX lowering tables: pnnx operator type -> lowering `fn(b, op)`, which emits ONNX nodes
+"""The ONNX lowering tables: pnnx operator type -> lowering `fn(ctx, op)`, which emits ONNX nodes
 through the builder (see builder.py) so that op's outputs end up as ONNX values named after
 the pnnx operands, or raises `errors.Unsupported`.
 
@@ -17,6 +17,6 @@ from __future__ import annotations
 
 from ...registry import Registry
 
-LOWERINGS = Registry("pnnx.onnx", "pnnx operator type -> fn(builder, op) emitting ONNX nodes")
+LOWERINGS = Registry("pnnx.onnx", "pnnx operator type -> fn(ctx, op) emitting ONNX nodes")
 COMPLEX_LOWERINGS = Registry("pnnx.onnx-complex",
-                             "pnnx operator type with a complex operand -> fn(builder, op) on (..., 2) real tensors")
+                             "pnnx operator type with a complex operand -> fn(ctx, op) on (..., 2) real tensors")

@@ -27,32 +27,32 @@ def lowering(rule: Rule):
     if rule.traits.get("unbatched_rank") is None:
         return rule.fn
 
-    def lower(b, op: Operator) -> None:
-        if not op.inputs or b.rank(op.inputs[0]) != unbatched_rank(rule, op):
-            return rule.fn(b, op)
-        return lower_as_batch_of_one(b, op, rule.fn, int(rule.traits.get("batched_inputs", 1)),
+    def lower(ctx, op: Operator) -> None:
+        if not op.inputs or ctx.rank(op.inputs[0]) != unbatched_rank(rule, op):
+            return rule.fn(ctx, op)
+        return lower_as_batch_of_one(ctx, op, rule.fn, int(rule.traits.get("batched_inputs", 1)),
                                      rule.traits.get("unbatched_params"))
     return lower
 
 
-def lower_as_batch_of_one(b, op: Operator, fn, batched_inputs: int = 1, params: dict | None = None) -> None:
-    axes = b.const([0], hint="axes")
-    rank = b.rank(op.inputs[0])
-    inputs = [_lifted(b, o, axes) if i < batched_inputs and o.shape is not None and len(o.shape) == rank
+def lower_as_batch_of_one(ctx, op: Operator, fn, batched_inputs: int = 1, params: dict | None = None) -> None:
+    axes = ctx.const([0], hint="axes")
+    rank = ctx.rank(op.inputs[0])
+    inputs = [_lifted(ctx, o, axes) if i < batched_inputs and o.shape is not None and len(o.shape) == rank
               else o for i, o in enumerate(op.inputs)]
     # consumers stay: a lowering may skip an output nothing reads (attention weights)
-    outputs = [Operand(b.fresh(f"{o.name}_batched"), _with_batch(o.shape), o.dtype, consumers=o.consumers)
+    outputs = [Operand(ctx.fresh(f"{o.name}_batched"), _with_batch(o.shape), o.dtype, consumers=o.consumers)
                for o in op.outputs]
-    first = len(b.nodes)
-    fn(b, dataclasses.replace(op, inputs=inputs, outputs=outputs, params={**op.params, **(params or {})}))
-    produced = {name for node in b.nodes[first:] for name in node.output}
+    first = len(ctx.nodes)
+    fn(ctx, dataclasses.replace(op, inputs=inputs, outputs=outputs, params={**op.params, **(params or {})}))
+    produced = {name for node in ctx.nodes[first:] for name in node.output}
     for inner, outer in zip(outputs, op.outputs):
         if inner.name in produced:
-            b.node("Squeeze", [inner.name, axes], outer.name)
+            ctx.node("Squeeze", [inner.name, axes], outer.name)
 
 
-def _lifted(b, operand: Operand, axes: str) -> Operand:
-    name = b.node("Unsqueeze", [operand.name, axes], b.fresh(f"{operand.name}_batched"))
+def _lifted(ctx, operand: Operand, axes: str) -> Operand:
+    name = ctx.node("Unsqueeze", [operand.name, axes], ctx.fresh(f"{operand.name}_batched"))
     return Operand(name, _with_batch(operand.shape), operand.dtype)
 
 

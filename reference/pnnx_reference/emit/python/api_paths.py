@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from pnnx_reference.emit.python.names import CodegenError
+from pnnx_reference.errors import InvalidGraph
 
 _PATH = re.compile(r"[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+\Z")
 # submodules of torch whose functions are pure tensor maths
@@ -33,20 +33,20 @@ def _roots():
 
 
 def check_api_type(op_type: str, op_name: str) -> str:
-    """Return `op_type` if it is an allowed callable API path, else raise CodegenError."""
+    """Return `op_type` if it is an allowed callable API path, else raise InvalidGraph."""
     if not isinstance(op_type, str) or not _PATH.match(op_type):
-        raise CodegenError(f"operator {op_name!r}: type {op_type!r} is not a PyTorch API path")
+        raise InvalidGraph(f"operator {op_name!r}: type {op_type!r} is not a PyTorch API path")
     root, _, rest = op_type.partition(".")
     if root == "torchvision":
         return _check_torchvision(op_type, rest, op_name)
     roots = _roots()
     if root not in roots:
-        raise CodegenError(f"operator {op_name!r}: unknown operator type {op_type!r}")
+        raise InvalidGraph(f"operator {op_name!r}: unknown operator type {op_type!r}")
     parts = rest.split(".")
     if root == "torch" and len(parts) > 1 and ".".join(parts[:-1]) not in _TORCH_SUBMODULES:
-        raise CodegenError(f"operator {op_name!r}: torch submodule of {op_type!r} is not allowed")
+        raise InvalidGraph(f"operator {op_name!r}: torch submodule of {op_type!r} is not allowed")
     if root != "torch" and len(parts) > 1:
-        raise CodegenError(f"operator {op_name!r}: unknown operator type {op_type!r}")
+        raise InvalidGraph(f"operator {op_name!r}: unknown operator type {op_type!r}")
     if root == "Tensor":
         parts = [tensor_method_name(op_type)]
     _check_member(roots[root], parts, op_type, op_name, module_class=(root == "nn"))
@@ -67,11 +67,11 @@ def tensor_method_name(op_type: str) -> str:
 def _check_torchvision(op_type: str, rest: str, op_name: str) -> str:
     parts = rest.split(".")
     if len(parts) != 2 or parts[0] != "ops":
-        raise CodegenError(f"operator {op_name!r}: only torchvision.ops.* is allowed, not {op_type!r}")
+        raise InvalidGraph(f"operator {op_name!r}: only torchvision.ops.* is allowed, not {op_type!r}")
     try:
         import torchvision
     except ImportError:
-        raise CodegenError(f"operator {op_name!r}: {op_type} needs torchvision") from None
+        raise InvalidGraph(f"operator {op_name!r}: {op_type} needs torchvision") from None
     _check_member(torchvision.ops, parts[1:], op_type, op_name, module_class=parts[1][:1].isupper())
     return op_type
 
@@ -83,12 +83,12 @@ def _check_member(obj, parts: list[str], op_type: str, op_name: str, module_clas
 
     for part in parts:
         if part.startswith(("_", "set_")) or part in _DENIED:  # set_*: global state
-            raise CodegenError(f"operator {op_name!r}: {op_type!r} is not allowed")
+            raise InvalidGraph(f"operator {op_name!r}: {op_type!r} is not allowed")
         obj = getattr(obj, part, None)
         if obj is None:
-            raise CodegenError(f"operator {op_name!r}: unknown operator type {op_type!r}")
+            raise InvalidGraph(f"operator {op_name!r}: unknown operator type {op_type!r}")
     if module_class:
         if not (inspect.isclass(obj) and issubclass(obj, nn.Module)):
-            raise CodegenError(f"operator {op_name!r}: {op_type!r} is not an nn.Module class")
+            raise InvalidGraph(f"operator {op_name!r}: {op_type!r} is not an nn.Module class")
     elif inspect.ismodule(obj) or inspect.isclass(obj) or not callable(obj):
-        raise CodegenError(f"operator {op_name!r}: {op_type!r} is not a function")
+        raise InvalidGraph(f"operator {op_name!r}: {op_type!r} is not a function")

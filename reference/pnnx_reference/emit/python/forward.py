@@ -3,21 +3,22 @@ for its type: exact types (pnnx.Expression, Tensor.slice, ...) and API prefixes 
 `Tensor.`, `nn.`, ...; the longest matching prefix wins).
 
 A renderer refuses what a hostile or malformed file asks for (a type outside the allowed
-PyTorch API, a name that is not an identifier, a malformed slice) with `CodegenError`, which
+PyTorch API, a name that is not an identifier, a malformed slice) with `InvalidGraph`, which
 stops the whole file: generating code from such a graph is never safe. An operator type with no
-renderer at all is `UnknownOperatorType`, which export() records as unsupported while the
-other artefacts are still written."""
+renderer at all raises `UnsupportedOperator`, which export() records as this emitter's refusal
+while the other artefacts are still written."""
 from __future__ import annotations
 
 from pnnx_reference import expression
 from pnnx_reference.emit.python.api_paths import check_api_type, tensor_method_name
-from pnnx_reference.emit.python.names import CodegenError, UnknownOperatorType, check_keyword_name, is_identifier
+from pnnx_reference.emit.python.names import check_keyword_name, is_identifier
 from pnnx_reference.emit.python.slicing import index_expression, slice_expression
 from pnnx_reference.emit.python.values import render_kwargs, render_value
+from pnnx_reference.errors import InvalidGraph, UnsupportedOperator
 from pnnx_reference.ir import Operator
 from pnnx_reference.registry import Registry
 
-RENDERERS = Registry("_pnnx.py", "pnnx operator type (or API prefix) -> fn(op, ctx) returning forward() lines")
+RENDERERS = Registry("_pnnx.py", "pnnx operator type (or API prefix) -> fn(ctx, op) returning forward() lines")
 
 # functions taking one sequence of tensors: their inputs are passed as one tuple
 SEQUENCE_FUNCS = {"torch.cat", "torch.concat", "torch.concatenate", "torch.stack", "torch.hstack",
@@ -105,7 +106,7 @@ def call_arguments(op: Operator, ctx, first: int = 0, skip_params=()) -> str:
         return _positional_arguments(op, ctx, first, POSITIONAL_SIGNATURES[op.type])
     leading = [op.params[k] for k in LEADING_PARAMS.get(op.type, ()) if k in op.params]
     if not all(isinstance(v, str) for v in leading):
-        raise CodegenError(f"{op.name!r}: {op.type} expects a string equation")
+        raise InvalidGraph(f"{op.name!r}: {op.type} expects a string equation")
     positional = [repr(v) for v in leading]
     keywords = []
     for index, (name, names) in enumerate(_groups(op, ctx, first)):
@@ -134,14 +135,14 @@ def _positional_arguments(op: Operator, ctx, first: int, signature: tuple[str, .
         elif key in op.params:
             texts.append(render_value(op.params[key]))
         else:
-            raise CodegenError(f"{op.name!r}: {op.type} has no argument {key!r}")
+            raise InvalidGraph(f"{op.name!r}: {op.type} has no argument {key!r}")
     rest = {k: v for k, v in op.params.items() if k not in signature}
     return ", ".join(texts + render_kwargs(rest, op.name))
 
 
 # --- renderers ---------------------------------------------------------------------------
 @RENDERERS.register_prefix("F.", "torch.")
-def render_function(op: Operator, ctx) -> list[str]:
+def render_function(ctx, op: Operator) -> list[str]:
     check_api_type(op.type, op.name)
     skip = ("value",) if op.type == "F.pad" and op.params.get("mode", "constant") != "constant" else ()
     rhs = f"{op.type}({call_arguments(op, ctx, skip_params=skip)})"
@@ -151,10 +152,10 @@ def render_function(op: Operator, ctx) -> list[str]:
 
 
 @RENDERERS.register_prefix("Tensor.")
-def render_tensor_method(op: Operator, ctx) -> list[str]:
+def render_tensor_method(ctx, op: Operator) -> list[str]:
     check_api_type(op.type, op.name)
     if not op.inputs:
-        raise CodegenError(f"{op.name!r}: {op.type} needs its tensor as input 0")
+        raise InvalidGraph(f"{op.name!r}: {op.type} needs its tensor as input 0")
     method = tensor_method_name(op.type)
     receiver = ctx.var(op.inputs[0])
     size_key = _spread_key(op)
@@ -184,13 +185,13 @@ def _spread_size_input(op: Operator, ctx) -> str:
     return ", ".join(spread + render_kwargs(op.params, op.name))
 
 
-def render_body_module(op: Operator, ctx) -> list[str]:
+def render_body_module(ctx, op: Operator) -> list[str]:
     """A moduleop with a captured body: its generated class takes the tensors in op order."""
     return _assign(op, ctx, f"self.{ctx.member(op)}({', '.join(ctx.var(o) for o in op.inputs)})")
 
 
 @RENDERERS.register_prefix("nn.")
-def render_module(op: Operator, ctx) -> list[str]:
+def render_module(ctx, op: Operator) -> list[str]:
     check_api_type(op.type, op.name)
     member = ctx.member(op)
     args = [ctx.var(o) for o in op.inputs]
@@ -217,63 +218,63 @@ def _unpack_part(structure, outputs) -> str:
 
 
 @RENDERERS.register("pnnx.Expression")
-def render_expression(op: Operator, ctx) -> list[str]:
+def render_expression(ctx, op: Operator) -> list[str]:
     node = expression.parse(op.params.get("expr", ""))
     return _assign(op, ctx, expression.render_python(node, [ctx.var(o) for o in op.inputs]))
 
 
 @RENDERERS.register("pnnx.Attribute")
-def render_attribute(op: Operator, ctx) -> list[str]:
+def render_attribute(ctx, op: Operator) -> list[str]:
     if not op.attrs:
-        raise CodegenError(f"{op.name!r}: pnnx.Attribute has no data")
+        raise InvalidGraph(f"{op.name!r}: pnnx.Attribute has no data")
     key = next(iter(op.attrs))
     return _assign(op, ctx, f"self.{ctx.attr_member(op, key)}")
 
 
 @RENDERERS.register("Tensor.slice")
-def render_slice(op: Operator, ctx) -> list[str]:
+def render_slice(ctx, op: Operator) -> list[str]:
     return _assign(op, ctx, f"{ctx.var(op.inputs[0])}[{slice_expression(op, ctx)}]")
 
 
 @RENDERERS.register("Tensor.slice_copy")
-def render_slice_copy(op: Operator, ctx) -> list[str]:
+def render_slice_copy(ctx, op: Operator) -> list[str]:
     """`v_out = v_in` then `v_out[<slice>] = v_src`, as upstream writes it."""
     if len(op.inputs) < 2 or len(op.outputs) != 1:
-        raise CodegenError(f"operator {op.name!r}: Tensor.slice_copy needs input, src and one output")
+        raise InvalidGraph(f"operator {op.name!r}: Tensor.slice_copy needs input, src and one output")
     src = op.input("src", 1)
     if src is None:
-        raise CodegenError(f"operator {op.name!r}: Tensor.slice_copy needs its src input")
+        raise InvalidGraph(f"operator {op.name!r}: Tensor.slice_copy needs its src input")
     out = ctx.var(op.outputs[0])
     return [f"{out} = {ctx.var(op.inputs[0])}", f"{out}[{slice_expression(op, ctx)}] = {ctx.var(src)}"]
 
 
 @RENDERERS.register("Tensor.index")
-def render_index(op: Operator, ctx) -> list[str]:
+def render_index(ctx, op: Operator) -> list[str]:
     return _assign(op, ctx, f"{ctx.var(op.inputs[0])}[{index_expression(op, ctx)}]")
 
 
 @RENDERERS.register("prim::TupleConstruct")
-def render_tuple(op: Operator, ctx) -> list[str]:
+def render_tuple(ctx, op: Operator) -> list[str]:
     items = [ctx.var(o) for o in op.inputs]
     text = "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
     return _assign(op, ctx, text)
 
 
 @RENDERERS.register("prim::ListConstruct")
-def render_list(op: Operator, ctx) -> list[str]:
+def render_list(ctx, op: Operator) -> list[str]:
     return _assign(op, ctx, "[" + ", ".join(ctx.var(o) for o in op.inputs) + "]")
 
 
 @RENDERERS.register("prim::TupleUnpack", "prim::ListUnpack")
-def render_unpack(op: Operator, ctx) -> list[str]:
+def render_unpack(ctx, op: Operator) -> list[str]:
     return [f"{_targets(op, ctx)}{',' if len(op.outputs) == 1 else ''} = {ctx.var(op.inputs[0])}"]
 
 
 @RENDERERS.register_prefix("pnnx.custom_op.")
-def render_custom_op(op: Operator, ctx) -> list[str]:
+def render_custom_op(ctx, op: Operator) -> list[str]:
     parts = op.type.split(".")[2:]
     if len(parts) != 2 or not all(is_identifier(p) and not p.startswith("_") for p in parts):
-        raise CodegenError(f"operator {op.name!r}: bad custom operator type {op.type!r}")
+        raise InvalidGraph(f"operator {op.name!r}: bad custom operator type {op.type!r}")
     positional = _positional_custom_args(op, ctx)
     args = positional if positional is not None else [ctx.var(o) for o in op.inputs] + render_kwargs(op.params, op.name)
     return _assign(op, ctx, f"torch.ops.{parts[0]}.{parts[1]}({', '.join(args)})")
@@ -295,7 +296,7 @@ def _positional_custom_args(op: Operator, ctx) -> list[str] | None:
 
 
 @RENDERERS.register("pnnx.Input", "pnnx.Output", "pnnx.SliceIndexes")
-def render_nothing(op: Operator, ctx) -> list[str]:
+def render_nothing(ctx, op: Operator) -> list[str]:
     return []
 
 
@@ -306,19 +307,19 @@ def is_module_type(op_type: str) -> bool:
 
 
 @RENDERERS.register_prefix("torchvision.ops.")
-def render_torchvision(op: Operator, ctx) -> list[str]:
+def render_torchvision(ctx, op: Operator) -> list[str]:
     """torchvision.ops.X: a module member when X is a class, else a function call."""
-    return render_module(op, ctx) if is_module_type(op.type) else render_function(op, ctx)
+    return render_module(ctx, op) if is_module_type(op.type) else render_function(ctx, op)
 
 
-def render_forward_op(op: Operator, ctx) -> list[str]:
+def render_forward_op(ctx, op: Operator) -> list[str]:
     if op.subgraph is not None:
-        return render_body_module(op, ctx)
+        return render_body_module(ctx, op)
     rule = RENDERERS.lookup(op.type)
     if rule is None:
         # a module operator (moduleop=) read from pnnx.param (its body is not there), a type from
         # another frontend or a hostile name: no code is generated; export() records it as
         # unsupported and still writes the other artefacts
-        raise UnknownOperatorType(op.type, op.name, "no PyTorch Python API to generate code for "
+        raise UnsupportedOperator(op.type, op.name, "no PyTorch Python API to generate code for "
                                   "(allowed: nn., F., torch., Tensor., torchvision.ops., pnnx.*)")
-    return rule.fn(op, ctx)
+    return rule.fn(ctx, op)

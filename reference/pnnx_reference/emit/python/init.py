@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from pnnx_reference.emit.python.api_paths import check_api_type
 from pnnx_reference.emit.python.forward import FORWARD_PARAMS, is_module_type
-from pnnx_reference.emit.python.names import CodegenError, check_keyword_name
+from pnnx_reference.emit.python.names import check_keyword_name
+from pnnx_reference.errors import InvalidGraph
 from pnnx_reference.formats.textfile import is_digits
 from pnnx_reference.emit.python.values import render_kwargs, render_shape
 from pnnx_reference.ir import DTYPES, NULL_DTYPE, Attribute, Graph, Operator
@@ -33,7 +34,7 @@ def _zero_to_none(value):
 
 def _load_call(op: Operator, key: str, attr: Attribute, as_tensor: bool, ctx, grad: bool = True) -> str:
     if attr.dtype not in DTYPES:
-        raise CodegenError(f"{op.name!r}: attribute {key!r} has unknown dtype {attr.dtype!r}")
+        raise InvalidGraph(f"{op.name!r}: attribute {key!r} has unknown dtype {attr.dtype!r}")
     dtype = DTYPES[attr.dtype]
     entry = ctx.bin_entry(op, key)  # the pnnx.bin entry name, quoted by repr()
     shape = render_shape(attr.shape)

@@ -5,19 +5,7 @@ from __future__ import annotations
 import keyword
 import re
 
-from pnnx_reference.errors import PnnxError, UnsupportedOperator
-
-
-class CodegenError(PnnxError):
-    """The graph cannot be written as Python (unknown API, bad keyword name, ...)."""
-
-
-class UnknownOperatorType(CodegenError, UnsupportedOperator):
-    """An operator type with no Python API: refused like any codegen error, and reported by
-    export() as unsupported so that the other artefacts are still written."""
-
-    def __init__(self, op_type: str, op_name: str, reason: str) -> None:
-        UnsupportedOperator.__init__(self, op_type, op_name, reason)
+from pnnx_reference.errors import InvalidGraph
 
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -48,7 +36,7 @@ def is_identifier(name: str) -> bool:
 def check_keyword_name(name: str, what: str, op_name: str) -> str:
     """A name used verbatim as a Python keyword argument or attribute; refuse anything else."""
     if not isinstance(name, str) or not is_identifier(name) or name.startswith("__"):
-        raise CodegenError(f"{op_name!r}: {what} {name!r} is not a valid Python name")
+        raise InvalidGraph(f"{op_name!r}: {what} {name!r} is not a valid Python name")
     return name
 
 

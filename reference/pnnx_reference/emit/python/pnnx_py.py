@@ -8,7 +8,7 @@ purpose:
   as given, which only works from the directory pnnx ran in);
 * nothing read from the graph becomes code unchecked: names are sanitised identifiers,
   strings are repr()-quoted, operator types must resolve to an allowed PyTorch API
-  (`emit.python.api_paths`), so a hostile param file raises `CodegenError` instead;
+  (`emit.python.api_paths`), so a hostile param file raises `InvalidGraph` instead;
 * floats in calls are written exactly (repr) rather than upstream's lossy `%g`;
 * torchvision is imported only when an operator uses it (it is slow to import), torchaudio
   never (no operator type refers to it);
@@ -37,13 +37,13 @@ from pathlib import Path
 from pnnx_reference.emit.python.context import Context
 from pnnx_reference.emit.python.forward import render_forward_op
 from pnnx_reference.emit.python.init import init_body
-from pnnx_reference.emit.python.names import CodegenError, Namer, sanitize
-from pnnx_reference.errors import ConversionError, FormatError, PnnxError
+from pnnx_reference.emit.python.names import Namer, sanitize
+from pnnx_reference.errors import ConversionError, FormatError, InvalidGraph, PnnxError
 from pnnx_reference.files import new_file_mode
 from pnnx_reference.ir import DTYPES, Graph, Operand, Operator
 from pnnx_reference.stat import model_stat
 
-__all__ = ["CodegenError", "generate_python", "write_python", "regenerate", "main_regenerate"]
+__all__ = ["generate_python", "write_python", "regenerate", "main_regenerate"]
 
 _IMPORTS = """import os
 import numpy as np
@@ -142,7 +142,7 @@ def _class_body(graph: Graph, ctx: Context, init: list[str], archive: tuple[list
     args = "".join(f", {ctx.var(o)}" for o in _graph_inputs(graph))
     lines += [f"    def forward(self{args}):"]
     for op in graph.ops:
-        lines += [f"        {line}" for line in render_forward_op(op, ctx)]
+        lines += [f"        {line}" for line in render_forward_op(ctx, op)]
     outputs = [ctx.var(o) for o in _graph_outputs(graph)]
     lines += [f"        return {', '.join(outputs)}" if outputs else "        return None", ""]
     return lines
@@ -222,7 +222,7 @@ def _entry_points(graph: Graph, ctx: Context, specs, py_name: str) -> list[str]:
 
 
 def generate_python(graph: Graph, py_path, bin_path, input_shapes=None) -> str:
-    """The source of `NAME_pnnx.py` for `graph` (raises CodegenError for unwritable graphs)."""
+    """The source of `NAME_pnnx.py` for `graph` (raises InvalidGraph for unwritable graphs)."""
     py_path, bin_path = Path(py_path), Path(bin_path)
     ctx = Context(graph)
     specs = _input_specs(graph, input_shapes)
@@ -240,7 +240,7 @@ def generate_python(graph: Graph, py_path, bin_path, input_shapes=None) -> str:
     try:
         compile(source, str(py_path), "exec", dont_inherit=True)
     except SyntaxError as err:  # a generator bug, never user input: say so plainly
-        raise CodegenError(f"internal error: generated Python does not parse ({err.msg}, line {err.lineno})") from None
+        raise InvalidGraph(f"internal error: generated Python does not parse ({err.msg}, line {err.lineno})") from None
     return source
 
 

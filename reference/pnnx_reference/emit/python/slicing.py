@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from pnnx_reference import expression
-from pnnx_reference.emit.python.names import CodegenError
+from pnnx_reference.errors import InvalidGraph
 from pnnx_reference.formats.textfile import is_digits
 from pnnx_reference.ir import Operator
 
@@ -16,7 +16,7 @@ def _component(op: Operator, ctx, singular: str, plural: str, i: int, default: i
     if plural in op.params:
         values = op.params[plural]
         if not isinstance(values, list) or i >= len(values):
-            raise CodegenError(f"{op.name!r}: Tensor.slice {plural} has no entry {i}")
+            raise InvalidGraph(f"{op.name!r}: Tensor.slice {plural} has no entry {i}")
         return _as_int(op, values[i])
     operand = op.input(singular)
     if operand is not None:
@@ -30,22 +30,22 @@ def _component(op: Operator, ctx, singular: str, plural: str, i: int, default: i
 def _slice_index(op: Operator, ctx, operand, i: int):
     producer = operand.producer
     if producer is None or producer.type != "pnnx.SliceIndexes":
-        raise CodegenError(f"{op.name!r}: Tensor.slice index input must come from pnnx.SliceIndexes")
+        raise InvalidGraph(f"{op.name!r}: Tensor.slice index input must come from pnnx.SliceIndexes")
     indexes = producer.params.get("indexes")
     if not isinstance(indexes, list) or i >= len(indexes):
-        raise CodegenError(f"{producer.name!r}: pnnx.SliceIndexes has no index {i}")
+        raise InvalidGraph(f"{producer.name!r}: pnnx.SliceIndexes has no index {i}")
     text = str(indexes[i])
     if text.startswith("@") and is_digits(text[1:]) and int(text[1:]) < len(producer.inputs):
         return ctx.var(producer.inputs[int(text[1:])])
     try:
         return int(text)
     except ValueError:
-        raise CodegenError(f"{producer.name!r}: bad slice index {text!r}") from None
+        raise InvalidGraph(f"{producer.name!r}: bad slice index {text!r}") from None
 
 
 def _as_int(op: Operator, value) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise CodegenError(f"{op.name!r}: Tensor.slice expects integers, got {value!r}")
+        raise InvalidGraph(f"{op.name!r}: Tensor.slice expects integers, got {value!r}")
     return value
 
 
@@ -63,7 +63,7 @@ def _one_dim(op: Operator, ctx, i: int) -> str:
 def slice_expression(op: Operator, ctx) -> str:
     dims = op.params.get("dims", [op.params.get("dim")])
     if not isinstance(dims, list) or not all(isinstance(d, int) and not isinstance(d, bool) for d in dims):
-        raise CodegenError(f"{op.name!r}: Tensor.slice needs integer dim/dims, got {dims!r}")
+        raise InvalidGraph(f"{op.name!r}: Tensor.slice needs integer dim/dims, got {dims!r}")
     positive, negative = [], []
     last = -1
     for i, dim in enumerate(dims):
@@ -86,7 +86,7 @@ def index_expression(op: Operator, ctx) -> str:
         expr = "[" + ",".join("None" if v is None else str(v) for v in expr) + "]"
     node = expression.parse(expr)
     if not isinstance(node, expression.ListExpr):
-        raise CodegenError(f"{op.name!r}: Tensor.index expr must be a list")
+        raise InvalidGraph(f"{op.name!r}: Tensor.index expr must be a list")
     names = [ctx.var(o) for o in op.inputs]
     parts = [":" if isinstance(n, expression.Literal) and n.value is None
              else expression.render_python(n, names) for n in node.items]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 
-from pnnx_reference.emit.python.names import CodegenError, check_keyword_name
+from pnnx_reference.emit.python.names import check_keyword_name
+from pnnx_reference.errors import InvalidGraph
 from pnnx_reference.expression import DTYPE_NAMES
 
 # upstream's param reader keeps these as strings; the generated call needs the float
@@ -27,7 +28,7 @@ def render_value(value) -> str:
     if isinstance(value, (list, tuple)):
         items = [render_value(v) for v in value]
         return "(" + items[0] + ",)" if len(items) == 1 else "(" + ", ".join(items) + ")"
-    raise CodegenError(f"cannot write parameter value {value!r}")
+    raise InvalidGraph(f"cannot write parameter value {value!r}")
 
 
 def _float_text(value: float) -> str:

@@ -1,7 +1,7 @@
 """The call as the model spelled it, where the graph records it (torch.export's
 `meta["torch_fn"]`: `method_descriptor.argmax` for `x.argmax()`, `builtin_function_or_method.argmax`
 for `torch.argmax(x)`, `function.relu` for `F.relu(x)`). aten keeps one operator for all
-three; calling the callable the model used lets the capture name it as the Python route does
+three; calling the callable the model used lets the capture name it as the Python door does
 (`Tensor.argmax`, `torch.argmax`, `F.relu`), with that callable's own argument names.
 
 A spelling is only used for the aten call it names (a composite such as `F.normalize`
@@ -52,7 +52,7 @@ def from_torch_fn(torch_fn) -> Spelling | None:
 
 
 # In-place arithmetic: torch.export records `x += y` as the method `add_`, as it does `x.add_(y)`;
-# the Python route writes both as one pnnx.Expression, through the operator's in-place method.
+# the Python door writes both as one pnnx.Expression, through the operator's in-place method.
 IN_PLACE = {"add_": "__iadd__", "sub_": "__isub__", "mul_": "__imul__", "div_": "__itruediv__",
             "floor_divide_": "__ifloordiv__", "remainder_": "__imod__", "pow_": "__ipow__"}
 
@@ -178,7 +178,7 @@ def _in_place(aten_name: str, this, rest: dict):
 
 
 def _select(this, rest: dict):
-    """`x[:, 2]`: the index the model wrote, which the capture records as the Python route does."""
+    """`x[:, 2]`: the index the model wrote, which the capture records as the Python door does."""
     if not isinstance(this, torch.Tensor) or not isinstance(rest.get("dim"), int) \
             or not isinstance(rest.get("index"), int):
         return NOT_SPELLED

@@ -1,6 +1,6 @@
 """Arguments in the form models write them. aten spells an int-or-tuple size out per dim
 (`kernel_size=[2, 2]`) and a default stride as `[]`; `F.max_pool2d(x, 2)` is what models write
-and what the Python route records, so the rules pass `2` and `None` (the same call: the F.*
+and what the Python door records, so the rules pass `2` and `None` (the same call: the F.*
 function repeats one size over every dim)."""
 from __future__ import annotations
 

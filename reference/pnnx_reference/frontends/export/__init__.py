@@ -1,6 +1,6 @@
 """The torch.export frontend (`.pt2` files and `ExportedProgram`s): `rebuild(program, inputs)`
 makes the program an `nn.Module` whose forward replays its FX graph through the Python API,
-so the Python-API tracer, the passes and the emitters are shared with the other routes.
+so the Python-API tracer, the passes and the emitters are shared with the other doors.
 `export_program(model, inputs)` runs torch.export itself, its refusals as one line."""
 from __future__ import annotations
 

@@ -88,7 +88,7 @@ class Unavailable:
 
 
 # A chain of slices (`m[:, a:b, c:d]` is slice(slice(m, 1, a, b), 2, c, d)) is read as one
-# index on its base, so that an in-place write through it is the Python route's
+# index on its base, so that an in-place write through it is the Python door's
 # `m[:, a:b, c:d] = v` (Tensor.slice_copy) rather than a write into a view of a view.
 _SLICES = "slices"  # env key: slice node -> (base node, {dim: slice})
 

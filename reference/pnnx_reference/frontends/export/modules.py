@@ -2,7 +2,7 @@
 left in the graph become one call of the real `nn.X`, its class from the stack, its constructor
 arguments from its weights and the constants of its aten calls (`torchscript/stdmodules.py`
 reads both), its weights from the program's state. The outermost standard module is tried
-first (the Python route keeps it whole); one that cannot be rebuilt exactly, checked on the
+first (the Python door keeps it whole); one that cannot be rebuilt exactly, checked on the
 example values, gives way to the standard modules inside it, and at last to its nodes."""
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """An ExportedProgram rebuilt as an `nn.Module`: the program's parameters, buffers and
-constants at their original paths (so the tracer names them as the Python route does),
+constants at their original paths (so the tracer names them as the Python door does),
 standard modules rebuilt whole at theirs, and a forward that walks the FX graph: a step where
 several nodes fold into one call, every other aten call through the shared aten rule table."""
 from __future__ import annotations

@@ -2,7 +2,7 @@
 slice back (`v_2 = v_1[:, 1:3]; v_3 = v_2.fill_(-1.0); v_1[:, 1:3] = v_3`); torch.export
 records the write-back as copy_ of the filled slice into a fresh slice of the same base, with
 the same bounds: the same memory, so the copy changes nothing. It is skipped (its value is its
-destination's), and the graph is the one the in-place call alone gave, as on the Python route."""
+destination's), and the graph is the one the in-place call alone gave, as on the Python door."""
 from __future__ import annotations
 
 from torch.fx.node import Node

@@ -2,7 +2,7 @@
 external data, or a `ModelProto`) as an `nn.Module` whose forward replays every node through
 the PyTorch Python API (`module.py`, one rule per op type in `rules/`), with example inputs.
 `api.export_onnx` then captures it like any Python model: the tracer, the passes and the
-emitters are the Python route's own.
+emitters are the Python door's own.
 
 Inputs whose dims are symbolic (`dim_param`) are traced at a second shape (inputshape2, or each
 symbolic dim doubled) so those dims come out dynamic; shape arithmetic the exporter wrote
@@ -13,11 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .inputs import InputSpec, check_types, example_inputs, graph_inputs, resolve_shapes, second_shapes
-from .module import ConstantInputsNeeded, OnnxModule
+from .module import OnnxModule
 from .reader import CERTIFIED_OPSETS, freeze_inputs, read_model
 from .rules import RULES
 
-__all__ = ["CERTIFIED_OPSETS", "ConstantInputsNeeded", "Loaded", "OnnxModule", "RULES", "load"]
+__all__ = ["CERTIFIED_OPSETS", "Loaded", "OnnxModule", "RULES", "load"]
 
 
 @dataclass

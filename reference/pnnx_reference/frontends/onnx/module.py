@@ -14,22 +14,12 @@ import onnx
 import torch
 import torch.nn as nn
 
-from ...errors import ConversionError, PnnxError, Unsupported
+from ...errors import ConstantInputsNeeded, ConstantNeeded, ConversionError, PnnxError, Unsupported
 from . import fusions
 from . import values as V
-from .node import Ctx, NeedsConstant, Node, identifier, parse_node, subgraphs, tensor_of
+from .node import Ctx, Node, identifier, parse_node, subgraphs, tensor_of
 from .reader import default_opset
 from .rules import RULES
-
-
-class ConstantInputsNeeded(ConversionError):
-    """Every refusal was a rule that needs a value at conversion time which the graph computes
-    from its inputs `inputs`: converting with those inputs given as constants
-    (`constant_inputs=`) would succeed."""
-
-    def __init__(self, message: str, inputs: list[str]):
-        super().__init__(message)
-        self.inputs = inputs
 
 
 class OnnxModule(nn.Module):
@@ -187,7 +177,7 @@ class OnnxModule(nn.Module):
                 raise ConversionError(_refusal(self._what, [f"{node.label}: {err}"])) from None
             problems.append(f"{node.label}: {err}")
             if self._needed is not None:
-                inputs = self._feeding_inputs(err.value) if isinstance(err, NeedsConstant) else set()
+                inputs = self._feeding_inputs(err.value) if isinstance(err, ConstantNeeded) else set()
                 self._needed = self._needed | inputs if inputs else None
             return _reference_outputs(node, args, self._opset)
         except PnnxError:

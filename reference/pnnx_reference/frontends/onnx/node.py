@@ -10,16 +10,8 @@ import onnx
 import torch
 from onnx import numpy_helper
 
-from ...errors import Unsupported
+from ...errors import ConstantNeeded, Unsupported
 from . import values as V
-
-
-class NeedsConstant(Unsupported):
-    """A rule needs input `value` at conversion time and it depends on the input data."""
-
-    def __init__(self, message: str, value: str):
-        super().__init__(message)
-        self.value = value
 
 
 @dataclass
@@ -156,7 +148,7 @@ class Ctx:
         const = self.const(i)
         if const is None:
             name = what or f"input {i}"
-            raise NeedsConstant(f"{name} ({self.node.inputs[i]!r}) must be a constant (an initializer or "
+            raise ConstantNeeded(f"{name} ({self.node.inputs[i]!r}) must be a constant (an initializer or "
                                 f"computed from them), it depends on the input data", self.node.inputs[i])
         return const
 
@@ -165,7 +157,7 @@ class Ctx:
         value = self.known(i)
         if value is None:
             name = what or f"input {i}"
-            raise NeedsConstant(f"{name} ({self.node.inputs[i]!r}) must be known at conversion time "
+            raise ConstantNeeded(f"{name} ({self.node.inputs[i]!r}) must be known at conversion time "
                                 f"(a constant or computed from shapes), it depends on the input data",
                                 self.node.inputs[i])
         items = value.tolist()

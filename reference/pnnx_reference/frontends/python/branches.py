@@ -9,9 +9,9 @@ from __future__ import annotations
 import itertools
 from typing import Callable
 
-from ...errors import ConversionError, PnnxError
+from ...errors import ConversionError, OtherPath, PnnxError
 from ...ir import Graph
-from .valuedep import OtherPath, ValueDependence, refusal
+from .valuedep import ValueDependence, refusal
 
 MAX_BRANCHES = 4  # 2**4 traces at most
 

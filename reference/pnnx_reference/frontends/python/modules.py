@@ -12,9 +12,9 @@ from torch.nn.utils import parametrize
 from torch.nn.utils.spectral_norm import SpectralNorm
 from torch.nn.utils.weight_norm import WeightNorm
 
-from ...errors import ConversionError
+from ...errors import ConversionError, NotAParam
 from ...ir import Attribute
-from .params import NotAParam, to_param
+from .params import to_param
 
 # Never params: placement, in-place flags, and deprecated aliases of other arguments.
 _SKIPPED = {"self", "device", "dtype", "inplace", "size_average", "reduce"}

@@ -5,11 +5,8 @@ import enum
 
 import torch
 
+from ...errors import NotAParam
 from ...ir import QUANTIZED_STORAGE, DTYPES, dtype_suffix_of
-
-
-class NotAParam(Exception):
-    """The value has no pnnx parameter form (a module, a callable, ...)."""
 
 
 # pnnx.param separates tokens by whitespace, so no parameter string can hold any. Where the

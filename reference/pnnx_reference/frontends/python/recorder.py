@@ -15,10 +15,10 @@ import itertools
 import torch
 import torch.nn as nn
 
-from ...errors import ConversionError
+from ...errors import ConversionError, NotAParam
 from ...ir import UNKNOWN_DIM, Attribute, Graph, Operand, Operator, annotation_suffix_of
 from . import valuedep
-from .params import NotAParam, to_param, without_whitespace
+from .params import to_param, without_whitespace
 from .shapes import ARMED, SymInt, has_symint, operands_of, render
 
 

@@ -26,7 +26,7 @@ import warnings
 
 import torch
 
-from ...errors import ConversionError, ValueDependentWarning
+from ...errors import ConversionError, OtherPath, ValueDependentWarning
 
 # Tensor methods (and torch functions) that hand a tensor's value to Python
 CONVERSIONS = {"__bool__": "Tensor.__bool__", "__int__": "int()", "__float__": "float()",
@@ -110,10 +110,6 @@ def _torchscript_source() -> str | None:
     except Exception:  # a node without source information
         first = ""
     return f"TorchScript {node.kind()}" + (f" from {first[:160]}" if first else "")
-
-
-class OtherPath(Exception):
-    """A trace with forced branch outcomes reached a branch the first trace did not have."""
 
 
 class ValueDependence:

@@ -98,7 +98,7 @@ def _embedding_max_norm(node, env):
     """F.embedding(x, w, max_norm=m, norm_type=p) is traced as x.contiguous(), the rows of w it
     reads renormalised in place (aten::embedding_renorm_ on w.detach()), then aten::embedding.
     Replayed as the one F.embedding with max_norm: the converted model starts from the weights
-    before the renorm and renormalises them as this one did (as on the Python route)."""
+    before the renorm and renormalises them as this one did (as on the Python door)."""
     contiguous = node if node.kind() == "aten::contiguous" else None
     indices = node.output() if contiguous else node.inputsAt(1)
     users = [u.user for u in indices.uses()]

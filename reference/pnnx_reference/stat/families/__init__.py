@@ -1,5 +1,5 @@
 """One module per operator family, named as in the emitters (emit/ncnn/families/). Importing
 this package registers every counting rule."""
-from . import (activation, attention, cast, concat, conv, creation, distance, embedding, expression,  # noqa: F401
-               flip, fold, identity, indexing, linear, logic, norm, pad, pool, reduce, repeat, resize, rnn, shape,
-               shuffle, slice, transformer)
+from . import (activation, attention, cast, concat, conv, creation, cumulative, distance, embedding,  # noqa: F401
+               expression, flip, fold, identity, indexing, linear, logic, matmul, norm, pad, pool, reduce, repeat,
+               resize, rnn, shape, shuffle, slice, transformer)

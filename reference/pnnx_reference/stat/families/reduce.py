@@ -9,7 +9,7 @@ def _read(op) -> int:
     return numel(op.inputs[0])
 
 
-@rule("torch.sum", "Tensor.sum", "torch.cumsum", "Tensor.cumsum")
+@rule("torch.sum", "Tensor.sum")
 def _sum(op) -> Count:
     return Count(_read(op), moved(op))
 

@@ -1,14 +1,12 @@
-"""Views and splits: nothing computed, nothing moved."""
+"""Views: nothing computed, nothing moved."""
 from __future__ import annotations
 
 from ..registry import Count, rule
 
-_VIEWS = ("Tensor.reshape", "Tensor.view", "Tensor.permute", "Tensor.select", "Tensor.slice", "Tensor.unflatten",
-          "Tensor.reshape_as", "Tensor.view_as", "torch.flatten", "Tensor.flatten", "torch.squeeze",
-          "Tensor.squeeze", "torch.unsqueeze", "Tensor.unsqueeze", "torch.transpose", "Tensor.transpose",
-          "torch.t", "Tensor.t", "torch.permute", "torch.reshape", "torch.chunk", "Tensor.chunk", "torch.split",
-          "Tensor.split", "Tensor.contiguous", "nn.Flatten", "nn.Unflatten", "torch.unbind", "Tensor.unbind",
-          "torch.tensor_split", "torch.narrow", "Tensor.narrow", "nn.Identity", "torch.select")
+_VIEWS = ("Tensor.reshape", "Tensor.view", "Tensor.permute", "Tensor.unflatten", "Tensor.reshape_as", "Tensor.view_as",
+          "torch.flatten", "Tensor.flatten", "torch.squeeze", "Tensor.squeeze", "torch.unsqueeze",
+          "Tensor.unsqueeze", "torch.transpose", "Tensor.transpose", "torch.t", "Tensor.t", "torch.permute",
+          "torch.reshape", "nn.Flatten", "nn.Unflatten")
 
 
 @rule(*_VIEWS)

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ....errors import Unsupported
+from ....errors import AlongBatch, Unsupported
 from ..arithmetic import MUL
-from ..context import AlongBatch, Context, dims_params, param
+from ..context import Context, dims_params, param
 from ..layers import Weight
 from ..registry import LEADING, LOWERINGS, MOVES_DATA
 

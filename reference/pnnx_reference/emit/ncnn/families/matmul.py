@@ -15,9 +15,9 @@ from collections import Counter
 
 import numpy as np
 
-from ....errors import Unsupported
+from ....errors import AlongBatch, Unsupported
 from ..arithmetic import ADD, MUL, scaled
-from ..context import AlongBatch, Context, dims_params, param, required_inputs
+from ..context import Context, dims_params, param, required_inputs
 from ..inner_product import inner_product, inner_product_rows
 from ..registry import LEADING, LOWERINGS
 

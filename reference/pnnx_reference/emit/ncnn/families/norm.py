@@ -8,9 +8,9 @@ import math
 
 import numpy as np
 
-from ....errors import Unsupported
+from ....errors import AlongBatch, Unsupported
 from ..arithmetic import binary, power, root, scalar, unary
-from ..context import AlongBatch, Context, dims_params, param, permutation_order_type
+from ..context import Context, dims_params, param, permutation_order_type
 from ..layers import Weight
 from ..reduction import REDUCE_L1, REDUCE_L2, REDUCE_SUM, reduction
 from ..registry import ANY, FIRST, LEADING, LOWERINGS

@@ -9,9 +9,9 @@ import math
 
 import numpy as np
 
-from ....errors import Unsupported
+from ....errors import AlongBatch, Unsupported
 from ..arithmetic import ABS, MUL, RSUB, SUB, binary, lower_binary_function, unary
-from ..context import AlongBatch, Context, dims_params, param
+from ..context import Context, dims_params, param
 from ..layers import Weight
 from ..reduction import (REDUCE_L1, REDUCE_L2, REDUCE_LOGSUMEXP, REDUCE_MAX, REDUCE_MEAN, REDUCE_MIN, REDUCE_PROD,
                          REDUCE_SUM, REDUCE_SUMSQ, reduced_axes, reduction)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ....errors import Unsupported
-from ..context import AlongBatch, Context, dims_params, param
+from ....errors import AlongBatch, Unsupported
+from ..context import Context, dims_params, param
 from ..crops import select_indices
 from ..registry import LEADING, LOWERINGS, MOVES_DATA
 

@@ -8,18 +8,18 @@ from ..registry import LOWERINGS
 
 
 @LOWERINGS.register("torch.cat", "torch.concat", "torch.concatenate")
-def cat(b, op):
+def cat(ctx, op):
     parts = concatenated(op)
     if len(parts) == 1:
-        b.node("Identity", [parts[0].name], b.y(op))
+        ctx.node("Identity", [parts[0].name], ctx.y(op))
         return
-    dim = axis(int(op.params.get("dim", 0)), b.rank(op.outputs[0]))
-    b.node("Concat", [o.name for o in parts], b.y(op), axis=dim)
+    dim = axis(int(op.params.get("dim", 0)), ctx.rank(op.outputs[0]))
+    ctx.node("Concat", [o.name for o in parts], ctx.y(op), axis=dim)
 
 
 @LOWERINGS.register("torch.stack")
-def stack(b, op):
-    dim = axis(int(op.params.get("dim", 0)), b.rank(op.outputs[0]))
-    axes = b.const([dim], hint="axes")
-    parts = [b.node("Unsqueeze", [o.name, axes]) for o in op.inputs]
-    b.node("Concat", parts, b.y(op), axis=dim)
+def stack(ctx, op):
+    dim = axis(int(op.params.get("dim", 0)), ctx.rank(op.outputs[0]))
+    axes = ctx.const([dim], hint="axes")
+    parts = [ctx.node("Unsqueeze", [o.name, axes]) for o in op.inputs]
+    ctx.node("Concat", parts, ctx.y(op), axis=dim)

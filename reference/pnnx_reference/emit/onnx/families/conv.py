@@ -18,9 +18,9 @@ def _unbatched_rank(op) -> int:
     return _spatial(op.type) + 1
 
 
-def _check_rank(b, op, n: int) -> None:
-    if b.rank(op.inputs[0]) != n + 2:
-        raise Unsupported(f"input of rank {b.rank(op.inputs[0])} (expected {n + 1} or {n + 2})")
+def _check_rank(ctx, op, n: int) -> None:
+    if ctx.rank(op.inputs[0]) != n + 2:
+        raise Unsupported(f"input of rank {ctx.rank(op.inputs[0])} (expected {n + 1} or {n + 2})")
 
 
 def _pads(op, n: int, kernel: list[int], dilation: list[int]) -> list[int]:
@@ -34,66 +34,66 @@ def _pads(op, n: int, kernel: list[int], dilation: list[int]) -> list[int]:
     return p + p
 
 
-def _weight_and_bias(b, op):
+def _weight_and_bias(ctx, op):
     if op.type.startswith("nn."):
-        weight = b.attr_weight(op, "weight")
-        bias = b.attr_weight(op, "bias") if "bias" in op.attrs else None
+        weight = ctx.attr_weight(op, "weight")
+        bias = ctx.attr_weight(op, "bias") if "bias" in op.attrs else None
         return weight, bias, list(op.attrs["weight"].shape)
     w = op.input("weight", 1)
     bias = op.input("bias", 2)
     if w is None:
         raise Unsupported("no weight input")
-    return w.name, (bias.name if bias is not None else None), b.shape(w)
+    return w.name, (bias.name if bias is not None else None), ctx.shape(w)
 
 
-def _padded_input(b, op, pads: list[int]) -> tuple[str, list[int]]:
+def _padded_input(ctx, op, pads: list[int]) -> tuple[str, list[int]]:
     mode = op.params.get("padding_mode", "zeros") or "zeros"
     if mode == "zeros" or not any(pads):
-        return b.x(op), pads
+        return ctx.x(op), pads
     if mode not in _PAD_MODES:
         raise Unsupported(f"padding_mode={mode!r}")
     n = len(pads) // 2
     full = [0, 0] + pads[:n] + [0, 0] + pads[n:]
-    padded = b.node("Pad", [b.x(op), b.const(full, hint="pads")], 1, mode=_PAD_MODES[mode])
+    padded = ctx.node("Pad", [ctx.x(op), ctx.const(full, hint="pads")], 1, mode=_PAD_MODES[mode])
     return padded, [0] * len(pads)
 
 
 @LOWERINGS.register("nn.Conv1d", "nn.Conv2d", "nn.Conv3d", "F.conv1d", "F.conv2d", "F.conv3d",
                     unbatched_rank=_unbatched_rank)
-def conv(b, op):
+def conv(ctx, op):
     n = _spatial(op.type)
-    weight, bias, wshape = _weight_and_bias(b, op)
+    weight, bias, wshape = _weight_and_bias(ctx, op)
     kernel = wshape[2:]
-    _check_rank(b, op, n)
+    _check_rank(ctx, op, n)
     dilation = ints(op.params.get("dilation", 1), n, "dilation")
-    data, pads = _padded_input(b, op, _pads(op, n, kernel, dilation))
-    b.node("Conv", [data, weight] + ([bias] if bias else []), b.y(op),
+    data, pads = _padded_input(ctx, op, _pads(op, n, kernel, dilation))
+    ctx.node("Conv", [data, weight] + ([bias] if bias else []), ctx.y(op),
            kernel_shape=kernel, strides=ints(op.params.get("stride", 1), n, "stride"),
            pads=pads, dilations=dilation, group=int(op.params.get("groups", 1)))
 
 
 @LOWERINGS.register("nn.ConvTranspose1d", "nn.ConvTranspose2d", "nn.ConvTranspose3d", "F.conv_transpose1d",
                     "F.conv_transpose2d", "F.conv_transpose3d", unbatched_rank=_unbatched_rank)
-def conv_transpose(b, op):
+def conv_transpose(ctx, op):
     n = _spatial(op.type)
-    weight, bias, wshape = _weight_and_bias(b, op)
-    _check_rank(b, op, n)
+    weight, bias, wshape = _weight_and_bias(ctx, op)
+    _check_rank(ctx, op, n)
     if (op.params.get("padding_mode", "zeros") or "zeros") != "zeros":
         raise Unsupported("ConvTranspose supports padding_mode='zeros' only")
     p = ints(op.params.get("padding", 0), n, "padding")
     stride = ints(op.params.get("stride", 1), n, "stride")
     dilation = ints(op.params.get("dilation", 1), n, "dilation")
-    out_pad = _output_padding(b, op, wshape[2:], stride, p, dilation)
-    b.node("ConvTranspose", [b.x(op), weight] + ([bias] if bias else []), b.y(op),
+    out_pad = _output_padding(ctx, op, wshape[2:], stride, p, dilation)
+    ctx.node("ConvTranspose", [ctx.x(op), weight] + ([bias] if bias else []), ctx.y(op),
            kernel_shape=wshape[2:], strides=stride, pads=p + p, dilations=dilation,
            output_padding=out_pad, group=int(op.params.get("groups", 1)))
 
 
-def _output_padding(b, op, kernel, stride, pad, dilation) -> list[int]:
+def _output_padding(ctx, op, kernel, stride, pad, dilation) -> list[int]:
     """From the output shape where known: a forward(output_size=...) call changes it."""
     n = len(kernel)
     given = ints(op.params.get("output_padding", 0), n, "output_padding")
-    ins, outs = b.shape(op.inputs[0])[2:], b.shape(op.outputs[0])[2:]
+    ins, outs = ctx.shape(op.inputs[0])[2:], ctx.shape(op.outputs[0])[2:]
     if any(d < 0 for d in ins + outs):
         return given
     return [o - ((i - 1) * s - 2 * p + d * (k - 1) + 1)

@@ -11,24 +11,24 @@ from ..dtypes import numpy_type, onnx_type
 from ..registry import LOWERINGS
 
 
-def _constant_of_shape(b, op, value):
+def _constant_of_shape(ctx, op, value):
     """ConstantOfShape: a static target shape is a constant, a dynamic one comes from input 0."""
     out = op.outputs[0]
-    dt = b.dtype(out)
-    shape = b.shape(out)
-    target = b.const(shape, hint="shape") if min(shape, default=0) >= 0 else \
-        b.node("Shape", [b.x(op)])
+    dt = ctx.dtype(out)
+    shape = ctx.shape(out)
+    target = ctx.const(shape, hint="shape") if min(shape, default=0) >= 0 else \
+        ctx.node("Shape", [ctx.x(op)])
     fill = helper.make_tensor("value", onnx_type(dt), [1],
                               np.asarray([value], numpy_type(dt)).tolist() if dt != "bool"
                               else [bool(value)])
-    b.node("ConstantOfShape", [target], b.y(op), value=fill)
+    ctx.node("ConstantOfShape", [target], ctx.y(op), value=fill)
 
 
 def _filled(value_of):
-    def lower(b, op):
-        if op.type.startswith("Tensor.new_") and min(b.shape(op.outputs[0]), default=0) < 0:
+    def lower(ctx, op):
+        if op.type.startswith("Tensor.new_") and min(ctx.shape(op.outputs[0]), default=0) < 0:
             raise Unsupported("dynamic size")
-        _constant_of_shape(b, op, value_of(op))
+        _constant_of_shape(ctx, op, value_of(op))
     return lower
 
 
@@ -40,42 +40,42 @@ LOWERINGS.register("Tensor.fill", "Tensor.fill_")(_filled(lambda op: op.params["
 
 
 @LOWERINGS.register("Tensor.copy", "Tensor.copy_")
-def copy(b, op):
+def copy(ctx, op):
     """input.copy_(src): src broadcast to input's shape, in input's dtype."""
     src = op.input("src", 1)
     if src is None:
         raise Unsupported("no src operand")
     name = src.name
-    if b.dtype(src) != b.dtype(op.inputs[0]):
-        name = b.node("Cast", [name], to=onnx_type(b.dtype(op.inputs[0])))
-    shape = b.shape(op.outputs[0])
-    target = b.const(shape, hint="shape") if min(shape, default=0) >= 0 else \
-        b.node("Shape", [b.x(op)])
-    b.node("Expand", [name, target], b.y(op))
+    if ctx.dtype(src) != ctx.dtype(op.inputs[0]):
+        name = ctx.node("Cast", [name], to=onnx_type(ctx.dtype(op.inputs[0])))
+    shape = ctx.shape(op.outputs[0])
+    target = ctx.const(shape, hint="shape") if min(shape, default=0) >= 0 else \
+        ctx.node("Shape", [ctx.x(op)])
+    ctx.node("Expand", [name, target], ctx.y(op))
 
 
 @LOWERINGS.register("F.one_hot")
-def one_hot(b, op):
+def one_hot(ctx, op):
     depth = int(op.params.get("num_classes", -1))
     if depth < 0:
         raise Unsupported("num_classes=-1 depends on the data")
-    b.node("OneHot", [b.x(op), b.const([depth], hint="depth"), b.const([0, 1], hint="values")],
-           b.y(op), axis=-1)
+    ctx.node("OneHot", [ctx.x(op), ctx.const([depth], hint="depth"), ctx.const([0, 1], hint="values")],
+           ctx.y(op), axis=-1)
 
 
 @LOWERINGS.register("torch.arange")
-def arange(b, op):
+def arange(ctx, op):
     """torch.arange(start, end, step): each bound a number or a 0-dim operand
     (`torch.arange(x[3], x[4], x[6] * 0.1)`), cast to the result's type as Range needs."""
-    dt = b.dtype(op.outputs[0])
+    dt = ctx.dtype(op.outputs[0])
     bounds = []
     for key, default in (("start", 0), ("end", None), ("step", 1)):
         operand = op.input(key)
         if operand is not None:
-            bounds.append(b.node("Cast", [operand.name], to=onnx_type(dt)))
+            bounds.append(ctx.node("Cast", [operand.name], to=onnx_type(dt)))
             continue
         value = op.params.get(key, default)
         if not isinstance(value, (int, float)) or isinstance(value, bool):
             raise Unsupported(f"arange {key}={value!r} is not a number")
-        bounds.append(b.const(value, dtype=dt, hint=key))
-    b.node("Range", bounds, b.y(op))
+        bounds.append(ctx.const(value, dtype=dt, hint=key))
+    ctx.node("Range", bounds, ctx.y(op))

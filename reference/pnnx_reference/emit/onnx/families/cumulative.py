@@ -11,9 +11,9 @@ from ..registry import LOWERINGS
 
 
 @LOWERINGS.register("torch.cumsum", "Tensor.cumsum")
-def cumsum(b, op):
-    dim = axis(int(op.params["dim"]), b.rank(op.inputs[0]))
-    b.node("CumSum", [in_output_dtype(b, op), b.const(dim, hint="axis")], b.y(op))
+def cumsum(ctx, op):
+    dim = axis(int(op.params["dim"]), ctx.rank(op.inputs[0]))
+    ctx.node("CumSum", [in_output_dtype(ctx, op), ctx.const(dim, hint="axis")], ctx.y(op))
 
 
 # --- torch.cumprod: out[i] = prod over j <= i of x[j], as one masked ReduceProd --------------
@@ -21,20 +21,20 @@ _MAX_CUMPROD_ELEMENTS = 1 << 24  # the masked copy has L times the input's eleme
 
 
 @LOWERINGS.register("torch.cumprod", "Tensor.cumprod")
-def cumprod(b, op):
+def cumprod(ctx, op):
     """x gets a new axis i before dim; entries with j > i are replaced by 1, then the product
     over j. Exact products (no log/exp), L times the memory: meant for moderate L."""
-    shape = static(b.shape(op.inputs[0]), "input shape")
+    shape = static(ctx.shape(op.inputs[0]), "input shape")
     if not shape:
-        b.node("Identity", [in_output_dtype(b, op)], b.y(op))
+        ctx.node("Identity", [in_output_dtype(ctx, op)], ctx.y(op))
         return
     dim = axis(int(op.params["dim"]), len(shape))
     length = shape[dim]
     if int(np.prod(shape)) * length > _MAX_CUMPROD_ELEMENTS:
         raise Unsupported(f"length {length} along dim makes the masked copy too large")
-    dtype = b.dtype(op.outputs[0])
-    x = b.node("Unsqueeze", [in_output_dtype(b, op), b.const([dim], hint="axes")])
+    dtype = ctx.dtype(op.outputs[0])
+    x = ctx.node("Unsqueeze", [in_output_dtype(ctx, op), ctx.const([dim], hint="axes")])
     mask = np.tril(np.ones((length, length), bool)).reshape(
         (length, length) + (1,) * (len(shape) - dim - 1))
-    masked = b.node("Where", [b.const(mask, "bool", "lower"), x, b.const(1, dtype, "one")])
-    b.node("ReduceProd", [masked, b.const([dim + 1], hint="axes")], b.y(op), keepdims=0)
+    masked = ctx.node("Where", [ctx.const(mask, "bool", "lower"), x, ctx.const(1, dtype, "one")])
+    ctx.node("ReduceProd", [masked, ctx.const([dim + 1], hint="axes")], ctx.y(op), keepdims=0)

@@ -20,37 +20,37 @@ _INT_IDENTITY = {"ceil", "floor", "round", "trunc", "fix"}
 
 def _unary(name, onnx_op):
     @LOWERINGS.register(f"torch.{name}", f"Tensor.{name}")
-    def lower(b, op):
+    def lower(ctx, op):
         if name == "round" and op.params.get("decimals", 0):
             raise Unsupported("decimals")
-        if name in _INT_IDENTITY and not b.is_float(op.inputs[0]):
-            b.node("Identity", [b.x(op)], b.y(op))
+        if name in _INT_IDENTITY and not ctx.is_float(op.inputs[0]):
+            ctx.node("Identity", [ctx.x(op)], ctx.y(op))
             return
-        b.node(onnx_op, [b.x(op)], b.y(op))
+        ctx.node(onnx_op, [ctx.x(op)], ctx.y(op))
 
 
 def _binary(name, onnx_op):
     @LOWERINGS.register(f"torch.{name}", f"Tensor.{name}")
-    def lower(b, op):
+    def lower(ctx, op):
         if op.params.get("alpha", 1) != 1:
             raise Unsupported("alpha != 1")
         if name == "div" and op.params.get("rounding_mode") is not None:
             raise Unsupported("rounding_mode")
-        names, dt = same_dtype_operands(b, op)
+        names, dt = same_dtype_operands(ctx, op)
         if dt == "bool":
             raise Unsupported(f"{name} on bool tensors")
         attrs = {"fmod": 1} if name == "fmod" else {}
-        b.node(onnx_op, names, _typed_out(b, op, dt), **attrs)
-        _cast_out(b, op, dt)
+        ctx.node(onnx_op, names, _typed_out(ctx, op, dt), **attrs)
+        _cast_out(ctx, op, dt)
 
 
-def _typed_out(b, op, dt):
-    return b.y(op) if b.dtype(op.outputs[0]) == dt else 1
+def _typed_out(ctx, op, dt):
+    return ctx.y(op) if ctx.dtype(op.outputs[0]) == dt else 1
 
 
-def _cast_out(b, op, dt):
-    if b.dtype(op.outputs[0]) != dt:
-        b.node("Cast", [b.nodes[-1].output[0]], b.y(op), to=onnx_type(b.dtype(op.outputs[0])))
+def _cast_out(ctx, op, dt):
+    if ctx.dtype(op.outputs[0]) != dt:
+        ctx.node("Cast", [ctx.nodes[-1].output[0]], ctx.y(op), to=onnx_type(ctx.dtype(op.outputs[0])))
 
 
 for _n, _o in _UNARY.items():
@@ -60,10 +60,10 @@ for _n, _o in _BINARY.items():
 
 
 @LOWERINGS.register("torch.addcmul", "Tensor.addcmul")
-def addcmul(b, op):
+def addcmul(ctx, op):
     x, t1, t2 = (o.name for o in op.inputs)
-    prod = b.node("Mul", [t1, t2])
+    prod = ctx.node("Mul", [t1, t2])
     value = op.params.get("value", 1)
     if value != 1:
-        prod = b.node("Mul", [prod, b.const(value, b.dtype(op.inputs[0]), "value")])
-    b.node("Add", [x, prod], b.y(op))
+        prod = ctx.node("Mul", [prod, ctx.const(value, ctx.dtype(op.inputs[0]), "value")])
+    ctx.node("Add", [x, prod], ctx.y(op))

@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from .... import expression as ex
-from ....errors import Unsupported
+from ....errors import ExpressionError, Unsupported
 from ..dtypes import COMPLEX_PARTS, FLOATS, TORCH_NAMES, numpy_type, onnx_type
 from ..promote import PROMOTION_ORDER
 from ..registry import COMPLEX_LOWERINGS, LOWERINGS
@@ -48,56 +48,56 @@ def parse_expression(op) -> ex.Node:
     """The expression tree of a pnnx.Expression operator; a malformed one is Unsupported."""
     try:
         return ex.parse(op.params.get("expr"))
-    except ex.ExpressionError as err:
+    except ExpressionError as err:
         raise Unsupported(str(err)) from err
 
 
 @LOWERINGS.register("pnnx.Expression")
-def expression(b, op):
+def expression(ctx, op):
     tree = parse_expression(op)
     out = op.outputs[0]
-    value = _Lowerer(b, op.inputs).lower(tree)
+    value = _Lowerer(ctx, op.inputs).lower(tree)
     if value.is_const:  # e.g. a reshape shape list, or arithmetic on literals only
-        dtype = "i64" if isinstance(value.const, list) else b.dtype(out)
-        b.weight(np.asarray(value.const, dtype=numpy_type(dtype)), f"{op.name}.const", out=out.name)
+        dtype = "i64" if isinstance(value.const, list) else ctx.dtype(out)
+        ctx.weight(np.asarray(value.const, dtype=numpy_type(dtype)), f"{op.name}.const", out=out.name)
         return
-    _finish(b, op, value, out)
+    _finish(ctx, op, value, out)
 
 
-def _finish(b, op, value, out):
+def _finish(ctx, op, value, out):
     target = out.dtype or value.dtype  # a shape list or a size carries no dtype in the IR
-    produced_here = b.nodes and b.nodes[-1].output[0] == value.name and \
+    produced_here = ctx.nodes and ctx.nodes[-1].output[0] == value.name and \
         value.name not in {i.name for i in op.inputs}
     if value.dtype != target:
-        b.node("Cast", [value.name], out.name, to=onnx_type(target))
+        ctx.node("Cast", [value.name], out.name, to=onnx_type(target))
     elif produced_here:
-        b.nodes[-1].output[0] = out.name
+        ctx.nodes[-1].output[0] = out.name
     else:
-        b.node("Identity", [value.name], out.name)
+        ctx.node("Identity", [value.name], out.name)
 
 
-def shape_tensor(b, items: list, operands: list) -> str:
+def shape_tensor(ctx, items: list, operands: list) -> str:
     """A torch-ordered shape (expression items whose `@i` are `operands`, as
     shape_lists.reshape_target gives them) as a 1-D int64 tensor: a constant, or the Concat of
     its items where some follow the input."""
-    value = _Lowerer(b, operands).lower(ex.ListExpr(tuple(items)))
-    return b.const([int(v) for v in value.const], hint="shape") if value.is_const else value.name
+    value = _Lowerer(ctx, operands).lower(ex.ListExpr(tuple(items)))
+    return ctx.const([int(v) for v in value.const], hint="shape") if value.is_const else value.name
 
 
-def _as_int64(b, value) -> str:
-    return value.name if value.dtype == "i64" else b.node("Cast", [value.name], to=onnx_type("i64"))
+def _as_int64(ctx, value) -> str:
+    return value.name if value.dtype == "i64" else ctx.node("Cast", [value.name], to=onnx_type("i64"))
 
 
 class _Lowerer:
-    def __init__(self, b, operands):
-        self.b, self.operands = b, operands
+    def __init__(self, ctx, operands):
+        self.ctx, self.operands = ctx, operands
 
     def lower(self, node) -> _Value:
         if isinstance(node, ex.Input):
             if node.index >= len(self.operands):
                 raise Unsupported(f"@{node.index} has no input operand")
             operand = self.operands[node.index]
-            return _Value(operand.name, self.b.dtype(operand))
+            return _Value(operand.name, self.ctx.dtype(operand))
         if isinstance(node, ex.Literal):
             if isinstance(node.value, (complex, str)) or node.value is None:
                 raise Unsupported(f"literal {node.text}")
@@ -111,14 +111,14 @@ class _Lowerer:
 
     def int_list(self, items) -> _Value:
         """A list of sizes some of which are known only at run time: Concat of one-element parts."""
-        b, axes = self.b, self.b.const([0], hint="axes")
+        ctx, axes = self.ctx, self.ctx.const([0], hint="axes")
         parts = []
         for item in items:
             if item.is_const and (isinstance(item.const, bool) or not isinstance(item.const, int)):
                 raise Unsupported(f"{item.const!r} in a list of sizes")
-            parts.append(b.const([item.const], hint="size") if item.is_const
-                         else b.node("Unsqueeze", [_as_int64(b, item), axes]))
-        return _Value(b.node("Concat", parts, axis=0), "i64")
+            parts.append(ctx.const([item.const], hint="size") if item.is_const
+                         else ctx.node("Unsqueeze", [_as_int64(ctx, item), axes]))
+        return _Value(ctx.node("Concat", parts, axis=0), "i64")
 
     def call(self, node) -> _Value:
         f = node.func
@@ -144,25 +144,25 @@ class _Lowerer:
         if node.args[0].index >= len(self.operands):
             raise Unsupported(f"@{node.args[0].index} has no input operand")
         operand = self.operands[node.args[0].index]
-        shape = self.b.shape(operand)
+        shape = self.ctx.shape(operand)
         dim = self.lower(node.args[1]).const
         if not isinstance(dim, int) or not -len(shape) <= dim < len(shape):
             raise Unsupported(f"size() of dim {dim!r} of a rank-{len(shape)} tensor")
         if shape[dim] >= 0:
             return _Value(const=shape[dim])
-        sizes = self.b.node("Shape", [operand.name])  # read at run time: the dim follows the input
-        return _Value(self.b.node("Gather", [sizes, self.b.const(dim % len(shape), hint="dim")], axis=0), "i64")
+        sizes = self.ctx.node("Shape", [operand.name])  # read at run time: the dim follows the input
+        return _Value(self.ctx.node("Gather", [sizes, self.ctx.const(dim % len(shape), hint="dim")], axis=0), "i64")
 
     # --- nodes -----------------------------------------------------------------------------
     def emit(self, onnx_op, args, dtype, **attrs) -> _Value:
         names = [self.as_tensor(a, dtype) if onnx_op != "Cast" else a.name for a in args]
-        return _Value(self.b.node(onnx_op, names, 1, **attrs), dtype)
+        return _Value(self.ctx.node(onnx_op, names, 1, **attrs), dtype)
 
     def as_tensor(self, value, dtype) -> str:
         if value.is_const:
-            return self.b.const(value.const, dtype, "scalar")
+            return self.ctx.const(value.const, dtype, "scalar")
         if value.dtype != dtype:
-            return self.b.node("Cast", [value.name], to=onnx_type(dtype))
+            return self.ctx.node("Cast", [value.name], to=onnx_type(dtype))
         return value.name
 
     def unary(self, f, a) -> _Value:
@@ -222,24 +222,25 @@ class _Lowerer:
         raise Unsupported(f"expression function {f} on {dtype}")
 
     def unsigned_shift(self, x, s, dtype, left: bool) -> _Value:
-        b, xn, sn = self.b, self.as_tensor(x, dtype), self.as_tensor(s, dtype)
-        zero = b.const(0, dtype, "zero")
-        valid = b.node("Less", [sn, b.const(_UNSIGNED_BITS[dtype], dtype, "bits")])
-        shifted = b.node("BitShift", [xn, b.node("Where", [valid, sn, zero])], direction="LEFT" if left else "RIGHT")
-        return _Value(b.node("Where", [valid, shifted, zero]), dtype)
+        ctx, xn, sn = self.ctx, self.as_tensor(x, dtype), self.as_tensor(s, dtype)
+        zero = ctx.const(0, dtype, "zero")
+        valid = ctx.node("Less", [sn, ctx.const(_UNSIGNED_BITS[dtype], dtype, "bits")])
+        shifted = ctx.node("BitShift", [xn, ctx.node("Where", [valid, sn, zero])],
+                           direction="LEFT" if left else "RIGHT")
+        return _Value(ctx.node("Where", [valid, shifted, zero]), dtype)
 
     def atan2(self, y, x, dtype) -> _Value:
         """atan(y / x), moved by +-pi where x < 0 (by y's sign); sign(y) * pi/2 where x == 0."""
-        b, yn, xn = self.b, self.as_tensor(y, dtype), self.as_tensor(x, dtype)
-        base = b.node("Atan", [b.node("Div", [yn, xn])])
-        zero = b.const(0.0, dtype, "zero")
+        ctx, yn, xn = self.ctx, self.as_tensor(y, dtype), self.as_tensor(x, dtype)
+        base = ctx.node("Atan", [ctx.node("Div", [yn, xn])])
+        zero = ctx.const(0.0, dtype, "zero")
         # 1 / y carries y's sign bit, so y = -0.0 with x < 0 gives -pi as torch does
-        y_sign = b.node("Div", [b.const(1.0, dtype, "one"), yn])
-        shift = b.node("Where", [b.node("GreaterOrEqual", [y_sign, zero]),
-                                 b.const(math.pi, dtype, "pi"), b.const(-math.pi, dtype, "neg_pi")])
-        wrapped = b.node("Where", [b.node("Less", [xn, zero]), b.node("Add", [base, shift]), base])
-        axis = b.node("Mul", [b.node("Sign", [yn]), b.const(math.pi / 2, dtype, "half_pi")])
-        return _Value(b.node("Where", [b.node("Equal", [xn, zero]), axis, wrapped]), dtype)
+        y_sign = ctx.node("Div", [ctx.const(1.0, dtype, "one"), yn])
+        shift = ctx.node("Where", [ctx.node("GreaterOrEqual", [y_sign, zero]),
+                                 ctx.const(math.pi, dtype, "pi"), ctx.const(-math.pi, dtype, "neg_pi")])
+        wrapped = ctx.node("Where", [ctx.node("Less", [xn, zero]), ctx.node("Add", [base, shift]), base])
+        axis = ctx.node("Mul", [ctx.node("Sign", [yn]), ctx.const(math.pi / 2, dtype, "half_pi")])
+        return _Value(ctx.node("Where", [ctx.node("Equal", [xn, zero]), axis, wrapped]), dtype)
 
 
 def _promote(args) -> str:
@@ -263,56 +264,56 @@ def _fold(f, values):
 
 # --- pnnx.Expression on complex operands: add, sub, mul, neg of complex and real values, abs
 # (complex -> real). A value is ("complex", name), ("real", name) or ("const", float).
-def _pairs_of(b, value, dtype: str) -> str:
+def _pairs_of(ctx, value, dtype: str) -> str:
     kind, v = value
     if kind == "complex":
         return v
     if kind == "const":
-        return b.const([v, 0.0], dtype, "complex_const")
-    return b.node("Mul", [b.node("Unsqueeze", [v, b.const([-1], hint="axes")]),
-                          b.const([1.0, 0.0], dtype, "as_complex")])
+        return ctx.const([v, 0.0], dtype, "complex_const")
+    return ctx.node("Mul", [ctx.node("Unsqueeze", [v, ctx.const([-1], hint="axes")]),
+                          ctx.const([1.0, 0.0], dtype, "as_complex")])
 
 
-def _complex_product(b, x: str, y: str) -> str:
+def _complex_product(ctx, x: str, y: str) -> str:
     def part(v, i):
-        return b.node("Gather", [v, b.const(i, hint="part")], axis=-1)
+        return ctx.node("Gather", [v, ctx.const(i, hint="part")], axis=-1)
 
     (xr, xi), (yr, yi) = (part(x, 0), part(x, 1)), (part(y, 0), part(y, 1))
-    real = b.node("Sub", [b.node("Mul", [xr, yr]), b.node("Mul", [xi, yi])])
-    imag = b.node("Add", [b.node("Mul", [xr, yi]), b.node("Mul", [xi, yr])])
-    last = b.const([-1], hint="axes")
-    return b.node("Concat", [b.node("Unsqueeze", [real, last]), b.node("Unsqueeze", [imag, last])],
+    real = ctx.node("Sub", [ctx.node("Mul", [xr, yr]), ctx.node("Mul", [xi, yi])])
+    imag = ctx.node("Add", [ctx.node("Mul", [xr, yi]), ctx.node("Mul", [xi, yr])])
+    last = ctx.const([-1], hint="axes")
+    return ctx.node("Concat", [ctx.node("Unsqueeze", [real, last]), ctx.node("Unsqueeze", [imag, last])],
                   axis=-1)
 
 
-def _scale(b, value, dtype: str) -> str:
+def _scale(ctx, value, dtype: str) -> str:
     """A real factor, shaped to broadcast over a trailing (real, imaginary) axis."""
     kind, v = value
     if kind == "const":
-        return b.const(v, dtype, "factor")
-    return b.node("Unsqueeze", [v, b.const([-1], hint="axes")])
+        return ctx.const(v, dtype, "factor")
+    return ctx.node("Unsqueeze", [v, ctx.const([-1], hint="axes")])
 
 
-def _complex_call(b, func: str, args: list, dtype: str):
+def _complex_call(ctx, func: str, args: list, dtype: str):
     if func == "abs" and args[0][0] == "complex":
-        return "real", b.node("ReduceL2", [args[0][1], b.const([-1], hint="axes")], keepdims=0)
+        return "real", ctx.node("ReduceL2", [args[0][1], ctx.const([-1], hint="axes")], keepdims=0)
     if func == "neg" and args[0][0] == "complex":
-        return "complex", b.node("Neg", [args[0][1]])
+        return "complex", ctx.node("Neg", [args[0][1]])
     if func in ("add", "sub") and len(args) == 2:
-        pair = [_pairs_of(b, a, dtype) for a in args]
-        return "complex", b.node("Add" if func == "add" else "Sub", pair)
+        pair = [_pairs_of(ctx, a, dtype) for a in args]
+        return "complex", ctx.node("Add" if func == "add" else "Sub", pair)
     if func == "mul" and len(args) == 2:
         (ka, a), (kb, c) = args
         if ka == kb == "complex":
-            return "complex", _complex_product(b, a, c)
+            return "complex", _complex_product(ctx, a, c)
         if ka == "complex":
-            return "complex", b.node("Mul", [a, _scale(b, args[1], dtype)])
+            return "complex", ctx.node("Mul", [a, _scale(ctx, args[1], dtype)])
         if kb == "complex":
-            return "complex", b.node("Mul", [c, _scale(b, args[0], dtype)])
+            return "complex", ctx.node("Mul", [c, _scale(ctx, args[0], dtype)])
     raise Unsupported(f"{func} on complex operands")
 
 
-def _complex_tree(b, op, node, dtype: str):
+def _complex_tree(ctx, op, node, dtype: str):
     if isinstance(node, ex.Input):
         operand = op.inputs[node.index]
         return ("complex" if operand.dtype in COMPLEX_PARTS else "real"), operand.name
@@ -320,17 +321,17 @@ def _complex_tree(b, op, node, dtype: str):
             and not isinstance(node.value, bool):
         return "const", float(node.value)
     if isinstance(node, ex.Call):
-        return _complex_call(b, node.func, [_complex_tree(b, op, a, dtype) for a in node.args],
+        return _complex_call(ctx, node.func, [_complex_tree(ctx, op, a, dtype) for a in node.args],
                              dtype)
     raise Unsupported(f"expression {op.params.get('expr')!r} on complex operands")
 
 
 @COMPLEX_LOWERINGS.register("pnnx.Expression")
-def complex_expression(b, op):
+def complex_expression(ctx, op):
     tree = parse_expression(op)
     out = op.outputs[0]
     dtype = COMPLEX_PARTS.get(out.dtype, out.dtype)
-    kind, value = _complex_tree(b, op, tree, dtype)
+    kind, value = _complex_tree(ctx, op, tree, dtype)
     if kind != ("complex" if out.dtype in COMPLEX_PARTS else "real"):
         raise Unsupported(f"expression {op.params.get('expr')!r} on complex operands")
-    b.node("Identity", [value], b.y(op))
+    ctx.node("Identity", [value], ctx.y(op))

@@ -26,8 +26,8 @@ class _Signal:
     """An operand being transformed: ONNX value, torch shape (without the trailing 2), parts'
     dtype, and whether the value already has the trailing (real, imaginary) axis."""
 
-    def __init__(self, b, operand):
-        self.shape = list(b.shape(operand))
+    def __init__(self, ctx, operand):
+        self.shape = list(ctx.shape(operand))
         if any(d < 0 for d in self.shape):
             raise Unsupported("needs a static input shape")
         self.is_complex = operand.dtype in COMPLEX_PARTS
@@ -37,18 +37,18 @@ class _Signal:
         self.name = operand.name
 
 
-def _as_pairs(b, s: _Signal) -> str:
+def _as_pairs(ctx, s: _Signal) -> str:
     """The signal with its trailing (real, imaginary) axis; a real one gets imaginary 0."""
     if s.is_complex:
         return s.name
     rank = len(s.shape) + 1
-    pads = b.const([0] * rank + [0] * (rank - 1) + [1], hint="pads")
-    return b.node("Pad", [b.node("Unsqueeze", [s.name, b.const([-1], hint="axes")]), pads])
+    pads = ctx.const([0] * rank + [0] * (rank - 1) + [1], hint="pads")
+    return ctx.node("Pad", [ctx.node("Unsqueeze", [s.name, ctx.const([-1], hint="axes")]), pads])
 
 
-def _dft(b, s: _Signal, x: str, axis: int, n: int, inverse: bool, onesided: bool = False) -> str:
+def _dft(ctx, s: _Signal, x: str, axis: int, n: int, inverse: bool, onesided: bool = False) -> str:
     """One DFT along torch axis `axis`, zero-padded or truncated to n; updates s."""
-    y = b.node("DFT", [x, b.const(n, hint="dft_length"), b.const(axis, hint="axis")],
+    y = ctx.node("DFT", [x, ctx.const(n, hint="dft_length"), ctx.const(axis, hint="axis")],
                inverse=int(inverse), onesided=int(onesided))
     s.shape[axis] = n // 2 + 1 if onesided else n
     s.is_complex = True
@@ -65,14 +65,14 @@ def _norm_factor(norm: str | None, n: int, inverse: bool) -> float:
     return torch_scale / (1.0 / n if inverse else 1.0)
 
 
-def _scaled(b, s: _Signal, x: str, factor: float) -> str:
+def _scaled(ctx, s: _Signal, x: str, factor: float) -> str:
     if factor == 1.0:
         return x
-    return b.node("Mul", [x, b.const(factor, s.dtype, "norm")])
+    return ctx.node("Mul", [x, ctx.const(factor, s.dtype, "norm")])
 
 
-def _conj(b, s: _Signal, x: str) -> str:
-    return b.node("Mul", [x, b.const([1.0, -1.0], s.dtype, "conj")])
+def _conj(ctx, s: _Signal, x: str) -> str:
+    return ctx.node("Mul", [x, ctx.const([1.0, -1.0], s.dtype, "conj")])
 
 
 def _axes_and_sizes(op, s: _Signal, single: bool) -> tuple[list[int], list[int | None]]:
@@ -95,28 +95,28 @@ def _axes_and_sizes(op, s: _Signal, single: bool) -> tuple[list[int], list[int |
     return axes, [None if n is None or int(n) == -1 else int(n) for n in sizes]
 
 
-def _c2c(b, s: _Signal, x: str, axes, sizes, inverse: bool, norm) -> tuple[str, float]:
+def _c2c(ctx, s: _Signal, x: str, axes, sizes, inverse: bool, norm) -> tuple[str, float]:
     """Complex DFTs along `axes`; (value, accumulated norm factor)."""
     factor = 1.0
     for a, n in zip(axes, sizes):
         n = s.shape[a] if n is None else n
-        x = _dft(b, s, x, a, n, inverse)
+        x = _dft(ctx, s, x, a, n, inverse)
         factor *= _norm_factor(norm, n, inverse)
     return x, factor
 
 
-def _real_to_half(b, s: _Signal, axes, sizes, norm) -> tuple[str, float]:
+def _real_to_half(ctx, s: _Signal, axes, sizes, norm) -> tuple[str, float]:
     """rfftn: the one-sided DFT on the last axis, then complex DFTs on the others."""
     if s.is_complex:
         raise Unsupported("rfft of a complex tensor")
     last, n = axes[-1], sizes[-1] if sizes[-1] is not None else s.shape[axes[-1]]
-    x = b.node("Unsqueeze", [s.name, b.const([-1], hint="axes")])
-    x = _dft(b, s, x, last, n, inverse=False, onesided=True)
-    x, factor = _c2c(b, s, x, axes[:-1], sizes[:-1], False, norm)
+    x = ctx.node("Unsqueeze", [s.name, ctx.const([-1], hint="axes")])
+    x = _dft(ctx, s, x, last, n, inverse=False, onesided=True)
+    x, factor = _c2c(ctx, s, x, axes[:-1], sizes[:-1], False, norm)
     return x, factor * _norm_factor(norm, n, False)
 
 
-def _hermitian_full(b, s: _Signal, x: str, axis: int, n: int) -> str:
+def _hermitian_full(ctx, s: _Signal, x: str, axis: int, n: int) -> str:
     """The length-n spectrum along `axis` from its first n//2+1 entries (zero-padded or cut)."""
     half = n // 2 + 1
     have = s.shape[axis]
@@ -124,47 +124,47 @@ def _hermitian_full(b, s: _Signal, x: str, axis: int, n: int) -> str:
         rank = len(s.shape) + 1
         pads = [0] * rank * 2
         pads[rank + axis] = half - have
-        x = b.node("Pad", [x, b.const(pads, hint="pads")])
+        x = ctx.node("Pad", [x, ctx.const(pads, hint="pads")])
     source = np.array([k if k < half else n - k for k in range(n)], np.int64)
-    x = b.node("Gather", [x, b.const(source, hint="hermitian")], axis=axis)
+    x = ctx.node("Gather", [x, ctx.const(source, hint="hermitian")], axis=axis)
     signs = np.ones((n,) + (1,) * (len(s.shape) - axis - 1) + (2,))
     signs[half:, ..., 1] = -1.0                     # the mirrored half is conjugated
     s.shape[axis] = n
-    return b.node("Mul", [x, b.const(signs, s.dtype, "hermitian_sign")])
+    return ctx.node("Mul", [x, ctx.const(signs, s.dtype, "hermitian_sign")])
 
 
-def _half_to_real(b, op, s: _Signal, x: str, axes, sizes, norm) -> None:
+def _half_to_real(ctx, op, s: _Signal, x: str, axes, sizes, norm) -> None:
     """irfftn: complex inverse DFTs on all but the last axis, then the c2r one; real part."""
-    x, factor = _c2c(b, s, x, axes[:-1], sizes[:-1], True, norm)
+    x, factor = _c2c(ctx, s, x, axes[:-1], sizes[:-1], True, norm)
     last = axes[-1]
     n = sizes[-1] if sizes[-1] is not None else 2 * (s.shape[last] - 1)
     if n < 1:
         raise Unsupported("c2r output length below 1")
-    x = _dft(b, s, _hermitian_full(b, s, x, last, n), last, n, inverse=True)
-    x = _scaled(b, s, x, factor * _norm_factor(norm, n, True))
-    b.node("Gather", [x, b.const(0, hint="real")], b.y(op), axis=-1)
+    x = _dft(ctx, s, _hermitian_full(ctx, s, x, last, n), last, n, inverse=True)
+    x = _scaled(ctx, s, x, factor * _norm_factor(norm, n, True))
+    ctx.node("Gather", [x, ctx.const(0, hint="real")], ctx.y(op), axis=-1)
 
 
-def _finish(b, op, s: _Signal, x: str, factor: float, conj: bool = False) -> None:
-    x = _scaled(b, s, x, factor)
+def _finish(ctx, op, s: _Signal, x: str, factor: float, conj: bool = False) -> None:
+    x = _scaled(ctx, s, x, factor)
     if conj:
-        x = _conj(b, s, x)
-    b.node("Identity", [x], b.y(op))
+        x = _conj(ctx, s, x)
+    ctx.node("Identity", [x], ctx.y(op))
 
 
 def _c2c_op(inverse: bool, single: bool):
-    def lower(b, op):
-        s = _Signal(b, op.inputs[0])
+    def lower(ctx, op):
+        s = _Signal(ctx, op.inputs[0])
         axes, sizes = _axes_and_sizes(op, s, single)
-        x, factor = _c2c(b, s, _as_pairs(b, s), axes, sizes, inverse, op.params.get("norm"))
-        _finish(b, op, s, x, factor)
+        x, factor = _c2c(ctx, s, _as_pairs(ctx, s), axes, sizes, inverse, op.params.get("norm"))
+        _finish(ctx, op, s, x, factor)
     return lower
 
 
-def _half_spectrum_setup(b, op, single: bool, hermitian: bool):
+def _half_spectrum_setup(ctx, op, single: bool, hermitian: bool):
     """(signal, axes, sizes, norm) of a real<->half-spectrum transform; the hermitian forms
     (ihfft*, hfft*) run the plain one with the norm direction swapped."""
-    s = _Signal(b, op.inputs[0])
+    s = _Signal(ctx, op.inputs[0])
     axes, sizes = _axes_and_sizes(op, s, single)
     norm = op.params.get("norm") or "backward"
     return s, axes, sizes, _SWAPPED.get(norm, norm) if hermitian else norm
@@ -172,19 +172,19 @@ def _half_spectrum_setup(b, op, single: bool, hermitian: bool):
 
 def _r2c_op(single: bool, hermitian: bool):
     """rfft* (hermitian=False) and ihfft* = conj(rfft*) with the norm direction swapped."""
-    def lower(b, op):
-        s, axes, sizes, norm = _half_spectrum_setup(b, op, single, hermitian)
-        x, factor = _real_to_half(b, s, axes, sizes, norm)
-        _finish(b, op, s, x, factor, conj=hermitian)
+    def lower(ctx, op):
+        s, axes, sizes, norm = _half_spectrum_setup(ctx, op, single, hermitian)
+        x, factor = _real_to_half(ctx, s, axes, sizes, norm)
+        _finish(ctx, op, s, x, factor, conj=hermitian)
     return lower
 
 
 def _c2r_op(single: bool, hermitian: bool):
     """irfft* (hermitian=False) and hfft* = irfft* of the conjugate, norm direction swapped."""
-    def lower(b, op):
-        s, axes, sizes, norm = _half_spectrum_setup(b, op, single, hermitian)
-        x = _as_pairs(b, s)
-        _half_to_real(b, op, s, _conj(b, s, x) if hermitian else x, axes, sizes, norm)
+    def lower(ctx, op):
+        s, axes, sizes, norm = _half_spectrum_setup(ctx, op, single, hermitian)
+        x = _as_pairs(ctx, s)
+        _half_to_real(ctx, op, s, _conj(ctx, s, x) if hermitian else x, axes, sizes, norm)
     return lower
 
 

@@ -9,17 +9,17 @@ from ..registry import LOWERINGS
 @LOWERINGS.register("nn.Identity", "nn.Dropout", "nn.Dropout1d", "nn.Dropout2d", "nn.Dropout3d",
                     "nn.AlphaDropout", "nn.FeatureAlphaDropout", "Tensor.contiguous", "Tensor.clone",
                     "Tensor.detach", "torch.clone", "torch.detach", "torch.positive", "Tensor.positive")
-def identity(b, op):
-    b.node("Identity", [b.x(op)], b.y(op))
+def identity(ctx, op):
+    ctx.node("Identity", [ctx.x(op)], ctx.y(op))
 
 
 @LOWERINGS.register("F.dropout", "F.dropout1d", "F.dropout2d", "F.dropout3d", "F.alpha_dropout",
                     "F.feature_alpha_dropout")
-def dropout(b, op):
+def dropout(ctx, op):
     if not op.params.get("training", False):
-        b.node("Identity", [b.x(op)], b.y(op))
+        ctx.node("Identity", [ctx.x(op)], ctx.y(op))
         return
     if op.type != "F.dropout":
         raise Unsupported("training=True: ONNX Dropout drops elements, not channels or alpha")
-    ratio = b.const(float(op.params.get("p", 0.5)), b.dtype(op.inputs[0]), "ratio")
-    b.node("Dropout", [b.x(op), ratio, b.const(True, "bool", "training")], b.y(op))
+    ratio = ctx.const(float(op.params.get("p", 0.5)), ctx.dtype(op.inputs[0]), "ratio")
+    ctx.node("Dropout", [ctx.x(op), ratio, ctx.const(True, "bool", "training")], ctx.y(op))

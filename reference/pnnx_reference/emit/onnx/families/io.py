@@ -8,26 +8,26 @@ from ..registry import COMPLEX_LOWERINGS, LOWERINGS
 
 @LOWERINGS.register("pnnx.Input")
 @COMPLEX_LOWERINGS.register("pnnx.Input")
-def graph_input(b, op):
+def graph_input(ctx, op):
     out = op.outputs[0]
-    b.inputs.append(b.value_info(out.name, out))
+    ctx.inputs.append(ctx.value_info(out.name, out))
 
 
 @LOWERINGS.register("pnnx.Output")
 @COMPLEX_LOWERINGS.register("pnnx.Output")
-def graph_output(b, op):
-    taken = {v.name for v in b.inputs} | {v.name for v in b.outputs}
+def graph_output(ctx, op):
+    taken = {v.name for v in ctx.inputs} | {v.name for v in ctx.outputs}
     for operand in op.inputs:
         name = operand.name
         if name in taken:  # an ONNX value can be listed once, and not as input and output
-            name = b.node("Identity", [operand.name], b.fresh(f"{operand.name}_out"))
+            name = ctx.node("Identity", [operand.name], ctx.fresh(f"{operand.name}_out"))
         taken.add(name)
-        b.outputs.append(b.value_info(name, operand))
+        ctx.outputs.append(ctx.value_info(name, operand))
 
 
 @LOWERINGS.register("pnnx.Attribute")
-def attribute(b, op):
+def attribute(ctx, op):
     if len(op.attrs) != 1:
         raise Unsupported(f"expected one attribute, got {len(op.attrs)}")
     (key, _), = op.attrs.items()
-    b.weight(b.attr(op, key), f"{op.name}.{key}", out=b.y(op))
+    ctx.weight(ctx.attr(op, key), f"{op.name}.{key}", out=ctx.y(op))

@@ -17,23 +17,23 @@ _LOGICAL = {"logical_and": "And", "logical_or": "Or", "logical_xor": "Xor"}
 
 def _compare(name, onnx_op):
     @LOWERINGS.register(f"torch.{name}", f"Tensor.{name}")
-    def lower(b, op):
-        names, dt = same_dtype_operands(b, op)
+    def lower(ctx, op):
+        names, dt = same_dtype_operands(ctx, op)
         if dt == "bool" and onnx_op != "Equal":  # ONNX orders numbers only
-            names = [b.node("Cast", [n], to=TensorProto.UINT8) for n in names]
+            names = [ctx.node("Cast", [n], to=TensorProto.UINT8) for n in names]
         if name in ("ne", "not_equal"):
-            b.node("Not", [b.node(onnx_op, names)], b.y(op))
+            ctx.node("Not", [ctx.node(onnx_op, names)], ctx.y(op))
         else:
-            b.node(onnx_op, names, b.y(op))
+            ctx.node(onnx_op, names, ctx.y(op))
 
 
 def _logical(name, onnx_op):
     @LOWERINGS.register(f"torch.{name}", f"Tensor.{name}")
-    def lower(b, op):
+    def lower(ctx, op):
         if len(op.inputs) != 2:
             raise Unsupported("needs two tensor operands")
-        names = [o.name if b.dtype(o) == "bool" else as_bool(b, o) for o in op.inputs]
-        b.node(onnx_op, names, b.y(op))
+        names = [o.name if ctx.dtype(o) == "bool" else as_bool(ctx, o) for o in op.inputs]
+        ctx.node(onnx_op, names, ctx.y(op))
 
 
 for _n, _o in _COMPARE.items():
@@ -43,57 +43,57 @@ for _n, _o in _LOGICAL.items():
 
 
 @LOWERINGS.register("torch.logical_not", "Tensor.logical_not")
-def logical_not(b, op):
-    source = b.x(op) if b.dtype(op.inputs[0]) == "bool" else as_bool(b, op.inputs[0])
-    b.node("Not", [source], b.y(op))
+def logical_not(ctx, op):
+    source = ctx.x(op) if ctx.dtype(op.inputs[0]) == "bool" else as_bool(ctx, op.inputs[0])
+    ctx.node("Not", [source], ctx.y(op))
 
 
 @LOWERINGS.register("torch.bitwise_not", "Tensor.bitwise_not")
-def bitwise_not(b, op):
-    b.node("Not" if b.dtype(op.inputs[0]) == "bool" else "BitwiseNot", [b.x(op)], b.y(op))
+def bitwise_not(ctx, op):
+    ctx.node("Not" if ctx.dtype(op.inputs[0]) == "bool" else "BitwiseNot", [ctx.x(op)], ctx.y(op))
 
 
 @LOWERINGS.register("torch.isnan", "Tensor.isnan")
-def isnan(b, op):
-    b.node("IsNaN", [b.x(op)], b.y(op))
+def isnan(ctx, op):
+    ctx.node("IsNaN", [ctx.x(op)], ctx.y(op))
 
 
 @LOWERINGS.register("torch.isinf", "Tensor.isinf")
-def isinf(b, op):
-    b.node("IsInf", [b.x(op)], b.y(op))
+def isinf(ctx, op):
+    ctx.node("IsInf", [ctx.x(op)], ctx.y(op))
 
 
 @LOWERINGS.register("Tensor.masked_fill", "torch.masked_fill")
-def masked_fill(b, op):
+def masked_fill(ctx, op):
     mask = op.input("mask", 1)
     if mask is None or "value" not in op.params:
         raise Unsupported("needs a mask operand and a constant value")
-    value = b.const(op.params["value"], b.dtype(op.inputs[0]), "value")
-    b.node("Where", [mask.name, value, b.x(op)], b.y(op))
+    value = ctx.const(op.params["value"], ctx.dtype(op.inputs[0]), "value")
+    ctx.node("Where", [mask.name, value, ctx.x(op)], ctx.y(op))
 
 
 @LOWERINGS.register("torch.where")
-def where(b, op):
+def where(ctx, op):
     """torch.where(condition, input, other); `input` or `other` may be a number, in the dtype
     torch promotes the result to (a float scalar with an integer tensor gives a float)."""
     cond = op.input("condition", 0)
     if cond is None or (len(op.inputs) == 1 and "input" not in op.params and "other" not in op.params):
         raise Unsupported("the one-argument form (torch.nonzero's)")
     if len(op.inputs) == 3:
-        b.node("Where", [o.name for o in op.inputs], b.y(op))
+        ctx.node("Where", [o.name for o in op.inputs], ctx.y(op))
         return
-    out = b.dtype(op.outputs[0])
+    out = ctx.dtype(op.outputs[0])
     branches = []
     for name, position in (("input", 1), ("other", 2)):
         if name in op.params:
-            branches.append(b.const(op.params[name], out, name))
+            branches.append(ctx.const(op.params[name], out, name))
             continue
         operand = op.input(name, position)
         if operand is None:
             raise Unsupported(f"no {name} operand")
-        same = b.dtype(operand) == out
-        branches.append(operand.name if same else b.node("Cast", [operand.name], to=onnx_type(out)))
-    b.node("Where", [cond.name, *branches], b.y(op))
+        same = ctx.dtype(operand) == out
+        branches.append(operand.name if same else ctx.node("Cast", [operand.name], to=onnx_type(out)))
+    ctx.node("Where", [cond.name, *branches], ctx.y(op))
 
 
 # --- torch.bitwise_left_shift / torch.bitwise_right_shift --------------------------------------
@@ -110,62 +110,62 @@ def _wrapped(value: int, bits: int) -> int:
     return (value + half) % (1 << bits) - half
 
 
-def _floor_div(b, x: str, d: str, zero: str, minus_one: str) -> str:
+def _floor_div(ctx, x: str, d: str, zero: str, minus_one: str) -> str:
     """floor(x / d) for d > 0 with truncating Div: negative x as -1 - (-1 - x) / d."""
-    negative = b.node("Sub", [minus_one, b.node("Div", [b.node("Sub", [minus_one, x]), d])])
-    return b.node("Where", [b.node("Less", [x, zero]), negative, b.node("Div", [x, d])])
+    negative = ctx.node("Sub", [minus_one, ctx.node("Div", [ctx.node("Sub", [minus_one, x]), d])])
+    return ctx.node("Where", [ctx.node("Less", [x, zero]), negative, ctx.node("Div", [x, d])])
 
 
-def _signed_shift(b, op, x: str, s: str, bits: int, left: bool) -> None:
-    dtype = b.dtype(op.outputs[0])
-    zero = b.const(0, dtype, "zero")
-    valid = b.node("And", [b.node("GreaterOrEqual", [s, zero]),
-                           b.node("Less", [s, b.const(bits, dtype, "bits")])])
-    index = b.node("Cast", [b.node("Where", [valid, s, zero])], to=TensorProto.INT64)
-    table = b.const([_wrapped(1 << k, bits) for k in range(bits)], dtype, "pow2")
-    power = b.node("Gather", [table, index], axis=0)
+def _signed_shift(ctx, op, x: str, s: str, bits: int, left: bool) -> None:
+    dtype = ctx.dtype(op.outputs[0])
+    zero = ctx.const(0, dtype, "zero")
+    valid = ctx.node("And", [ctx.node("GreaterOrEqual", [s, zero]),
+                           ctx.node("Less", [s, ctx.const(bits, dtype, "bits")])])
+    index = ctx.node("Cast", [ctx.node("Where", [valid, s, zero])], to=TensorProto.INT64)
+    table = ctx.const([_wrapped(1 << k, bits) for k in range(bits)], dtype, "pow2")
+    power = ctx.node("Gather", [table, index], axis=0)
     if left:
-        b.node("Where", [valid, b.node("Mul", [x, power]), zero], b.y(op))
+        ctx.node("Where", [valid, ctx.node("Mul", [x, power]), zero], ctx.y(op))
         return
-    minus_one = b.const(-1, dtype, "minus_one")
-    fill = b.node("Where", [b.node("Less", [x, zero]), minus_one, zero])
-    b.node("Where", [valid, _floor_div(b, x, power, zero, minus_one), fill], b.y(op))
+    minus_one = ctx.const(-1, dtype, "minus_one")
+    fill = ctx.node("Where", [ctx.node("Less", [x, zero]), minus_one, zero])
+    ctx.node("Where", [valid, _floor_div(ctx, x, power, zero, minus_one), fill], ctx.y(op))
 
 
-def _unsigned_shift(b, op, x: str, s: str, bits: int, left: bool) -> None:
+def _unsigned_shift(ctx, op, x: str, s: str, bits: int, left: bool) -> None:
     """BitShift, with shifts of `bits` or more giving 0 as in torch."""
-    dtype = b.dtype(op.outputs[0])
-    zero = b.const(0, dtype, "zero")
-    valid = b.node("Less", [s, b.const(bits, dtype, "bits")])
-    shifted = b.node("BitShift", [x, b.node("Where", [valid, s, zero])],
+    dtype = ctx.dtype(op.outputs[0])
+    zero = ctx.const(0, dtype, "zero")
+    valid = ctx.node("Less", [s, ctx.const(bits, dtype, "bits")])
+    shifted = ctx.node("BitShift", [x, ctx.node("Where", [valid, s, zero])],
                      direction="LEFT" if left else "RIGHT")
-    b.node("Where", [valid, shifted, zero], b.y(op))
+    ctx.node("Where", [valid, shifted, zero], ctx.y(op))
 
 
-def _shift(b, op, left: bool) -> None:
-    dtype = b.dtype(op.outputs[0])
-    if any(b.dtype(o) != dtype for o in op.inputs):
+def _shift(ctx, op, left: bool) -> None:
+    dtype = ctx.dtype(op.outputs[0])
+    if any(ctx.dtype(o) != dtype for o in op.inputs):
         raise Unsupported("operands of different dtypes")
     other = op.input("other", 1)
     if other is not None:
         s = other.name
     elif isinstance(op.params.get("other"), int):
-        s = b.const(op.params["other"], dtype, "shift")
+        s = ctx.const(op.params["other"], dtype, "shift")
     else:
         raise Unsupported("shift amount is neither a tensor nor an integer")
     if dtype in _SIGNED_BITS:
-        _signed_shift(b, op, b.x(op), s, _SIGNED_BITS[dtype], left)
+        _signed_shift(ctx, op, ctx.x(op), s, _SIGNED_BITS[dtype], left)
     elif dtype in _UNSIGNED_BITS:
-        _unsigned_shift(b, op, b.x(op), s, _UNSIGNED_BITS[dtype], left)
+        _unsigned_shift(ctx, op, ctx.x(op), s, _UNSIGNED_BITS[dtype], left)
     else:
         raise Unsupported(f"shift of dtype {dtype}")
 
 
 @LOWERINGS.register("torch.bitwise_left_shift")
-def bitwise_left_shift(b, op):
-    _shift(b, op, left=True)
+def bitwise_left_shift(ctx, op):
+    _shift(ctx, op, left=True)
 
 
 @LOWERINGS.register("torch.bitwise_right_shift")
-def bitwise_right_shift(b, op):
-    _shift(b, op, left=False)
+def bitwise_right_shift(ctx, op):
+    _shift(ctx, op, left=False)

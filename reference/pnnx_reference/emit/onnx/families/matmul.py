@@ -9,50 +9,50 @@ from ..registry import LOWERINGS
 
 @LOWERINGS.register("torch.matmul", "Tensor.matmul", "torch.mm", "Tensor.mm", "torch.bmm", "Tensor.bmm",
                     "torch.mv", "Tensor.mv")
-def matmul(b, op):
+def matmul(ctx, op):
     if len(op.inputs) != 2:
         raise Unsupported("needs two operands")
     a, v = op.inputs
-    if b.rank(v) != 1 or b.rank(a) == 1:
-        b.node("MatMul", [a.name, v.name], b.y(op))
+    if ctx.rank(v) != 1 or ctx.rank(a) == 1:
+        ctx.node("MatMul", [a.name, v.name], ctx.y(op))
         return
     # onnxruntime 1.31 miscomputes Transpose->MatMul fused with a 1-D right operand
     # (FusedMatMul): multiply by a (K, 1) column instead, then drop that axis
-    last = b.const([-1], hint="axes")
-    column = b.node("Unsqueeze", [v.name, last])
-    b.node("Squeeze", [b.node("MatMul", [a.name, column]), last], b.y(op))
+    last = ctx.const([-1], hint="axes")
+    column = ctx.node("Unsqueeze", [v.name, last])
+    ctx.node("Squeeze", [ctx.node("MatMul", [a.name, column]), last], ctx.y(op))
 
 
 @LOWERINGS.register("torch.addmm", "Tensor.addmm")
-def addmm(b, op):
+def addmm(ctx, op):
     c, m1, m2 = (op.input(k, i) for i, k in enumerate(("input", "mat1", "mat2")))
     if None in (c, m1, m2):
         raise Unsupported("addmm needs input, mat1 and mat2 operands")
-    b.node("Gemm", [m1.name, m2.name, c.name], b.y(op),
+    ctx.node("Gemm", [m1.name, m2.name, c.name], ctx.y(op),
            alpha=float(op.params.get("alpha", 1.0)), beta=float(op.params.get("beta", 1.0)))
 
 
 @LOWERINGS.register("torch.einsum")
-def einsum(b, op):
+def einsum(ctx, op):
     equation = op.params.get("equation")
     if not isinstance(equation, str) or "..." in equation:
         raise Unsupported(f"equation={equation!r}")
-    float_node(b, op, "Einsum", [o.name for o in op.inputs], equation=equation)
+    float_node(ctx, op, "Einsum", [o.name for o in op.inputs], equation=equation)
 
 
 @LOWERINGS.register("torch.outer", "Tensor.outer", "torch.ger")
-def outer(b, op):
-    column = b.node("Unsqueeze", [b.x(op, 0), b.const([1], hint="axes")])
-    b.node("Mul", [column, b.x(op, 1)], b.y(op))
+def outer(ctx, op):
+    column = ctx.node("Unsqueeze", [ctx.x(op, 0), ctx.const([1], hint="axes")])
+    ctx.node("Mul", [column, ctx.x(op, 1)], ctx.y(op))
 
 
 @LOWERINGS.register("torch.baddbmm", "Tensor.baddbmm")
-def baddbmm(b, op):
+def baddbmm(ctx, op):
     """beta * input + alpha * (batch1 @ batch2)."""
-    dt = b.dtype(op.inputs[0])
-    prod = b.node("MatMul", [b.x(op, 1), b.x(op, 2)])
+    dt = ctx.dtype(op.inputs[0])
+    prod = ctx.node("MatMul", [ctx.x(op, 1), ctx.x(op, 2)])
     alpha, beta = op.params.get("alpha", 1), op.params.get("beta", 1)
     if alpha != 1:
-        prod = b.node("Mul", [prod, b.const(alpha, dt, "alpha")])
-    base = b.x(op, 0) if beta == 1 else b.node("Mul", [b.x(op, 0), b.const(beta, dt, "beta")])
-    b.node("Add", [base, prod], b.y(op))
+        prod = ctx.node("Mul", [prod, ctx.const(alpha, dt, "alpha")])
+    base = ctx.x(op, 0) if beta == 1 else ctx.node("Mul", [ctx.x(op, 0), ctx.const(beta, dt, "beta")])
+    ctx.node("Add", [base, prod], ctx.y(op))

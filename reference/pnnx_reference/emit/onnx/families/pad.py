@@ -24,8 +24,8 @@ def _onnx_pads(torch_pad: list[int], rank: int) -> list[int]:
                     "nn.ConstantPad2d", "nn.ConstantPad3d", "nn.ReflectionPad1d", "nn.ReflectionPad2d",
                     "nn.ReflectionPad3d", "nn.ReplicationPad1d", "nn.ReplicationPad2d", "nn.ReplicationPad3d",
                     "nn.CircularPad1d", "nn.CircularPad2d", "nn.CircularPad3d")
-def pad(b, op):
-    rank = b.rank(op.inputs[0])
+def pad(ctx, op):
+    rank = ctx.rank(op.inputs[0])
     if op.type == "F.pad":
         torch_pad, mode = int_list(op.params["pad"]), op.params.get("mode", "constant")
     else:
@@ -34,8 +34,8 @@ def pad(b, op):
         torch_pad = ints(op.params["padding"], 2 * n, "padding")
     if mode not in _PAD_MODES:
         raise Unsupported(f"mode={mode!r}")
-    inputs = [b.x(op), b.const(_onnx_pads(torch_pad, rank), hint="pads")]
+    inputs = [ctx.x(op), ctx.const(_onnx_pads(torch_pad, rank), hint="pads")]
     value = op.params.get("value")
     if _PAD_MODES[mode] == "constant" and value not in (None, 0, 0.0):
-        inputs.append(b.const(value, b.dtype(op.inputs[0]), "pad_value"))
-    b.node("Pad", inputs, b.y(op), mode=_PAD_MODES[mode])
+        inputs.append(ctx.const(value, ctx.dtype(op.inputs[0]), "pad_value"))
+    ctx.node("Pad", inputs, ctx.y(op), mode=_PAD_MODES[mode])

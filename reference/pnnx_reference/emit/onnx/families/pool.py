@@ -30,108 +30,108 @@ from ..registry import LOWERINGS
 
 @LOWERINGS.register("nn.MaxPool1d", "nn.MaxPool2d", "nn.MaxPool3d", "F.max_pool1d", "F.max_pool2d",
                     "F.max_pool3d", unbatched_rank=unbatched_rank)
-def max_pool(b, op):
+def max_pool(ctx, op):
     if op.params.get("return_indices") or len(op.outputs) > 1:
-        return max_pool_with_indices(b, op)
+        return max_pool_with_indices(ctx, op)
     n = spatial_rank(op.type)
-    check_batched(b, op, n)
+    check_batched(ctx, op, n)
     kernel, stride, pads = window(op, n)
-    b.node("MaxPool", [b.x(op)], b.y(op), kernel_shape=kernel, strides=stride, pads=pads,
+    ctx.node("MaxPool", [ctx.x(op)], ctx.y(op), kernel_shape=kernel, strides=stride, pads=pads,
            dilations=ints(op.params.get("dilation", 1), n, "dilation"),
            ceil_mode=int(bool(op.params.get("ceil_mode", False))))
 
 
 @LOWERINGS.register("nn.AvgPool1d", "nn.AvgPool2d", "nn.AvgPool3d", "F.avg_pool1d", "F.avg_pool2d",
                     "F.avg_pool3d", unbatched_rank=unbatched_rank)
-def avg_pool(b, op):
+def avg_pool(ctx, op):
     n = spatial_rank(op.type)
-    check_batched(b, op, n)
+    check_batched(ctx, op, n)
     if op.params.get("divisor_override") is not None:
         raise Unsupported("divisor_override")
     kernel, stride, pads = window(op, n)
-    b.node("AveragePool", [b.x(op)], b.y(op), kernel_shape=kernel, strides=stride, pads=pads,
+    ctx.node("AveragePool", [ctx.x(op)], ctx.y(op), kernel_shape=kernel, strides=stride, pads=pads,
            ceil_mode=int(bool(op.params.get("ceil_mode", False))),
            count_include_pad=int(bool(op.params.get("count_include_pad", True))))
 
 
 @LOWERINGS.register("nn.LPPool1d", "nn.LPPool2d", "nn.LPPool3d", "F.lp_pool1d", "F.lp_pool2d", "F.lp_pool3d",
                     unbatched_rank=unbatched_rank)
-def lp_pool(b, op):
+def lp_pool(ctx, op):
     n = spatial_rank(op.type)
-    check_batched(b, op, n)
+    check_batched(ctx, op, n)
     p = float(op.params["norm_type"])
     kernel, stride, _ = window(op, n)
     if op.params.get("ceil_mode") or p != int(p):
         # ONNX LpPool takes an integer p, and sums a partial window (ceil_mode) over its own
         # positions, where torch scales that window's mean by the full kernel size
-        _lp_pool_by_average(b, op, p, kernel, stride)
+        _lp_pool_by_average(ctx, op, p, kernel, stride)
         return
-    b.node("LpPool", [b.x(op)], b.y(op), kernel_shape=kernel, strides=stride, p=int(p))
+    ctx.node("LpPool", [ctx.x(op)], ctx.y(op), kernel_shape=kernel, strides=stride, p=int(p))
 
 
-def _lp_pool_by_average(b, op, p: float, kernel: list, stride: list) -> None:
+def _lp_pool_by_average(ctx, op, p: float, kernel: list, stride: list) -> None:
     """torch's own formula: (sign(m) * relu(|m|) * kernel volume) ** (1 / p), m the mean of
     x ** p over each window (a partial window's mean over its positions in the input)."""
-    dtype = b.dtype(op.inputs[0])
-    powered = b.node("Pow", [b.x(op), b.const(p, dtype, "norm_type")])
-    mean = b.node("AveragePool", [powered], kernel_shape=kernel, strides=stride, pads=[0] * (2 * len(kernel)),
+    dtype = ctx.dtype(op.inputs[0])
+    powered = ctx.node("Pow", [ctx.x(op), ctx.const(p, dtype, "norm_type")])
+    mean = ctx.node("AveragePool", [powered], kernel_shape=kernel, strides=stride, pads=[0] * (2 * len(kernel)),
                   ceil_mode=int(bool(op.params.get("ceil_mode", False))), count_include_pad=1)
-    magnitude = b.node("Relu", [b.node("Abs", [mean])])
-    signed = b.node("Mul", [b.node("Sign", [mean]), magnitude])
-    total = b.node("Mul", [signed, b.const(float(math.prod(kernel)), dtype, "kernel_volume")])
-    b.node("Pow", [total, b.const(1.0 / p, dtype, "inverse_norm_type")], b.y(op))
+    magnitude = ctx.node("Relu", [ctx.node("Abs", [mean])])
+    signed = ctx.node("Mul", [ctx.node("Sign", [mean]), magnitude])
+    total = ctx.node("Mul", [signed, ctx.const(float(math.prod(kernel)), dtype, "kernel_volume")])
+    ctx.node("Pow", [total, ctx.const(1.0 / p, dtype, "inverse_norm_type")], ctx.y(op))
 
 
 @LOWERINGS.register("nn.AdaptiveAvgPool1d", "nn.AdaptiveAvgPool2d", "nn.AdaptiveAvgPool3d",
                     "F.adaptive_avg_pool1d", "F.adaptive_avg_pool2d", "F.adaptive_avg_pool3d",
                     unbatched_rank=unbatched_rank)
-def adaptive_avg_pool(b, op):
-    adaptive_average(b, op)
+def adaptive_avg_pool(ctx, op):
+    adaptive_average(ctx, op)
 
 
 @LOWERINGS.register("nn.AdaptiveMaxPool1d", "nn.AdaptiveMaxPool2d", "nn.AdaptiveMaxPool3d",
                     "F.adaptive_max_pool1d", "F.adaptive_max_pool2d", "F.adaptive_max_pool3d",
                     unbatched_rank=unbatched_rank)
-def adaptive_max(b, op):
+def adaptive_max(ctx, op):
     try:
-        adaptive("GlobalMaxPool", "MaxPool")(b, op)
+        adaptive("GlobalMaxPool", "MaxPool")(ctx, op)
     except Unsupported:  # unequal windows
-        adaptive_max_windows(b, op)
+        adaptive_max_windows(ctx, op)
 
 
 @LOWERINGS.register("F.max_pool1d_with_indices", "F.max_pool2d_with_indices", "F.max_pool3d_with_indices",
                     unbatched_rank=unbatched_rank)
-def max_pool_with_indices(b, op):
+def max_pool_with_indices(ctx, op):
     n = spatial_rank(op.type)
-    check_batched(b, op, n)
+    check_batched(ctx, op, n)
     kernel, stride, pads = window(op, n)
-    plane = math.prod(static(b.shape(op.inputs[0])[2:], "spatial sizes"))
-    outs = [b.y(op)] + ([b.y(op, 1)] if len(op.outputs) > 1 else [])
-    flat = b.fresh(f"{op.name}_flat_indices") if len(outs) > 1 else None
-    b.node("MaxPool", [b.x(op)], outs[:1] + ([flat] if flat else []), kernel_shape=kernel,
+    plane = math.prod(static(ctx.shape(op.inputs[0])[2:], "spatial sizes"))
+    outs = [ctx.y(op)] + ([ctx.y(op, 1)] if len(op.outputs) > 1 else [])
+    flat = ctx.fresh(f"{op.name}_flat_indices") if len(outs) > 1 else None
+    ctx.node("MaxPool", [ctx.x(op)], outs[:1] + ([flat] if flat else []), kernel_shape=kernel,
            strides=stride, pads=pads, dilations=ints(op.params.get("dilation", 1), n, "dilation"),
            ceil_mode=int(bool(op.params.get("ceil_mode", False))))
     if flat:
-        b.node("Mod", [flat, b.const(plane)], outs[1])
+        ctx.node("Mod", [flat, ctx.const(plane)], outs[1])
 
 
 @LOWERINGS.register("F.max_unpool1d", "F.max_unpool2d", "F.max_unpool3d", "nn.MaxUnpool1d", "nn.MaxUnpool2d",
                     "nn.MaxUnpool3d", unbatched_rank=unbatched_rank, batched_inputs=2)
-def max_unpool(b, op):
+def max_unpool(ctx, op):
     n = spatial_rank(op.type)
-    check_batched(b, op, n)
+    check_batched(ctx, op, n)
     indices = op.input("indices", 1)
     if indices is None:
         raise Unsupported("no indices input")
-    lead = static(b.shape(op.outputs[0]), "output shape")[:2]
-    out_plane = math.prod(b.shape(op.outputs[0])[2:])
-    flat_shape = b.const(lead + [-1], hint="shape")
-    values = b.node("Reshape", [b.x(op), flat_shape])
-    where = b.node("Reshape", [indices.name, flat_shape])
-    zeros = b.node("Expand", [b.const(0.0, b.dtype(op.inputs[0]), "zero"),
-                              b.const(lead + [out_plane], hint="shape")])
-    scattered = b.node("ScatterElements", [zeros, where, values], axis=2)
-    b.node("Reshape", [scattered, b.const(b.shape(op.outputs[0]), hint="shape")], b.y(op))
+    lead = static(ctx.shape(op.outputs[0]), "output shape")[:2]
+    out_plane = math.prod(ctx.shape(op.outputs[0])[2:])
+    flat_shape = ctx.const(lead + [-1], hint="shape")
+    values = ctx.node("Reshape", [ctx.x(op), flat_shape])
+    where = ctx.node("Reshape", [indices.name, flat_shape])
+    zeros = ctx.node("Expand", [ctx.const(0.0, ctx.dtype(op.inputs[0]), "zero"),
+                              ctx.const(lead + [out_plane], hint="shape")])
+    scattered = ctx.node("ScatterElements", [zeros, where, values], axis=2)
+    ctx.node("Reshape", [scattered, ctx.const(ctx.shape(op.outputs[0]), hint="shape")], ctx.y(op))
 
 
 _MAX_INDEX_ELEMENTS = 1 << 24  # constant index tensors beyond this are not worth emitting
@@ -149,10 +149,10 @@ def _adaptive_windows(n_in: int, n_out: int) -> list[tuple[int, int]]:
     return [((i * n_in) // n_out, -((-(i + 1) * n_in) // n_out)) for i in range(n_out)]
 
 
-def _pool_axis(b, x: str, axis: int, positions: np.ndarray, out: str | None = None) -> str:
+def _pool_axis(ctx, x: str, axis: int, positions: np.ndarray, out: str | None = None) -> str:
     """Max over windows along `axis`, the same windows for every slice (positions: (o, k))."""
-    gathered = b.node("Gather", [x, b.const(positions, hint="window")], axis=axis)
-    return b.node("ReduceMax", [gathered, b.const([axis + 1], hint="axes")], out or 1,
+    gathered = ctx.node("Gather", [x, ctx.const(positions, hint="window")], axis=axis)
+    return ctx.node("ReduceMax", [gathered, ctx.const([axis + 1], hint="axes")], out or 1,
                   keepdims=0)
 
 
@@ -169,53 +169,53 @@ def _window_table(positions: list[np.ndarray], sizes: list[int]) -> np.ndarray:
     return table.reshape(int(np.prod(outs)), int(np.prod(widths)))
 
 
-def _pool_with_indices(b, op, table: np.ndarray, n: int) -> None:
+def _pool_with_indices(ctx, op, table: np.ndarray, n: int) -> None:
     """Values and torch's in-plane indices; table (cells, K), or (N, C, cells, K) per plane."""
-    in_shape, out_shape = b.shape(op.inputs[0]), b.shape(op.outputs[0])
+    in_shape, out_shape = ctx.shape(op.inputs[0]), ctx.shape(op.outputs[0])
     lead = in_shape[:-n]
     cells, width = table.shape[-2:]
     if int(np.prod(lead)) * cells * width > _MAX_INDEX_ELEMENTS:
         raise Unsupported("too many window positions for constant index tables")
-    flat = b.node("Reshape", [b.x(op), b.const(lead + [int(np.prod(in_shape[-n:]))], hint="shape")])
+    flat = ctx.node("Reshape", [ctx.x(op), ctx.const(lead + [int(np.prod(in_shape[-n:]))], hint="shape")])
     if table.ndim == 2:
-        gathered = b.node("Gather", [flat, b.const(table, hint="window")], axis=len(lead))
+        gathered = ctx.node("Gather", [flat, ctx.const(table, hint="window")], axis=len(lead))
     else:
-        picked = b.node("GatherElements", [flat, b.const(table.reshape(lead + [cells * width]),
+        picked = ctx.node("GatherElements", [flat, ctx.const(table.reshape(lead + [cells * width]),
                                                          hint="window")], axis=len(lead))
-        gathered = b.node("Reshape", [picked, b.const(lead + [cells, width], hint="shape")])
-    out = b.const(out_shape, hint="shape")
-    values = b.node("ReduceMax", [gathered, b.const([-1], hint="axes")], keepdims=0)
-    b.node("Reshape", [values, out], b.y(op, 0))
-    best = b.node("ArgMax", [gathered], axis=-1, keepdims=1, select_last_index=0)
+        gathered = ctx.node("Reshape", [picked, ctx.const(lead + [cells, width], hint="shape")])
+    out = ctx.const(out_shape, hint="shape")
+    values = ctx.node("ReduceMax", [gathered, ctx.const([-1], hint="axes")], keepdims=0)
+    ctx.node("Reshape", [values, out], ctx.y(op, 0))
+    best = ctx.node("ArgMax", [gathered], axis=-1, keepdims=1, select_last_index=0)
     full = np.ascontiguousarray(np.broadcast_to(table, lead + [cells, width]))
-    index = b.node("GatherElements", [b.const(full, hint="window_index"), best], axis=-1)
-    b.node("Reshape", [index, out], b.y(op, 1))
+    index = ctx.node("GatherElements", [ctx.const(full, hint="window_index"), best], axis=-1)
+    ctx.node("Reshape", [index, out], ctx.y(op, 1))
 
 
-def _check_index_output(b, op) -> None:
-    if len(op.outputs) != 2 or b.dtype(op.outputs[1]) != "i64":
+def _check_index_output(ctx, op) -> None:
+    if len(op.outputs) != 2 or ctx.dtype(op.outputs[1]) != "i64":
         raise Unsupported("return_indices needs two outputs, the indices int64")
 
 
-def adaptive_max_windows(b, op) -> None:
+def adaptive_max_windows(ctx, op) -> None:
     """Adaptive max pooling with any static sizes (batched or not), with or without indices."""
     n = spatial_rank(op.type)
-    in_shape, out_shape = b.shape(op.inputs[0]), b.shape(op.outputs[0])
+    in_shape, out_shape = ctx.shape(op.inputs[0]), ctx.shape(op.outputs[0])
     if len(in_shape) not in (n + 1, n + 2) or min(in_shape[-n:] + out_shape[-n:]) < 1:
         raise Unsupported("needs static spatial sizes")
     if op.params.get("return_indices") or len(op.outputs) > 1:
-        _check_index_output(b, op)
+        _check_index_output(ctx, op)
         windows = [_padded(_adaptive_windows(i, o)) for i, o in zip(in_shape[-n:], out_shape[-n:])]
-        _pool_with_indices(b, op, _window_table(windows, in_shape[-n:]), n)
+        _pool_with_indices(ctx, op, _window_table(windows, in_shape[-n:]), n)
         return
     rank = len(in_shape)
     pooled = [a for a in range(rank - n, rank) if in_shape[a] != out_shape[a]]
-    x = b.x(op)
+    x = ctx.x(op)
     if not pooled:
-        b.node("Identity", [x], b.y(op))
+        ctx.node("Identity", [x], ctx.y(op))
     for a in pooled:
         windows = _padded(_adaptive_windows(in_shape[a], out_shape[a]))
-        x = _pool_axis(b, x, a, windows, b.y(op) if a == pooled[-1] else None)
+        x = _pool_axis(ctx, x, a, windows, ctx.y(op) if a == pooled[-1] else None)
 
 
 LOWERINGS.register("F.adaptive_max_pool1d_with_indices", "F.adaptive_max_pool2d_with_indices",
@@ -236,10 +236,10 @@ def _fractional_starts(sample: float, n_in: int, n_out: int, kernel: int) -> lis
     return starts
 
 
-def _samples(b, op) -> np.ndarray:
+def _samples(ctx, op) -> np.ndarray:
     """The (N, C, n) random samples, which must be a recorded constant."""
     if "_random_samples" in op.attrs:
-        return b.attr(op, "_random_samples").astype(np.float32)
+        return ctx.attr(op, "_random_samples").astype(np.float32)
     operand = op.input("_random_samples", 1)
     if operand is None:
         raise Unsupported("no _random_samples: the windows are drawn at run time")
@@ -265,17 +265,17 @@ def _fractional_indices(samples, shape, axis, column, n_out, kernel) -> np.ndarr
     return np.ascontiguousarray(np.broadcast_to(positions, target))
 
 
-def _fractional_axis(b, x: str, shape: list[int], axis: int, indices: np.ndarray, n_out: int,
+def _fractional_axis(ctx, x: str, shape: list[int], axis: int, indices: np.ndarray, n_out: int,
                      kernel: int, out: str | None) -> str:
-    gathered = b.node("GatherElements", [x, b.const(indices, hint="window")], axis=axis)
+    gathered = ctx.node("GatherElements", [x, ctx.const(indices, hint="window")], axis=axis)
     split = shape[:axis] + [n_out, kernel] + shape[axis + 1:]
-    grouped = b.node("Reshape", [gathered, b.const(split, hint="shape")])
-    return b.node("ReduceMax", [grouped, b.const([axis + 1], hint="axes")], out or 1, keepdims=0)
+    grouped = ctx.node("Reshape", [gathered, ctx.const(split, hint="shape")])
+    return ctx.node("ReduceMax", [grouped, ctx.const([axis + 1], hint="axes")], out or 1, keepdims=0)
 
 
-def _fractional_with_indices(b, op, samples, kernel: list[int], n: int) -> None:
-    shape, out_shape = b.shape(op.inputs[0]), b.shape(op.outputs[0])
-    _check_index_output(b, op)
+def _fractional_with_indices(ctx, op, samples, kernel: list[int], n: int) -> None:
+    shape, out_shape = ctx.shape(op.inputs[0]), ctx.shape(op.outputs[0])
+    _check_index_output(ctx, op)
 
     def plane_table(plane_samples):
         windows = [np.array(_fractional_starts(plane_samples[_sample_column(n, d)], shape[2 + d],
@@ -285,16 +285,16 @@ def _fractional_with_indices(b, op, samples, kernel: list[int], n: int) -> None:
 
     table = np.stack([np.stack([plane_table(samples[i, j]) for j in range(shape[1])])
                       for i in range(shape[0])])
-    _pool_with_indices(b, op, table, n)
+    _pool_with_indices(ctx, op, table, n)
 
 
 @LOWERINGS.register("F.fractional_max_pool2d", "F.fractional_max_pool3d", "nn.FractionalMaxPool2d",
                     "nn.FractionalMaxPool3d", "F.fractional_max_pool2d_with_indices",
                     "F.fractional_max_pool3d_with_indices", unbatched_rank=unbatched_rank)
-def fractional_max_pool(b, op):
+def fractional_max_pool(ctx, op):
     n = spatial_rank(op.type)
-    shape, out_shape = b.shape(op.inputs[0]), b.shape(op.outputs[0])
-    samples = _samples(b, op)
+    shape, out_shape = ctx.shape(op.inputs[0]), ctx.shape(op.outputs[0])
+    samples = _samples(ctx, op)
     if len(shape) != n + 2 or min(shape + out_shape) < 1:
         raise Unsupported("needs (N, C, ...) or (C, ...) input of static shape")
     if samples.shape != (shape[0], shape[1], n):
@@ -303,13 +303,13 @@ def fractional_max_pool(b, op):
     if np.prod(shape) * max(kernel) > _MAX_INDEX_ELEMENTS:
         raise Unsupported("input too large for constant window indices")
     if op.params.get("return_indices") or len(op.outputs) > 1:
-        _fractional_with_indices(b, op, samples, kernel, n)
+        _fractional_with_indices(ctx, op, samples, kernel, n)
         return
-    x, current = b.x(op), list(shape)
+    x, current = ctx.x(op), list(shape)
     for d in range(n):
         axis = 2 + d
         indices = _fractional_indices(samples, current, axis, _sample_column(n, d),
                                       out_shape[axis], kernel[d])
-        x = _fractional_axis(b, x, current, axis, indices, out_shape[axis], kernel[d],
-                             b.y(op) if d == n - 1 else None)
+        x = _fractional_axis(ctx, x, current, axis, indices, out_shape[axis], kernel[d],
+                             ctx.y(op) if d == n - 1 else None)
         current[axis] = out_shape[axis]

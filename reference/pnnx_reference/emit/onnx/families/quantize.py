@@ -25,30 +25,30 @@ def _scale_zero_point(op) -> tuple[float, int, str]:
 
 
 @LOWERINGS.register("torch.quantize_per_tensor")
-def quantize_per_tensor(b, op):
-    if len(op.inputs) != 1 or b.dtype(op.inputs[0]) != "f32":
+def quantize_per_tensor(ctx, op):
+    if len(op.inputs) != 1 or ctx.dtype(op.inputs[0]) != "f32":
         raise Unsupported("only a float32 tensor with constant scale and zero_point is lowered")
     scale, zero_point, storage = _scale_zero_point(op)
     if storage in ("u8", "i8"):
-        b.node("QuantizeLinear", [b.x(op), b.const(scale, "f32"), b.const(zero_point, storage)], b.y(op))
+        ctx.node("QuantizeLinear", [ctx.x(op), ctx.const(scale, "f32"), ctx.const(zero_point, storage)], ctx.y(op))
         return
-    rounded = b.node("Round", [b.node("Div", [b.x(op), b.const(scale, "f32")])])
-    shifted = b.node("Add", [b.node("Cast", [rounded], to=onnx_type("f64")), b.const(float(zero_point), "f64")])
+    rounded = ctx.node("Round", [ctx.node("Div", [ctx.x(op), ctx.const(scale, "f32")])])
+    shifted = ctx.node("Add", [ctx.node("Cast", [rounded], to=onnx_type("f64")), ctx.const(float(zero_point), "f64")])
     low, high = INT32_RANGE
-    clipped = b.node("Clip", [shifted, b.const(float(low), "f64"), b.const(float(high), "f64")])
-    b.node("Cast", [clipped], b.y(op), to=onnx_type("i32"))
+    clipped = ctx.node("Clip", [shifted, ctx.const(float(low), "f64"), ctx.const(float(high), "f64")])
+    ctx.node("Cast", [clipped], ctx.y(op), to=onnx_type("i32"))
 
 
 @LOWERINGS.register("Tensor.int_repr")
-def int_repr(b, op):
-    b.node("Identity", [b.x(op)], b.y(op))
+def int_repr(ctx, op):
+    ctx.node("Identity", [ctx.x(op)], ctx.y(op))
 
 
 @LOWERINGS.register("torch.dequantize", "Tensor.dequantize")
-def dequantize(b, op):
+def dequantize(ctx, op):
     scale, zero_point, storage = _scale_zero_point(op.inputs[0].producer)
     if storage in ("u8", "i8"):
-        b.node("DequantizeLinear", [b.x(op), b.const(scale, "f32"), b.const(zero_point, storage)], b.y(op))
+        ctx.node("DequantizeLinear", [ctx.x(op), ctx.const(scale, "f32"), ctx.const(zero_point, storage)], ctx.y(op))
         return
-    centred = b.node("Sub", [b.node("Cast", [b.x(op)], to=onnx_type("f32")), b.const(float(zero_point), "f32")])
-    b.node("Mul", [centred, b.const(scale, "f32")], b.y(op))
+    centred = ctx.node("Sub", [ctx.node("Cast", [ctx.x(op)], to=onnx_type("f32")), ctx.const(float(zero_point), "f32")])
+    ctx.node("Mul", [centred, ctx.const(scale, "f32")], ctx.y(op))

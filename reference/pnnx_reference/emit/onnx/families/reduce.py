@@ -11,25 +11,25 @@ from ..promote import in_output_dtype
 from ..registry import LOWERINGS
 
 
-def _axes(b, op) -> list[int] | None:
+def _axes(ctx, op) -> list[int] | None:
     dims = op.params.get("dim", op.params.get("axis"))
     if dims is None:
         return None
-    rank = b.rank(op.inputs[0])
+    rank = ctx.rank(op.inputs[0])
     return sorted(axis(d, rank) for d in int_list(dims))
 
 
-def _reduce(b, op, onnx_op: str, out: str | None = None, source: str | None = None) -> str:
-    axes = _axes(b, op)
-    inputs = [source or b.x(op)] + ([b.const(axes, hint="axes")] if axes else [])
+def _reduce(ctx, op, onnx_op: str, out: str | None = None, source: str | None = None) -> str:
+    axes = _axes(ctx, op)
+    inputs = [source or ctx.x(op)] + ([ctx.const(axes, hint="axes")] if axes else [])
     keep = 1 if op.params.get("keepdim", False) else 0
-    return b.node(onnx_op, inputs, out or b.y(op), keepdims=keep)
+    return ctx.node(onnx_op, inputs, out or ctx.y(op), keepdims=keep)
 
 
 def _simple(onnx_op: str, *types: str):
     @LOWERINGS.register(*types)
-    def lower(b, op):
-        _reduce(b, op, onnx_op, source=in_output_dtype(b, op))
+    def lower(ctx, op):
+        _reduce(ctx, op, onnx_op, source=in_output_dtype(ctx, op))
     return lower
 
 
@@ -42,26 +42,26 @@ _simple("ReduceLogSumExp", "torch.logsumexp", "Tensor.logsumexp")
 
 
 @LOWERINGS.register("torch.norm", "Tensor.norm", "torch.linalg.vector_norm", "torch.linalg.norm")
-def norm(b, op):
+def norm(ctx, op):
     p = op.params.get("p", op.params.get("ord", "fro"))
     onnx_op = {"fro": "ReduceL2", 2: "ReduceL2", 1: "ReduceL1",  # 2.0 and 1.0 hash as 2 and 1
                None: "ReduceL2"}.get(p)
     if onnx_op is None:
         raise Unsupported(f"p={p!r}")
-    _reduce(b, op, onnx_op)
+    _reduce(ctx, op, onnx_op)
 
 
 def _max_min(reduce_op: str, arg_op: str, binary_op: str):
-    def lower(b, op):
+    def lower(ctx, op):
         if len(op.inputs) == 2:  # torch.max(a, b): elementwise
-            b.node(binary_op, [o.name for o in op.inputs], b.y(op))
+            ctx.node(binary_op, [o.name for o in op.inputs], ctx.y(op))
             return
-        _reduce(b, op, reduce_op)
+        _reduce(ctx, op, reduce_op)
         if len(op.outputs) == 2:
-            dim = _axes(b, op)
+            dim = _axes(ctx, op)
             if dim is None or len(dim) != 1:
                 raise Unsupported("indices need one dim")
-            b.node(arg_op, [b.x(op)], b.y(op, 1), axis=dim[0],
+            ctx.node(arg_op, [ctx.x(op)], ctx.y(op, 1), axis=dim[0],
                    keepdims=1 if op.params.get("keepdim", False) else 0)
     return lower
 
@@ -71,16 +71,16 @@ LOWERINGS.register("torch.min", "Tensor.min")(_max_min("ReduceMin", "ArgMin", "M
 
 
 def _arg(onnx_op: str):
-    def lower(b, op):
+    def lower(ctx, op):
         dim = op.params.get("dim")
         keep = 1 if op.params.get("keepdim", False) else 0
         if dim is None:
-            flat = b.node("Reshape", [b.x(op), b.const([-1], hint="shape")])
-            out = b.node(onnx_op, [flat], 1 if keep else b.y(op), axis=0, keepdims=keep)
+            flat = ctx.node("Reshape", [ctx.x(op), ctx.const([-1], hint="shape")])
+            out = ctx.node(onnx_op, [flat], 1 if keep else ctx.y(op), axis=0, keepdims=keep)
             if keep:  # torch keeps every dim as size 1
-                b.node("Reshape", [out, b.const([1] * b.rank(op.inputs[0]), hint="shape")], b.y(op))
+                ctx.node("Reshape", [out, ctx.const([1] * ctx.rank(op.inputs[0]), hint="shape")], ctx.y(op))
             return
-        b.node(onnx_op, [b.x(op)], b.y(op), axis=axis(int(dim), b.rank(op.inputs[0])),
+        ctx.node(onnx_op, [ctx.x(op)], ctx.y(op), axis=axis(int(dim), ctx.rank(op.inputs[0])),
                keepdims=keep)
     return lower
 
@@ -90,10 +90,10 @@ LOWERINGS.register("torch.argmin", "Tensor.argmin")(_arg("ArgMin"))
 
 
 def _any_all(onnx_op: str):
-    def lower(b, op):
-        source = b.x(op) if b.dtype(op.inputs[0]) == "bool" else \
-            b.node("Cast", [b.x(op)], to=TensorProto.BOOL)
-        _reduce(b, op, onnx_op, source=source)
+    def lower(ctx, op):
+        source = ctx.x(op) if ctx.dtype(op.inputs[0]) == "bool" else \
+            ctx.node("Cast", [ctx.x(op)], to=TensorProto.BOOL)
+        _reduce(ctx, op, onnx_op, source=source)
     return lower
 
 
@@ -101,11 +101,11 @@ LOWERINGS.register("torch.any", "Tensor.any")(_any_all("ReduceMax"))
 LOWERINGS.register("torch.all", "Tensor.all")(_any_all("ReduceMin"))
 
 
-def _moments(b, op, var_out, mean_out) -> str:
+def _moments(ctx, op, var_out, mean_out) -> str:
     """Variance with torch's correction (unbiased=True means correction=1); the mean too
     when `mean_out` is given."""
-    axes = _axes(b, op) or list(range(b.rank(op.inputs[0])))
-    shape = b.shape(op.inputs[0])
+    axes = _axes(ctx, op) or list(range(ctx.rank(op.inputs[0])))
+    shape = ctx.shape(op.inputs[0])
     if any(shape[a] < 0 for a in axes):
         raise Unsupported("variance over a dynamic dimension")
     count = 1
@@ -114,24 +114,24 @@ def _moments(b, op, var_out, mean_out) -> str:
     correction = op.params.get("correction")
     if correction is None:
         correction = 1 if op.params.get("unbiased", True) else 0
-    axes_c = b.const(axes, hint="axes")
+    axes_c = ctx.const(axes, hint="axes")
     keep = 1 if op.params.get("keepdim", False) else 0
-    mean = b.node("ReduceMean", [b.x(op), axes_c], keepdims=1)
-    centred = b.node("Sub", [b.x(op), mean])
-    sq = b.node("ReduceSumSquare", [centred, axes_c], keepdims=keep)
-    dt = b.dtype(op.inputs[0])
-    var = b.node("Div", [sq, b.const(float(max(count - correction, 0)), dt, "count")], var_out)
+    mean = ctx.node("ReduceMean", [ctx.x(op), axes_c], keepdims=1)
+    centred = ctx.node("Sub", [ctx.x(op), mean])
+    sq = ctx.node("ReduceSumSquare", [centred, axes_c], keepdims=keep)
+    dt = ctx.dtype(op.inputs[0])
+    var = ctx.node("Div", [sq, ctx.const(float(max(count - correction, 0)), dt, "count")], var_out)
     if mean_out:
-        b.node("Identity", [mean], mean_out) if keep else b.node("Squeeze", [mean, axes_c], mean_out)
+        ctx.node("Identity", [mean], mean_out) if keep else ctx.node("Squeeze", [mean, axes_c], mean_out)
     return var
 
 
 def _spread(take_sqrt: bool, with_mean: bool):
-    def lower(b, op):
-        mean_out = b.y(op, 1) if with_mean else None
-        var = _moments(b, op, 1 if take_sqrt else b.y(op), mean_out)
+    def lower(ctx, op):
+        mean_out = ctx.y(op, 1) if with_mean else None
+        var = _moments(ctx, op, 1 if take_sqrt else ctx.y(op), mean_out)
         if take_sqrt:
-            b.node("Sqrt", [var], b.y(op))
+            ctx.node("Sqrt", [var], ctx.y(op))
     return lower
 
 

@@ -14,10 +14,10 @@ _RESIZE_MODES = {"nearest": "nearest", "nearest-exact": "nearest", "linear": "li
 
 @LOWERINGS.register("nn.Upsample", "nn.UpsamplingNearest2d", "nn.UpsamplingBilinear2d", "F.interpolate",
                     "F.upsample", "F.upsample_nearest", "F.upsample_bilinear")
-def resize(b, op):
+def resize(ctx, op):
     mode = _mode(op)
     if mode == "area":  # torch computes it as adaptive average pooling
-        adaptive_average(b, op)
+        adaptive_average(ctx, op)
         return
     if mode not in _RESIZE_MODES:
         raise Unsupported(f"mode={mode!r}")
@@ -35,10 +35,10 @@ def resize(b, op):
         attrs["coordinate_transformation_mode"] = "align_corners" if align else "half_pixel"
         if mode == "bicubic":
             attrs["cubic_coeff_a"] = -0.75
-    inputs = _scales_or_sizes(b, op)
+    inputs = _scales_or_sizes(ctx, op)
     if len(inputs) == 3:  # sizes of the spatial axes only, so N and C may stay dynamic
-        attrs["axes"] = list(range(2, b.rank(op.inputs[0])))
-    b.node("Resize", [b.x(op)] + inputs, b.y(op), **attrs)
+        attrs["axes"] = list(range(2, ctx.rank(op.inputs[0])))
+    ctx.node("Resize", [ctx.x(op)] + inputs, ctx.y(op), **attrs)
 
 
 def _mode(op) -> str:
@@ -49,16 +49,16 @@ def _mode(op) -> str:
     return op.params.get("mode", "nearest")
 
 
-def _scales_or_sizes(b, op) -> list[str]:
+def _scales_or_sizes(ctx, op) -> list[str]:
     """torch uses the given scale_factor for the coordinate map (unless recompute_scale_factor),
     so pass scales then; otherwise pass the output sizes."""
-    rank = b.rank(op.inputs[0])
+    rank = ctx.rank(op.inputs[0])
     scale = op.params.get("scale_factor")
     if scale is not None and not op.params.get("recompute_scale_factor"):
         factors = [float(f) for f in (scale if isinstance(scale, (list, tuple)) else [scale])]
         scales = [1.0, 1.0] + (factors * (rank - 2) if len(factors) == 1 else factors)
-        return ["", b.const(scales, "f32", "scales")]
-    out = b.shape(op.outputs[0])
+        return ["", ctx.const(scales, "f32", "scales")]
+    out = ctx.shape(op.outputs[0])
     computed = op.input("size")
     if any(d < 0 for d in out[2:]) and computed is not None and shape_items(computed) is not None:
         return ["", "", computed.name]  # the sizes as the pnnx.Expression computes them at run time
@@ -67,25 +67,25 @@ def _scales_or_sizes(b, op) -> list[str]:
         if size is None:
             raise Unsupported("dynamic output size without scale_factor")
         out = out[:2] + ints(size, rank - 2, "size")
-    return ["", "", b.const(out[2:], hint="sizes")]
+    return ["", "", ctx.const(out[2:], hint="sizes")]
 
 
 _GRID_MODES = {"bilinear": "linear", "nearest": "nearest", "bicubic": "cubic"}
 
 
 @LOWERINGS.register("F.grid_sample")
-def grid_sample(b, op):
+def grid_sample(ctx, op):
     mode = op.params.get("mode", "bilinear")
     if mode not in _GRID_MODES:
         raise Unsupported(f"mode={mode!r}")
     grid = op.input("grid", 1)
-    b.node("GridSample", [b.x(op), grid.name], b.y(op), mode=_GRID_MODES[mode],
+    ctx.node("GridSample", [ctx.x(op), grid.name], ctx.y(op), mode=_GRID_MODES[mode],
            padding_mode=op.params.get("padding_mode", "zeros"),
            align_corners=int(bool(op.params.get("align_corners"))))
 
 
 @LOWERINGS.register("F.affine_grid")
-def affine_grid(b, op):
+def affine_grid(ctx, op):
     size = ints(op.params["size"], len(op.params["size"]), "size")
-    b.node("AffineGrid", [b.x(op), b.const(size, hint="size")], b.y(op),
+    ctx.node("AffineGrid", [ctx.x(op), ctx.const(size, hint="size")], ctx.y(op),
            align_corners=int(bool(op.params.get("align_corners"))))

@@ -48,89 +48,89 @@ def _attrs(op, kind: str, hidden: int, directions: int) -> dict:
     return attrs
 
 
-def _cell_node(b, op, x: str, suffixes, states: list[str], directions: int, name: str):
+def _cell_node(ctx, op, x: str, suffixes, states: list[str], directions: int, name: str):
     """One ONNX recurrent node; returns (Y, [Y_h(, Y_c)]) and the node itself."""
     kind = _KIND[op.type]
     w, r, bias = _pack(op, suffixes, _ORDER[kind])
-    inputs = [x, b.weight(w, f"{name}.W"), b.weight(r, f"{name}.R"),
-              b.weight(bias, f"{name}.B") if bias is not None else "", ""] + states
+    inputs = [x, ctx.weight(w, f"{name}.W"), ctx.weight(r, f"{name}.R"),
+              ctx.weight(bias, f"{name}.B") if bias is not None else "", ""] + states
     while inputs[-1] == "":
         inputs.pop()
     n_states = 2 if kind == "LSTM" else 1
-    y, *hc = b.node(kind, inputs, 1 + n_states, **_attrs(op, kind, r.shape[2], directions))
-    return y, hc, b.nodes[-1]
+    y, *hc = ctx.node(kind, inputs, 1 + n_states, **_attrs(op, kind, r.shape[2], directions))
+    return y, hc, ctx.nodes[-1]
 
 
-def _initial_states(b, op, layers: int, directions: int, batch_axis: str | None):
+def _initial_states(ctx, op, layers: int, directions: int, batch_axis: str | None):
     """h0 (and c0) as given to torch, (layers*dirs, batch, hidden), cut into one per layer."""
     states = []
     for operand in op.inputs[1:]:
         name = operand.name
         if batch_axis is not None:
-            name = b.node("Unsqueeze", [name, batch_axis])
-        parts = [name] if layers == 1 else b.node(
-            "Split", [name, b.const([directions] * layers, hint="split")], layers, axis=0)
+            name = ctx.node("Unsqueeze", [name, batch_axis])
+        parts = [name] if layers == 1 else ctx.node(
+            "Split", [name, ctx.const([directions] * layers, hint="split")], layers, axis=0)
         states.append(parts)
     return states
 
 
 @LOWERINGS.register("nn.LSTM", "nn.GRU", "nn.RNN")
-def recurrent(b, op):
+def recurrent(ctx, op):
     if op.params.get("proj_size", 0):
         raise Unsupported("proj_size > 0")
     directions = 2 if op.params.get("bidirectional") else 1
     layers = int(op.params.get("num_layers", 1))
-    unbatched = b.rank(op.inputs[0]) == 2  # (L, H_in): batch_first does not apply
+    unbatched = ctx.rank(op.inputs[0]) == 2  # (L, H_in): batch_first does not apply
     batch_first = bool(op.params.get("batch_first")) and not unbatched
-    axis1 = b.const([1], hint="axes")
-    states = _initial_states(b, op, layers, directions, axis1 if unbatched else None)
-    x = b.x(op)
+    axis1 = ctx.const([1], hint="axes")
+    states = _initial_states(ctx, op, layers, directions, axis1 if unbatched else None)
+    x = ctx.x(op)
     if unbatched:
-        x = b.node("Unsqueeze", [x, axis1])
+        x = ctx.node("Unsqueeze", [x, axis1])
     elif batch_first:
-        x = b.node("Transpose", [x], perm=[1, 0, 2])
+        x = ctx.node("Transpose", [x], perm=[1, 0, 2])
     finals: list[list[str]] = [[] for _ in op.outputs[1:]]
     for layer in range(layers):
         suffixes = [f"_l{layer}", f"_l{layer}_reverse"][:directions]
-        y, hc, _ = _cell_node(b, op, x, suffixes, [s[layer] for s in states], directions,
+        y, hc, _ = _cell_node(ctx, op, x, suffixes, [s[layer] for s in states], directions,
                               f"{op.name}.l{layer}")
         for acc, value in zip(finals, hc):
             acc.append(value)
-        x = _sequence_output(b, y, directions)
+        x = _sequence_output(ctx, y, directions)
     if unbatched:
-        b.node("Squeeze", [x, axis1], b.y(op))
+        ctx.node("Squeeze", [x, axis1], ctx.y(op))
     elif batch_first:
-        b.node("Transpose", [x], b.y(op), perm=[1, 0, 2])
+        ctx.node("Transpose", [x], ctx.y(op), perm=[1, 0, 2])
     else:  # x is the output of the last node (Squeeze or Reshape): name it after the op
-        b.nodes[-1].output[0] = b.y(op)
+        ctx.nodes[-1].output[0] = ctx.y(op)
     for out, values in zip(op.outputs[1:], finals):
         if not out.consumers:
             continue
-        joined = values[0] if len(values) == 1 else b.node("Concat", values, axis=0)
+        joined = values[0] if len(values) == 1 else ctx.node("Concat", values, axis=0)
         if unbatched:
-            b.node("Squeeze", [joined, axis1], out.name)
+            ctx.node("Squeeze", [joined, axis1], out.name)
         else:
-            b.node("Identity", [joined], out.name)
+            ctx.node("Identity", [joined], out.name)
 
 
-def _sequence_output(b, y: str, directions: int) -> str:
+def _sequence_output(ctx, y: str, directions: int) -> str:
     """ONNX Y is (seq, dir, batch, hidden); torch wants (seq, batch, dir*hidden)."""
     if directions == 1:
-        return b.node("Squeeze", [y, b.const([1], hint="axes")])
-    moved = b.node("Transpose", [y], perm=[0, 2, 1, 3])
-    return b.node("Reshape", [moved, b.const([0, 0, -1], hint="shape")])
+        return ctx.node("Squeeze", [y, ctx.const([1], hint="axes")])
+    moved = ctx.node("Transpose", [y], perm=[0, 2, 1, 3])
+    return ctx.node("Reshape", [moved, ctx.const([0, 0, -1], hint="shape")])
 
 
 @LOWERINGS.register("nn.LSTMCell", "nn.GRUCell", "nn.RNNCell")
-def cell(b, op):
+def cell(ctx, op):
     """A cell step is a recurrent node over a sequence of length 1."""
-    unbatched = b.rank(op.inputs[0]) == 1
-    lead = b.const([0, 1] if unbatched else [0], hint="axes")
-    x = b.node("Unsqueeze", [b.x(op), lead])
-    states = [b.node("Unsqueeze", [s.name, lead]) for s in op.inputs[1:]]
-    _, hc, _ = _cell_node(b, op, x, [""], states, 1, op.name)
+    unbatched = ctx.rank(op.inputs[0]) == 1
+    lead = ctx.const([0, 1] if unbatched else [0], hint="axes")
+    x = ctx.node("Unsqueeze", [ctx.x(op), lead])
+    states = [ctx.node("Unsqueeze", [s.name, lead]) for s in op.inputs[1:]]
+    _, hc, _ = _cell_node(ctx, op, x, [""], states, 1, op.name)
     for out, value in zip(op.outputs, hc):
-        b.node("Squeeze", [value, lead], out.name)
+        ctx.node("Squeeze", [value, lead], out.name)
 
 
 # functional op -> (module type, extra module params)
@@ -153,7 +153,7 @@ def _weights(op: Operator, layers: int, directions: int, biases: bool) -> dict:
 
 
 @LOWERINGS.register(*_MODULE)
-def functional_recurrent(b, op):
+def functional_recurrent(ctx, op):
     if len(op.inputs) < 2 or (op.inputnames and op.inputnames[1] != "hx"):
         raise Unsupported(f"{op.type} without hx (packed sequence form)")
     layers = int(op.params.get("num_layers", 1))
@@ -164,4 +164,4 @@ def functional_recurrent(b, op):
                       params={"num_layers": layers, "bidirectional": directions == 2,
                               "batch_first": bool(op.params.get("batch_first")), **extra},
                       attrs=attrs)
-    recurrent(b, module)
+    recurrent(ctx, module)

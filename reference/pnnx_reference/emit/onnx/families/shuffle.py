@@ -8,34 +8,34 @@ from ..registry import LOWERINGS
 
 
 @LOWERINGS.register("nn.PixelShuffle", "F.pixel_shuffle", unbatched_rank=3)
-def pixel_shuffle(b, op):
-    if b.rank(op.inputs[0]) != 4:
+def pixel_shuffle(ctx, op):
+    if ctx.rank(op.inputs[0]) != 4:
         raise Unsupported("DepthToSpace takes (C, H, W) or 4-D input")
-    b.node("DepthToSpace", [b.x(op)], b.y(op), blocksize=int(op.params["upscale_factor"]),
+    ctx.node("DepthToSpace", [ctx.x(op)], ctx.y(op), blocksize=int(op.params["upscale_factor"]),
            mode="CRD")
 
 
 @LOWERINGS.register("nn.PixelUnshuffle", "F.pixel_unshuffle", unbatched_rank=3)
-def pixel_unshuffle(b, op):
+def pixel_unshuffle(ctx, op):
     # SpaceToDepth orders channels block-major; torch orders them channel-major
-    if b.rank(op.inputs[0]) != 4:
+    if ctx.rank(op.inputs[0]) != 4:
         raise Unsupported("needs (C, H, W) or 4-D input")
-    n, c, h, w = b.shape(op.inputs[0])
+    n, c, h, w = ctx.shape(op.inputs[0])
     r = int(op.params["downscale_factor"])
     if min(c, h, w) < 0:
         raise Unsupported("needs static C, H, W")
-    split = b.node("Reshape", [b.x(op), b.const([0, c, h // r, r, w // r, r], hint="shape")])
-    moved = b.node("Transpose", [split], perm=[0, 1, 3, 5, 2, 4])
-    b.node("Reshape", [moved, b.const([0, c * r * r, h // r, w // r], hint="shape")], b.y(op))
+    split = ctx.node("Reshape", [ctx.x(op), ctx.const([0, c, h // r, r, w // r, r], hint="shape")])
+    moved = ctx.node("Transpose", [split], perm=[0, 1, 3, 5, 2, 4])
+    ctx.node("Reshape", [moved, ctx.const([0, c * r * r, h // r, w // r], hint="shape")], ctx.y(op))
 
 
 @LOWERINGS.register("nn.ChannelShuffle", "F.channel_shuffle")
-def channel_shuffle(b, op):
-    shape = b.shape(op.inputs[0])
+def channel_shuffle(ctx, op):
+    shape = ctx.shape(op.inputs[0])
     g, c = int(op.params["groups"]), shape[1]
     if c < 0 or any(d < 0 for d in shape[2:]):
         raise Unsupported("needs static channel and spatial sizes")
-    split = b.node("Reshape", [b.x(op), b.const([0, g, c // g] + shape[2:], hint="shape")])
+    split = ctx.node("Reshape", [ctx.x(op), ctx.const([0, g, c // g] + shape[2:], hint="shape")])
     perm = [0, 2, 1] + list(range(3, len(shape) + 1))
-    moved = b.node("Transpose", [split], perm=perm)
-    b.node("Reshape", [moved, b.const([0, c] + shape[2:], hint="shape")], b.y(op))
+    moved = ctx.node("Transpose", [split], perm=perm)
+    ctx.node("Reshape", [moved, ctx.const([0, c] + shape[2:], hint="shape")], ctx.y(op))

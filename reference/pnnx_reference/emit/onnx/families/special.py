@@ -21,40 +21,40 @@ _LANCZOS = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.323
             9.9843695780195716e-6, 1.5056327351493116e-7]
 
 
-def _lanczos(b, w: str) -> str:
+def _lanczos(ctx, w: str) -> str:
     """log Gamma(w) for w >= 0.5 (float64)."""
-    z = b.node("Sub", [w, b.const(1.0, "f64", "one")])
-    last = b.const([-1], hint="axes")
-    shifted = b.node("Add", [b.node("Unsqueeze", [z, last]),
-                             b.const(np.arange(1, len(_LANCZOS), dtype=np.float64), "f64", "k")])
-    series = b.node("ReduceSum", [b.node("Div", [b.const(_LANCZOS[1:], "f64", "lanczos"),
+    z = ctx.node("Sub", [w, ctx.const(1.0, "f64", "one")])
+    last = ctx.const([-1], hint="axes")
+    shifted = ctx.node("Add", [ctx.node("Unsqueeze", [z, last]),
+                             ctx.const(np.arange(1, len(_LANCZOS), dtype=np.float64), "f64", "k")])
+    series = ctx.node("ReduceSum", [ctx.node("Div", [ctx.const(_LANCZOS[1:], "f64", "lanczos"),
                                                  shifted]), last], keepdims=0)
-    a = b.node("Add", [series, b.const(_LANCZOS[0], "f64", "lanczos0")])
-    t = b.node("Add", [z, b.const(_LANCZOS_G + 0.5, "f64", "g_half")])
-    power = b.node("Mul", [b.node("Add", [z, b.const(0.5, "f64", "half")]), b.node("Log", [t])])
-    body = b.node("Add", [b.node("Sub", [power, t]), b.node("Log", [a])])
-    return b.node("Add", [body, b.const(0.5 * math.log(2 * math.pi), "f64", "log_sqrt_2pi")])
+    a = ctx.node("Add", [series, ctx.const(_LANCZOS[0], "f64", "lanczos0")])
+    t = ctx.node("Add", [z, ctx.const(_LANCZOS_G + 0.5, "f64", "g_half")])
+    power = ctx.node("Mul", [ctx.node("Add", [z, ctx.const(0.5, "f64", "half")]), ctx.node("Log", [t])])
+    body = ctx.node("Add", [ctx.node("Sub", [power, t]), ctx.node("Log", [a])])
+    return ctx.node("Add", [body, ctx.const(0.5 * math.log(2 * math.pi), "f64", "log_sqrt_2pi")])
 
 
-def _reflected(b, x: str, small: str, lg: str) -> str:
+def _reflected(ctx, x: str, small: str, lg: str) -> str:
     """log(pi / |sin(pi x)|) - lg where x < 0.5, with +inf at the poles (x = 0, -1, ...)."""
-    sine = b.node("Abs", [b.node("Sin", [b.node("Mul", [x, b.const(math.pi, "f64", "pi")])])])
-    mirror = b.node("Sub", [b.node("Log", [b.node("Div", [b.const(math.pi, "f64", "pi"), sine])]),
+    sine = ctx.node("Abs", [ctx.node("Sin", [ctx.node("Mul", [x, ctx.const(math.pi, "f64", "pi")])])])
+    mirror = ctx.node("Sub", [ctx.node("Log", [ctx.node("Div", [ctx.const(math.pi, "f64", "pi"), sine])]),
                             lg])
-    pole = b.node("And", [b.node("Equal", [x, b.node("Floor", [x])]),
-                          b.node("LessOrEqual", [x, b.const(0.0, "f64", "zero")])])
-    mirror = b.node("Where", [pole, b.const(np.inf, "f64", "inf"), mirror])
-    return b.node("Where", [small, mirror, lg])
+    pole = ctx.node("And", [ctx.node("Equal", [x, ctx.node("Floor", [x])]),
+                          ctx.node("LessOrEqual", [x, ctx.const(0.0, "f64", "zero")])])
+    mirror = ctx.node("Where", [pole, ctx.const(np.inf, "f64", "inf"), mirror])
+    return ctx.node("Where", [small, mirror, lg])
 
 
 @LOWERINGS.register("torch.lgamma", "Tensor.lgamma", "torch.special.gammaln")
-def lgamma(b, op):
-    if not b.is_float(op.inputs[0]) or b.dtype(op.outputs[0]) not in ("f32", "f64", "f16"):
+def lgamma(ctx, op):
+    if not ctx.is_float(op.inputs[0]) or ctx.dtype(op.outputs[0]) not in ("f32", "f64", "f16"):
         raise Unsupported("lgamma of a non-float tensor")
-    x = b.x(op)
-    if b.dtype(op.inputs[0]) != "f64":
-        x = b.node("Cast", [x], to=onnx_type("f64"))
-    small = b.node("Less", [x, b.const(0.5, "f64", "half")])
-    w = b.node("Where", [small, b.node("Sub", [b.const(1.0, "f64", "one"), x]), x])
-    result = _reflected(b, x, small, _lanczos(b, w))
-    b.node("Cast", [result], b.y(op), to=onnx_type(b.dtype(op.outputs[0])))
+    x = ctx.x(op)
+    if ctx.dtype(op.inputs[0]) != "f64":
+        x = ctx.node("Cast", [x], to=onnx_type("f64"))
+    small = ctx.node("Less", [x, ctx.const(0.5, "f64", "half")])
+    w = ctx.node("Where", [small, ctx.node("Sub", [ctx.const(1.0, "f64", "one"), x]), x])
+    result = _reflected(ctx, x, small, _lanczos(ctx, w))
+    ctx.node("Cast", [result], ctx.y(op), to=onnx_type(ctx.dtype(op.outputs[0])))

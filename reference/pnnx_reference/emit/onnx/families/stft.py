@@ -49,64 +49,64 @@ def _window_values(op, win_length: int) -> np.ndarray:
     return values
 
 
-def _static_shape(b, operand) -> list[int]:
-    shape = list(b.shape(operand))
+def _static_shape(ctx, operand) -> list[int]:
+    shape = list(ctx.shape(operand))
     if any(d < 0 for d in shape) or len(shape) not in (1, 2, 3):
         raise Unsupported(f"needs a static input shape of rank 1 or 2 (got {shape})")
     return shape
 
 
 @COMPLEX_LOWERINGS.register("torch.stft", unbatched_rank=1)  # a 1-D signal: a batch of one
-def stft(b, op):
+def stft(ctx, op):
     x = op.inputs[0]
     if x.dtype in COMPLEX_PARTS or x.dtype not in ("f32", "f64"):
         raise Unsupported(f"stft of a {x.dtype} signal (real float signals only)")
     if op.params.get("align_to_window"):
         raise Unsupported("align_to_window=True")
-    shape, f = _static_shape(b, x), _Frames(op)
+    shape, f = _static_shape(ctx, x), _Frames(op)
     if len(shape) != 2:
         raise Unsupported(f"stft of a rank-{len(shape)} input")
     signal = x.name
     if f.center:
-        signal = _center_pad(b, signal, f.n_fft // 2, op.params.get("pad_mode") or "reflect")
-    signal = b.node("Unsqueeze", [signal, b.const([-1], hint="axes")])
+        signal = _center_pad(ctx, signal, f.n_fft // 2, op.params.get("pad_mode") or "reflect")
+    signal = ctx.node("Unsqueeze", [signal, ctx.const([-1], hint="axes")])
     onesided = op.params.get("onesided")
-    spec = b.node("STFT", [signal, b.const(f.hop, hint="frame_step"), b.const(f.window, x.dtype, "window"),
-                           b.const(f.n_fft, hint="frame_length")], onesided=int(onesided is None or bool(onesided)))
-    spec = b.node("Transpose", [spec], perm=[0, 2, 1, 3])  # (batch, freqs, frames, 2), as torch
+    spec = ctx.node("STFT", [signal, ctx.const(f.hop, hint="frame_step"), ctx.const(f.window, x.dtype, "window"),
+                           ctx.const(f.n_fft, hint="frame_length")], onesided=int(onesided is None or bool(onesided)))
+    spec = ctx.node("Transpose", [spec], perm=[0, 2, 1, 3])  # (batch, freqs, frames, 2), as torch
     if f.normalized:
-        spec = b.node("Mul", [spec, b.const(1.0 / math.sqrt(f.n_fft), x.dtype, "norm")])
-    b.node("Identity", [spec], b.y(op))
+        spec = ctx.node("Mul", [spec, ctx.const(1.0 / math.sqrt(f.n_fft), x.dtype, "norm")])
+    ctx.node("Identity", [spec], ctx.y(op))
 
 
-def _center_pad(b, x: str, pad: int, mode: str) -> str:
+def _center_pad(ctx, x: str, pad: int, mode: str) -> str:
     if mode not in PAD_MODES:
         raise Unsupported(f"pad_mode={mode!r}")
-    return b.node("Pad", [x, b.const([0, pad, 0, pad], hint="pads")], mode=PAD_MODES[mode])
+    return ctx.node("Pad", [x, ctx.const([0, pad, 0, pad], hint="pads")], mode=PAD_MODES[mode])
 
 
 @COMPLEX_LOWERINGS.register("torch.istft", unbatched_rank=2)  # (freqs, frames): a batch of one
-def istft(b, op):
+def istft(ctx, op):
     spec = op.inputs[0]
     if spec.dtype not in COMPLEX_PARTS:
         raise Unsupported(f"istft of a {spec.dtype} input (a complex spectrum is expected)")
     if op.params.get("return_complex"):
         raise Unsupported("return_complex=True (a complex signal)")
-    shape, f = _static_shape(b, spec), _Frames(op)
+    shape, f = _static_shape(ctx, spec), _Frames(op)
     dtype = COMPLEX_PARTS[spec.dtype]
     if len(shape) != 3:
         raise Unsupported(f"istft of a rank-{len(shape)} spectrum")
     freqs, frames = shape[-2:]
     if freqs not in (f.n_fft // 2 + 1, f.n_fft):
         raise Unsupported(f"{freqs} frequency bins for n_fft {f.n_fft}")
-    x = b.node("Transpose", [spec.name], perm=[0, 2, 3, 1])  # (batch, frames, 2, freqs)
-    x = b.node("Reshape", [x, b.const([0, frames, 2 * freqs], hint="shape")])
-    x = b.node("MatMul", [x, b.const(_inverse_dft(f, freqs), dtype, "idft")])  # windowed frames
-    x = b.node("Transpose", [x], perm=[0, 2, 1])
+    x = ctx.node("Transpose", [spec.name], perm=[0, 2, 3, 1])  # (batch, frames, 2, freqs)
+    x = ctx.node("Reshape", [x, ctx.const([0, frames, 2 * freqs], hint="shape")])
+    x = ctx.node("MatMul", [x, ctx.const(_inverse_dft(f, freqs), dtype, "idft")])  # windowed frames
+    x = ctx.node("Transpose", [x], perm=[0, 2, 1])
     eye = np.eye(f.n_fft).reshape(f.n_fft, 1, f.n_fft)
-    x = b.node("ConvTranspose", [x, b.const(eye, dtype, "overlap_add")], strides=[f.hop])
-    x = b.node("Squeeze", [x, b.const([1], hint="axes")])
-    b.node("Identity", [_trim_and_normalise(b, op, f, x, frames, dtype)], b.y(op))
+    x = ctx.node("ConvTranspose", [x, ctx.const(eye, dtype, "overlap_add")], strides=[f.hop])
+    x = ctx.node("Squeeze", [x, ctx.const([1], hint="axes")])
+    ctx.node("Identity", [_trim_and_normalise(ctx, op, f, x, frames, dtype)], ctx.y(op))
 
 
 def _inverse_dft(f: _Frames, freqs: int) -> np.ndarray:
@@ -125,7 +125,7 @@ def _inverse_dft(f: _Frames, freqs: int) -> np.ndarray:
     return m * scale * f.window
 
 
-def _trim_and_normalise(b, op, f: _Frames, x: str, frames: int, dtype: str) -> str:
+def _trim_and_normalise(ctx, op, f: _Frames, x: str, frames: int, dtype: str) -> str:
     """Divide by the summed squared window, drop the centre padding, fit to `length`."""
     total = f.n_fft + f.hop * (frames - 1)
     envelope = np.zeros(total)
@@ -137,8 +137,9 @@ def _trim_and_normalise(b, op, f: _Frames, x: str, frames: int, dtype: str) -> s
     stop = min(end, total)
     if np.min(envelope[start:stop], initial=1.0) < 1e-11:
         raise Unsupported("the window overlap-add is zero somewhere (torch refuses this istft too)")
-    x = b.node("Slice", [x, b.const([start], hint="starts"), b.const([stop], hint="ends"), b.const([-1], hint="axes")])
-    x = b.node("Div", [x, b.const(envelope[start:stop], dtype, "window_envelope")])
+    x = ctx.node("Slice", [x, ctx.const([start], hint="starts"), ctx.const([stop], hint="ends"),
+                           ctx.const([-1], hint="axes")])
+    x = ctx.node("Div", [x, ctx.const(envelope[start:stop], dtype, "window_envelope")])
     if end > stop:  # torch zero-extends to `length`
-        x = b.node("Pad", [x, b.const([0, 0, 0, end - stop], hint="pads")])
+        x = ctx.node("Pad", [x, ctx.const([0, 0, 0, end - stop], hint="pads")])
     return x

@@ -21,12 +21,12 @@ UNBATCHED = {"batch_first": True}  # torch: an unbatched (S, E) is a batch_first
 class LayerParts:
     """The blocks of a Transformer*Layer whose weights sit under `prefix` in op.attrs."""
 
-    def __init__(self, b, op, prefix: str = "") -> None:
+    def __init__(self, ctx, op, prefix: str = "") -> None:
         p = op.params
         self.act = _ACTIVATIONS.get(p.get("activation", "relu"))
-        if self.act is None or b.opset < 23 or b.rank(op.inputs[0]) != 3:
+        if self.act is None or ctx.opset < 23 or ctx.rank(op.inputs[0]) != 3:
             raise Unsupported("needs relu/gelu, (S, E) or 3-D input and opset >= 23")
-        self.b, self.op, self.prefix = b, op, prefix
+        self.ctx, self.op, self.prefix = ctx, op, prefix
         self.e, self.heads = int(p["d_model"]), int(p["nhead"])
         self.eps = float(p.get("layer_norm_eps", 1e-5))
         self.norm_first = bool(p.get("norm_first"))
@@ -38,31 +38,31 @@ class LayerParts:
         return parts
 
     def norm(self, x: str, key: str) -> str:
-        b, op, key = self.b, self.op, f"{self.prefix}{key}"
-        dtype = b.dtype(op.inputs[0])
-        bias = b.attr_weight(op, f"{key}.bias") if f"{key}.bias" in op.attrs else \
-            b.const(np.zeros(self.e, numpy_type(dtype)), dtype, "zeros")
-        return b.node("LayerNormalization", [x, b.attr_weight(op, f"{key}.weight"), bias],
+        ctx, op, key = self.ctx, self.op, f"{self.prefix}{key}"
+        dtype = ctx.dtype(op.inputs[0])
+        bias = ctx.attr_weight(op, f"{key}.bias") if f"{key}.bias" in op.attrs else \
+            ctx.const(np.zeros(self.e, numpy_type(dtype)), dtype, "zeros")
+        return ctx.node("LayerNormalization", [x, ctx.attr_weight(op, f"{key}.weight"), bias],
                       axis=-1, epsilon=self.eps)
 
     def attention(self, x: str, memory: str, key: str, mask: str | None = None) -> str:
         """Multi-head attention of x over memory (x itself for self-attention); `mask`: added
         to the scores (attention_blocks.score_mask)."""
         prefix = f"{self.prefix}{key}."
-        q, k, v = in_projection(self.b, self.op, [x, memory, memory], prefix, self.e)
-        att = self.b.node("Attention", [q, k, v] + ([mask] if mask is not None else []),
+        q, k, v = in_projection(self.ctx, self.op, [x, memory, memory], prefix, self.e)
+        att = self.ctx.node("Attention", [q, k, v] + ([mask] if mask is not None else []),
                           q_num_heads=self.heads, kv_num_heads=self.heads)
-        return projection(self.b, self.op, att, f"{prefix}out_proj.")
+        return projection(self.ctx, self.op, att, f"{prefix}out_proj.")
 
     def feed_forward(self, x: str) -> str:
-        hidden = self.b.node(self.act, [projection(self.b, self.op, x, f"{self.prefix}linear1.")])
-        return projection(self.b, self.op, hidden, f"{self.prefix}linear2.")
+        hidden = self.ctx.node(self.act, [projection(self.ctx, self.op, x, f"{self.prefix}linear1.")])
+        return projection(self.ctx, self.op, hidden, f"{self.prefix}linear2.")
 
     def residual(self, x: str, block, norm_key: str) -> str:
         """x + block(norm(x)) when norm_first, else norm(x + block(x))."""
         if self.norm_first:
-            return self.b.node("Add", [x, block(self.norm(x, norm_key))])
-        return self.norm(self.b.node("Add", [x, block(x)]), norm_key)
+            return self.ctx.node("Add", [x, block(self.norm(x, norm_key))])
+        return self.norm(self.ctx.node("Add", [x, block(x)]), norm_key)
 
     def encoder_layer(self, x: str, mask: str | None = None) -> str:
         x = self.residual(x, lambda h: self.attention(h, h, "self_attn", mask), "norm1")
@@ -78,7 +78,7 @@ _LAYER_MASKS = {
 }
 
 
-def layer_masks(b, op) -> dict[str, str | None]:
+def layer_masks(ctx, op) -> dict[str, str | None]:
     """Per attention (self, cross): the score mask its masks make (score_mask), by keyword."""
     sequences, attentions = _LAYER_MASKS[op.type]
     inputs = {name: op.input(name, i) for i, name in enumerate(sequences)}
@@ -88,18 +88,18 @@ def layer_masks(b, op) -> dict[str, str | None]:
     if any(flag for flag in ("is_causal", "tgt_is_causal") if op.params.get(flag)) and not masks:
         raise Unsupported("is_causal without a mask")
     batch_first = bool(op.params.get("batch_first"))
-    return {which: score_mask(b, op.input(mask), op.input(padding), inputs[query], inputs[key], batch_first)
+    return {which: score_mask(ctx, op.input(mask), op.input(padding), inputs[query], inputs[key], batch_first)
             for which, (mask, padding, query, key) in attentions.items()}
 
 
 @LOWERINGS.register("nn.TransformerEncoderLayer", unbatched_rank=2, batched_inputs=1,
                     unbatched_params=UNBATCHED)
-def transformer_encoder_layer(b, op):
+def transformer_encoder_layer(ctx, op):
     """Self-attention block and feed-forward block with residuals and LayerNorms, in
     torch's order (norm_first or not); ONNX has no encoder-layer operator."""
-    parts = LayerParts(b, op)
-    masks = layer_masks(b, op)
-    sequence_output(b, op, parts.encoder_layer(batch_major(b, op, [b.x(op)])[0], masks["self"]))
+    parts = LayerParts(ctx, op)
+    masks = layer_masks(ctx, op)
+    sequence_output(ctx, op, parts.encoder_layer(batch_major(ctx, op, [ctx.x(op)])[0], masks["self"]))
 
 
 def _decoder_layer(parts: LayerParts, x: str, memory: str, masks: dict | None = None) -> str:
@@ -111,20 +111,20 @@ def _decoder_layer(parts: LayerParts, x: str, memory: str, masks: dict | None = 
 
 @LOWERINGS.register("nn.TransformerDecoderLayer", unbatched_rank=2, batched_inputs=2,
                     unbatched_params=UNBATCHED)
-def transformer_decoder_layer(b, op):
-    parts = LayerParts(b, op)
-    masks = layer_masks(b, op)
-    x, memory = batch_major(b, op, [op.inputs[0].name, op.inputs[1].name])
-    sequence_output(b, op, _decoder_layer(parts, x, memory, masks))
+def transformer_decoder_layer(ctx, op):
+    parts = LayerParts(ctx, op)
+    masks = layer_masks(ctx, op)
+    x, memory = batch_major(ctx, op, [op.inputs[0].name, op.inputs[1].name])
+    sequence_output(ctx, op, _decoder_layer(parts, x, memory, masks))
 
 
 @LOWERINGS.register("nn.Transformer", unbatched_rank=2, batched_inputs=2,
                     unbatched_params=UNBATCHED)
-def transformer(b, op):
+def transformer(ctx, op):
     if len(op.inputs) != 2:
         raise Unsupported("attention masks")
-    parts = LayerParts(b, op)
-    src, tgt = batch_major(b, op, [op.inputs[0].name, op.inputs[1].name])
+    parts = LayerParts(ctx, op)
+    src, tgt = batch_major(ctx, op, [op.inputs[0].name, op.inputs[1].name])
     memory = src
     for i in range(int(op.params.get("num_encoder_layers", 6))):
         memory = parts.at(f"encoder.layers.{i}.").encoder_layer(memory)
@@ -132,4 +132,4 @@ def transformer(b, op):
     x = tgt
     for i in range(int(op.params.get("num_decoder_layers", 6))):
         x = _decoder_layer(parts.at(f"decoder.layers.{i}."), x, memory)
-    sequence_output(b, op, parts.at("decoder.").norm(x, "norm"))
+    sequence_output(ctx, op, parts.at("decoder.").norm(x, "norm"))

@@ -35,7 +35,7 @@ def _binary(name, kw):
 @rule("bitwise_and", "bitwise_or", "bitwise_xor")
 def _bitwise(name, kw):
     """Both operands by position, a Python number too (aten's `.Scalar` overload): the tracer
-    writes the call as a pnnx.Expression (`and(@0,2)`), as on the Python route."""
+    writes the call as a pnnx.Expression (`and(@0,2)`), as on the Python door."""
     return getattr(torch, name)(kw["self"], kw["other"])
 
 

@@ -29,12 +29,6 @@ def _copy_into(name, kw):
     return kw["self"].copy_(kw["src"])
 
 
-@rule("copy", produces=("Tensor.copy",))
-def _copy(name, kw):
-    """The functional copy (.pt2): `self`'s shape and dtype, `src`'s values."""
-    return kw["self"].clone().copy_(kw["src"])
-
-
 @rule("alias", "lift_fresh_copy", "lift_fresh", produces=())  # the same values
 def _same_values(name, kw):
     return kw["self"]

@@ -32,5 +32,5 @@ def _select_method(name, kw):
 @rule("split_with_sizes")
 def _split_with_sizes(name, kw):
     """torch.split(x, [2, 3], dim) is aten split_with_sizes (torch.export records it so when the
-    Python spelling does not say which split was called): torch.split, as the Python route writes it."""
+    Python spelling does not say which split was called): torch.split, as the Python door writes it."""
     return torch.split(kw["self"], list(kw["split_sizes"]), kw.get("dim", 0))

@@ -8,8 +8,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from .table import RULES
-from .common import axis
+from .operands import axis
+from .registry import RULES
 
 rule = RULES.register
 

@@ -11,7 +11,7 @@ import torch
 import torch.nn.functional as F
 
 from ..values import constant
-from .table import RULES
+from .registry import RULES
 
 rule = RULES.register
 

@@ -7,8 +7,8 @@ import numpy as np
 import torch
 
 from ..values import ShapeValue
-from .table import RULES
-from .common import axis
+from .operands import axis
+from .registry import RULES
 
 rule = RULES.register
 MAX_ITERATIONS = 4096

@@ -9,7 +9,7 @@ import numpy as np
 import torch
 
 from ..values import ShapeValue, torch_dtype
-from .table import RULES
+from .registry import RULES
 
 rule = RULES.register
 

@@ -13,8 +13,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from ..values import ShapeValue, constant, from_tensor
-from .table import RULES
-from .common import axes as normalized, axis, sizes
+from .operands import axes as normalized, axis, sizes
+from .registry import RULES
 
 rule = RULES.register
 _INT64_MAX = 2 ** 63 - 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 
-from .table import RULES
+from .registry import RULES
 
 rule = RULES.register
 

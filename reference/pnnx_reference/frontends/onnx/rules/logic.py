@@ -6,8 +6,8 @@ import operator
 import torch
 
 from ..values import ShapeValue, elementwise
-from .table import RULES
-from .common import known_values, legacy_broadcast, scalar_operand
+from .operands import known_values, legacy_broadcast, scalar_operand
+from .registry import RULES
 
 rule = RULES.register
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch.nn.functional as F
 
-from .table import RULES
+from .registry import RULES
 
 rule = RULES.register
 

@@ -7,8 +7,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from .table import RULES
-from .common import axes, axis
+from .operands import axes, axis
+from .registry import RULES
 
 rule = RULES.register
 

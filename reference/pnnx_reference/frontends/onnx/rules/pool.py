@@ -8,9 +8,8 @@ import torch
 import torch.nn.functional as F
 
 from ..values import constant
-from .table import RULES
-from .common import ints_attr, spatial_rank
-from .conv import conv_pads, torch_pad
+from .operands import conv_pads, ints_attr, spatial_rank, torch_pad
+from .registry import RULES
 
 rule = RULES.register
 

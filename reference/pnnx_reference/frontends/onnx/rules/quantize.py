@@ -7,8 +7,8 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from .table import RULES
-from .common import axis
+from .operands import axis, conv_pads, torch_pad
+from .registry import RULES
 
 rule = RULES.register
 
@@ -106,8 +106,7 @@ def matmul_integer(ctx):
 
 @rule("ConvInteger", produces=("F.conv1d", "F.conv2d", "F.conv3d", "F.pad", "Tensor.reshape"))
 def conv_integer(ctx):
-    from .conv import conv_pads, torch_pad
-
+    
     x = _centered(ctx, 0, 2).to(torch.float64)
     w = ctx.tensor(1).to(torch.int32)
     if ctx.has(3):
@@ -138,8 +137,7 @@ def qlinear_matmul(ctx):
 @rule("QLinearConv", produces=(
       "F.conv1d", "F.conv2d", "F.conv3d", "F.pad", "Tensor.reshape", "torch.clamp", "torch.round"))
 def qlinear_conv(ctx):
-    from .conv import conv_pads, torch_pad
-
+    
     x = dequantize(ctx.tensor(0), ctx.tensor(1), ctx.tensor(2))
     w_scale, w_zero = ctx.tensor(4), ctx.tensor(5)
     w = ctx.tensor(3)

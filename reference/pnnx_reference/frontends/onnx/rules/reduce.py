@@ -7,8 +7,8 @@ import numpy as np
 import torch
 
 from ..values import ShapeValue
-from .table import RULES
-from .common import axes as normalized, axis
+from .operands import axes as normalized, axis
+from .registry import RULES
 
 rule = RULES.register
 

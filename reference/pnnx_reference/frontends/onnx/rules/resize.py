@@ -2,7 +2,9 @@
 asymmetric+floor or half_pixel+round_prefer_ceil, linear and cubic(-0.75) as half_pixel or
 align_corners). Other coordinate and rounding modes are resampled exactly as the ONNX spec
 says, one axis at a time: constant indices (`torch.index_select`) and weights for the input
-size at hand (a dynamic size then refuses to merge, it is never silently fixed)."""
+size at hand (a dynamic size then refuses to merge, it is never silently fixed).
+
+GridSample -> `F.grid_sample`, AffineGrid -> `F.affine_grid` (the emitters' resize family)."""
 from __future__ import annotations
 
 import math
@@ -12,8 +14,8 @@ import torch
 import torch.nn.functional as F
 
 from ..values import constant
-from .table import RULES
-from .common import axes as normalized
+from .operands import axes as normalized
+from .registry import RULES
 
 rule = RULES.register
 
@@ -233,3 +235,24 @@ def upsample(ctx):
     scales = ctx.attr("scales") if ctx.opset < 9 else [float(v) for v in ctx.ints(1, "scales")]
     plan = _plan(ctx, x, scales, None)
     return _resize(ctx, x, plan, ctx.attr("mode", "nearest"), "asymmetric", "floor", -0.75, False, False)
+
+
+_GRID_MODES = {"bilinear": "bilinear", "linear": "bilinear", "nearest": "nearest", "bicubic": "bicubic",
+          "cubic": "bicubic"}
+
+
+@rule("GridSample", produces=("F.grid_sample",))
+def grid_sample(ctx):
+    x, grid = ctx.tensor(0), ctx.tensor(1)
+    mode = ctx.attr("mode", "bilinear" if ctx.opset < 20 else "linear")
+    if mode not in _GRID_MODES or (_GRID_MODES[mode] == "bicubic" and x.dim() != 4):
+        ctx.fail(f"GridSample mode {mode!r} on a rank-{x.dim()} input has no PyTorch operator")
+    return F.grid_sample(x, grid, mode=_GRID_MODES[mode], padding_mode=ctx.attr("padding_mode", "zeros"),
+                         align_corners=bool(int(ctx.attr("align_corners", 0))))
+
+
+@rule("AffineGrid", produces=("F.affine_grid",))
+def affine_grid(ctx):
+    theta = ctx.tensor(0)
+    size = [int(v) for v in ctx.ints(1, "size")]
+    return F.affine_grid(theta, size, align_corners=bool(int(ctx.attr("align_corners", 0))))

@@ -1,5 +1,5 @@
 """Shapes and layout: Shape / Size start a ShapeValue (`../values.py`); Reshape, Flatten,
-Transpose, Squeeze, Unsqueeze, Concat, Split, Expand, Tile, Pad, DepthToSpace, SpaceToDepth
+Transpose, Squeeze, Unsqueeze, Concat, Split, Expand, Tile, DepthToSpace, SpaceToDepth
 run on tensors as the `Tensor.*` / `torch.*` calls, and on ShapeValues as numpy does."""
 from __future__ import annotations
 
@@ -8,9 +8,8 @@ import torch
 import torch.nn.functional as F
 
 from ..values import ShapeValue, from_tensor
-from .table import RULES
-from .common import axes as normalized, axis, prod, sizes
-from .conv import torch_pad
+from .operands import axes as normalized, axis, prod, sizes
+from .registry import RULES
 
 rule = RULES.register
 
@@ -200,57 +199,6 @@ def tile(ctx):
     if isinstance(value, ShapeValue):  # sizes repeated (tensor_split's section sizes)
         return ShapeValue(np.tile(value.array, [int(r) for r in repeats]), value.dtype)
     return ctx.tensor(0).repeat(repeats)
-
-
-@rule("Identity")
-def identity(ctx):
-    return ctx.x(0)
-
-
-@rule("Dropout", produces=("torch.ones_like",))
-def dropout(ctx):
-    """Inference: the identity (a mask output, where asked for, is all true)."""
-    x = ctx.tensor(0)
-    if len(ctx.node.outputs) > 1 and ctx.node.outputs[1]:
-        return [x, torch.ones_like(x, dtype=torch.bool)]
-    return x
-
-
-_PAD_MODES = {"constant": "constant", "reflect": "reflect", "edge": "replicate", "wrap": "circular"}
-
-
-@rule("Pad", produces=("F.pad", "Tensor.reshape", "Tensor.squeeze", "Tensor.unsqueeze"))
-def pad(ctx):
-    x = ctx.tensor(0)
-    r = x.dim()
-    mode = ctx.attr("mode", "constant")
-    if mode not in _PAD_MODES:
-        ctx.fail(f"pad mode {mode!r}")
-    if ctx.opset >= 11:
-        pads = [int(p) for p in ctx.ints(1, "pads")]
-        value = ctx.scalar(2, "constant_value") if ctx.has(2) else 0
-        dims = normalized(ctx.ints(3, "axes"), r) if ctx.has(3) else list(range(r))
-    else:
-        pads, value, dims = [int(p) for p in ctx.attr("pads")], float(ctx.attr("value", 0.0)), list(range(r))
-    begins, ends = [0] * r, [0] * r
-    for i, d in enumerate(dims):
-        begins[d], ends[d] = pads[i], pads[len(dims) + i]
-    first = next((d for d in range(r) if begins[d] or ends[d]), r)
-    if first == r:
-        return x
-    pairs = torch_pad(begins[first:] + ends[first:])
-    if mode == "constant":
-        return F.pad(x, pairs, value=value if x.is_floating_point() else int(value))
-    k = r - first
-    if k > 3:
-        ctx.fail(f"{mode} padding of {k} dims has no PyTorch operator (at most the last 3)")
-    if r == k:  # PyTorch wants a leading (channel) dim it does not pad
-        return F.pad(x.unsqueeze(0), pairs, mode=_PAD_MODES[mode]).squeeze(0)
-    if r > k + 2:  # fold the leading dims into one
-        lead = sizes(x)[:r - k]
-        y = F.pad(x.reshape([-1] + sizes(x)[r - k:]), pairs, mode=_PAD_MODES[mode])
-        return y.reshape(lead + sizes(y)[1:])
-    return F.pad(x, pairs, mode=_PAD_MODES[mode])
 
 
 @rule("DepthToSpace", produces=("F.pixel_shuffle", "Tensor.permute", "Tensor.reshape"))

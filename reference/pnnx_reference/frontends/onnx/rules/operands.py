@@ -69,3 +69,33 @@ def prod(values) -> int:
     for v in values:
         out = out * v
     return out
+
+
+def same_pads(auto_pad: str, sizes, kernel, strides, dilations) -> list[int]:
+    """[begins..., ends...] for auto_pad SAME_UPPER / SAME_LOWER: output = ceil(input / stride)."""
+    begins, ends = [], []
+    for size, k, s, d in zip(sizes, kernel, strides, dilations):
+        out = -(-int(size) // s)
+        total = max((out - 1) * s + (k - 1) * d + 1 - int(size), 0)
+        small, large = total // 2, total - total // 2
+        begins.append(small if auto_pad == "SAME_UPPER" else large)
+        ends.append(large if auto_pad == "SAME_UPPER" else small)
+    return begins + ends
+
+
+def conv_pads(ctx, x, n: int, kernel, strides, dilations) -> list[int]:
+    auto_pad = ctx.attr("auto_pad", "NOTSET")
+    if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        return same_pads(auto_pad, list(x.shape[2:]), kernel, strides, dilations)
+    if auto_pad == "VALID":
+        return [0] * (2 * n)
+    return ints_attr(ctx, "pads", 2 * n, 0)
+
+
+def torch_pad(pads: list[int]) -> list[int]:
+    """ONNX [b1, b2, .., e1, e2, ..] over the last n dims -> F.pad's (bn, en, .., b1, e1)."""
+    n = len(pads) // 2
+    out = []
+    for i in reversed(range(n)):
+        out += [pads[i], pads[n + i]]
+    return out

@@ -1,8 +1,10 @@
-"""F.* resampling: interpolate / upsample*, grid_sample, affine_grid, pad, pixel (un)shuffle."""
+"""F.*: the `resize` family (emit/*/families/resize.py): affine_grid, grid_sample, interpolate,
+upsample, upsample_bilinear, upsample_nearest."""
 from __future__ import annotations
 
 from ..registry import family
 from .F_Tensor_torch_kit import f, table
+
 
 _LINEAR_TOL = (1e-5, 1e-5, "interpolation weights are computed in float; runtimes round differently")
 
@@ -58,7 +60,11 @@ def _upsample_rows(fn: str, modes: bool) -> list[tuple]:
 
 
 family("F.upsample")(lambda: table("F.upsample", _upsample_rows("F.upsample", True), tol=_LINEAR_TOL))
+
+
 family("F.upsample_nearest")(lambda: table("F.upsample_nearest", _upsample_rows("F.upsample_nearest", False)))
+
+
 family("F.upsample_bilinear")(lambda: table("F.upsample_bilinear", _upsample_rows("F.upsample_bilinear", False),
                                             tol=_LINEAR_TOL))
 
@@ -95,46 +101,3 @@ def _affine_grid():
          "F.grid_sample(x0, g, align_corners=False)", [f(1, 3, 6, 8), f(1, 2, 3, low=-0.8, high=0.8)]),
     ]
     return table("F.affine_grid", rows)
-
-
-@family("F.pad")
-def _pad():
-    rows = [
-        ("constant_r4", "F.pad(x0, (1, 2))", [f(1, 3, 5, 6)]),
-        ("constant_value_r4_all", "F.pad(x0, (1, 1, 2, 0, 1, 1), value=0.5)", [f(1, 3, 5, 6)]),
-        ("constant_negative", "F.pad(x0, (-1, 2, 0, -2))", [f(1, 4, 6, 6)]),
-        ("reflect_r3", "F.pad(x0, (2, 3), mode='reflect')", [f(2, 13, 8)]),
-        ("reflect_r4", "F.pad(x0, (1, 2, 2, 1), mode='reflect')", [f(1, 3, 6, 7)]),
-        ("replicate_r4", "F.pad(x0, (2, 2, 1, 3), mode='replicate')", [f(1, 16, 4, 5)]),
-        ("replicate_r5", "F.pad(x0, (1, 1, 1, 1, 1, 1), mode='replicate')", [f(1, 2, 3, 4, 5)]),
-        ("circular_r4", "F.pad(x0, (1, 2, 2, 1), mode='circular')", [f(1, 3, 6, 7)]),
-        ("circular_r3", "F.pad(x0, (3, 1), mode='circular')", [f(2, 4, 8)]),
-        ("reflect_r5", "F.pad(x0, (1, 1, 2, 1, 1, 0), mode='reflect')", [f(1, 2, 3, 4, 5)]),
-        ("constant_r1", "F.pad(x0, (3, 3), value=-1.0)", [f(7)]),
-        ("constant_int", "F.pad(x0, (1, 1, 1, 1), value=7)", [f(2, 5, 5, dtype="i64", low=0, high=5)]),
-    ]
-    return table("F.pad", rows)
-
-
-@family("F.pixel_shuffle")
-def _pixel_shuffle():
-    return table("F.pixel_shuffle", [
-        ("r2_c12", "F.pixel_shuffle(x0, 2)", [f(1, 12, 4, 5)]),
-        ("r3_c9", "F.pixel_shuffle(x0, 3)", [f(2, 9, 3, 3)]),
-        ("r2_c16_b2", "F.pixel_shuffle(x0, 2)", [f(2, 16, 3, 4)]),
-        ("r1_identity", "F.pixel_shuffle(x0, 1)", [f(1, 13, 4, 4)]),
-        ("r2_c4_to1", "F.pixel_shuffle(x0, 2)", [f(1, 4, 5, 7)]),
-        ("unbatched", "F.pixel_shuffle(x0, 2)", [f(8, 3, 3)], {"tags": {"unbatched"}}),
-    ])
-
-
-@family("F.pixel_unshuffle")
-def _pixel_unshuffle():
-    return table("F.pixel_unshuffle", [
-        ("r2_c3", "F.pixel_unshuffle(x0, 2)", [f(1, 3, 8, 10)]),
-        ("r3_c1", "F.pixel_unshuffle(x0, 3)", [f(2, 1, 9, 6)]),
-        ("r2_c4_b2", "F.pixel_unshuffle(x0, 2)", [f(2, 4, 6, 4)]),
-        ("r1_identity", "F.pixel_unshuffle(x0, 1)", [f(1, 13, 4, 4)]),
-        ("r4_c1", "F.pixel_unshuffle(x0, 4)", [f(1, 1, 8, 8)]),
-        ("unbatched", "F.pixel_unshuffle(x0, 2)", [f(3, 4, 6)], {"tags": {"unbatched"}}),
-    ])

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import torch
 
-from .table import RULES
-from .common import axis
+from .operands import axis
+from .registry import RULES
 
 rule = RULES.register
 

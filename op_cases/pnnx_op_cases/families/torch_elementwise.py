@@ -1,8 +1,13 @@
-"""torch.* elementwise math: unary functions, comparisons, binary arithmetic, bitwise/logical."""
+"""torch.*: the `elementwise` family (emit/*/families/elementwise.py): abs, acos, acosh, add,
+addcmul, asin, asinh, atan, atan2, atanh, ceil, cos, cosh, div, erf, exp, expm1, floor,
+floor_divide, lgamma, log, log10, log1p, logaddexp, maximum, minimum, mul, neg, positive, pow,
+reciprocal, relu, remainder, round, rsqrt, sigmoid, sign, sin, sinh, sqrt, square, sub, tan,
+tanh, trunc."""
 from __future__ import annotations
 
 from ..registry import family
 from .F_Tensor_torch_kit import b, binary, case, f, i, table, unary
+
 
 # op -> (low, high, accepts integer input): ranges keep each function inside its domain.
 _UNARY = {
@@ -18,9 +23,11 @@ _UNARY = {
     "tanh": (-3, 3, False), "trunc": (-3, 3, True), "relu": (-3, 3, True), "sigmoid": (-6, 6, False),
 }
 
+
 _TOL = {"lgamma": (1e-5, 1e-5, "lgamma is a series approximation in every runtime"),
         "tan": (1e-5, 1e-5, "tan grows steeply near the range ends"),
         "cosh": (1e-5, 1e-5, "exponential growth"), "sinh": (1e-5, 1e-5, "exponential growth")}
+
 
 _EXTRA = {
     "round": [("decimals2", "torch.round(x0, decimals=2)", [f(3, 7, low=-4, high=4)])],
@@ -46,33 +53,39 @@ def _binary(op: str, call: str, lo=-1.0, hi=1.0, ints=False, scalar="0.5", lo2=N
     return binary(op, call, lo, hi, with_ints=ints, scalar=scalar, lo2=lo2, extra=extra)
 
 
-@family("torch.eq", "torch.ne", "torch.ge", "torch.gt", "torch.le", "torch.lt")
-def comparisons():
-    for name in ("eq", "ne", "ge", "gt", "le", "lt"):
-        yield from _binary(f"torch.{name}", f"torch.{name}({{a}}, {{b}})", ints=True, extra=[
-            ("rounded_eq", f"torch.{name}(torch.round(x0 * 2), torch.round(x1 * 2))", [f(4, 6), f(4, 6)]),
-            ("bool", f"torch.{name}(x0, x1)", [b(3, 4), b(3, 4)])])
-
-
 family("torch.maximum")(lambda: _binary("torch.maximum", "torch.maximum({a}, {b})", ints=True, scalar=None))
+
+
 family("torch.minimum")(lambda: _binary("torch.minimum", "torch.minimum({a}, {b})", ints=True, scalar=None))
+
+
 family("torch.atan2")(lambda: _binary("torch.atan2", "torch.atan2({a}, {b})", scalar=None, extra=[
     ("quadrants_r1", "torch.atan2(x0, x1)", [f(16, low=-2, high=2), f(16, low=-2, high=2)])]))
+
+
 family("torch.logaddexp")(lambda: _binary("torch.logaddexp", "torch.logaddexp({a}, {b})", -3.0, 3.0, scalar=None,
                                           extra=[
     ("far_apart", "torch.logaddexp(x0, x1 - 20.0)", [f(3, 13, low=-3, high=3), f(3, 13, low=-3, high=3)])]))
+
+
 family("torch.add")(lambda: _binary("torch.add", "torch.add({a}, {b})", ints=True, extra=[
     ("alpha", "torch.add(x0, x1, alpha=2.0)", [f(3, 4), f(3, 4)]),
     ("bool", "torch.add(x0, x1)", [b(3, 4), b(3, 4)])]))
+
+
 family("torch.sub")(lambda: _binary("torch.sub", "torch.sub({a}, {b})", ints=True, extra=[
     ("alpha", "torch.sub(x0, x1, alpha=0.5)", [f(3, 4), f(4)]),
     ("rsub_scalar", "torch.sub(1.0, x0)", [f(2, 5)])]))
+
+
 family("torch.mul")(lambda: _binary("torch.mul", "torch.mul({a}, {b})", ints=True, extra=[
     ("bool", "torch.mul(x0, x1)", [b(3, 4), b(3, 4)]),
     ("int_by_float", "torch.mul(x0, x1)", [i(3, 4), f(3, 4)]),
     # a (c) vector as (c,1,1) against an unbatched (c,h,w): one BinaryOp on the vector in ncnn
     ("chan_vector_unbatched", "torch.mul(x0, x1.reshape(4, 1, 1))", [f(4, 5, 7), f(4)]),
     ("chan_vector_square", "torch.mul(x1.reshape(4, 1, 1), x0)", [f(4, 5, 4), f(4)])]))
+
+
 family("torch.div")(lambda: _binary("torch.div", "torch.div({a}, {b})", 0.5, 2.0, ints=True, extra=[
     ("floor", "torch.div(x0, x1, rounding_mode='floor')", [f(3, 4, low=-4, high=4), f(3, 4, low=0.5, high=2)]),
     ("trunc", "torch.div(x0, x1, rounding_mode='trunc')", [f(3, 4, low=-4, high=4), f(4, low=0.5, high=2)]),
@@ -82,96 +95,23 @@ family("torch.div")(lambda: _binary("torch.div", "torch.div({a}, {b})", 0.5, 2.0
      [i(4, 16, low=-2000, high=2000, dtype="i32"), i(4, 16, low=1, high=9, dtype="i32")]),
     ("int_trunc_neg_divisor", "torch.div(x0 * 7, x1, rounding_mode='trunc')",
      [i(3, 8, low=-280, high=280, dtype="i32"), i(8, low=-9, high=-1, dtype="i32")])]))
+
+
 family("torch.floor_divide")(lambda: _binary("torch.floor_divide", "torch.floor_divide({a}, {b})", -4.0, 4.0,
                                              ints=True, scalar="1.5", lo2=0.5))
+
+
 family("torch.remainder")(lambda: _binary("torch.remainder", "torch.remainder({a}, {b})", -4.0, 4.0, ints=True,
                                           scalar="1.5", lo2=0.5, extra=[
     ("neg_divisor", "torch.remainder(x0, -1.5)", [f(3, 5, low=-4, high=4)])]))
+
+
 family("torch.pow")(lambda: _binary("torch.pow", "torch.pow({a}, {b})", 0.1, 2.0, scalar="2", extra=[
     ("scalar_base", "torch.pow(2.0, x0)", [f(3, 4)]),
     ("scalar_half", "torch.pow(x0, 0.5)", [f(2, 13, low=0.0, high=3.0)]),
     ("int", "torch.pow(x0, 3)", [i(3, 4, low=-4, high=4)]),
     ("neg_base_cube", "torch.pow(x0, 3)", [f(1, 3, 4, 5, low=-2, high=2)]),
     ("neg_base_inverse_square", "x0 ** -2", [f(1, 3, 8, low=-2, high=-0.5)])]))
-
-
-def _bitwise(name: str, shift: bool):
-    hi2 = 4 if shift else 64
-    return table(f"torch.{name}", [
-        ("i32_same", f"torch.{name}(x0, x1)", [i(3, 8, high=64, dtype="i32"), i(3, 8, high=hi2, dtype="i32")]),
-        ("i64_bcast", f"torch.{name}(x0, x1)", [i(2, 4, 6, high=100), i(6, high=hi2)]),
-        ("scalar", f"torch.{name}(x0, 2)", [i(4, 13, high=200)]),
-        ("u8", f"torch.{name}(x0, x1)", [i(16, high=60, dtype="u8"), i(16, high=hi2 if shift else 250, dtype="u8")]),
-        ("i64_r4", f"torch.{name}(x0, x1)", [i(1, 3, 4, 4, high=1000), i(1, 3, 4, 4, high=hi2)]),
-    ] + ([] if shift else [("bool", f"torch.{name}(x0, x1)", [b(3, 4), b(3, 4)])]))
-
-
-@family("torch.bitwise_and", "torch.bitwise_or", "torch.bitwise_xor")
-def bitwise_logic():
-    for name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
-        yield from _bitwise(name, False)
-
-
-@family("torch.bitwise_left_shift", "torch.bitwise_right_shift")
-def bitwise_shifts():
-    for name in ("bitwise_left_shift", "bitwise_right_shift"):
-        yield from _bitwise(name, True)
-
-family("torch.bitwise_not")(lambda: table("torch.bitwise_not", [
-    ("i32", "torch.bitwise_not(x0)", [i(3, 8, low=-50, high=50, dtype="i32")]),
-    ("i64", "torch.bitwise_not(x0)", [i(2, 13, high=1000)]),
-    ("bool", "torch.bitwise_not(x0)", [b(4, 4)]),
-    ("u8", "torch.bitwise_not(x0)", [i(16, high=255, dtype="u8")]),
-    ("i8_r4", "torch.bitwise_not(x0)", [i(1, 3, 4, 4, low=-100, high=100, dtype="i8")]),
-]))
-
-
-def _logical(name: str):
-    return table(f"torch.{name}", [
-        ("bool", f"torch.{name}(x0, x1)", [b(3, 8), b(3, 8)]),
-        ("bool_bcast", f"torch.{name}(x0, x1)", [b(2, 4, 6), b(6)]),
-        ("float", f"torch.{name}(x0, x1)", [f(4, 5, low=-1, high=2), f(4, 5, low=-1, high=2)]),
-        ("int", f"torch.{name}(x0, x1)", [i(3, 4, high=3), i(3, 4, high=3)]),
-        ("from_compare", f"torch.{name}(x0 > 0, x1 < 0.5)", [f(13), f(13)]),
-    ])
-
-
-@family("torch.logical_and", "torch.logical_or", "torch.logical_xor")
-def logical_binary():
-    for name in ("logical_and", "logical_or", "logical_xor"):
-        yield from _logical(name)
-
-family("torch.logical_not")(lambda: table("torch.logical_not", [
-    ("bool", "torch.logical_not(x0)", [b(3, 8)]),
-    ("float", "torch.logical_not(x0)", [f(4, 5, low=-1, high=2)]),
-    ("int", "torch.logical_not(x0)", [i(13, high=3)]),
-    ("from_compare", "torch.logical_not(x0 > 0)", [f(2, 3, 4)]),
-    ("bool_r4", "torch.logical_not(x0)", [b(1, 3, 8, 8)]),
-]))
-
-
-@family("torch.clamp")
-def _clamp():
-    return table("torch.clamp", [
-        ("min_max", "torch.clamp(x0, -0.5, 0.5)", [f(1, 3, 8, 8)]),
-        ("min_only", "torch.clamp(x0, min=0.0)", [f(2, 13)]),
-        ("max_only", "torch.clamp(x0, max=0.25)", [f(16)]),
-        ("tensor_bounds", "torch.clamp(x0, x1, x2)", [f(3, 4), f(3, 4, low=-1, high=0), f(4, low=0, high=1)]),
-        ("int", "torch.clamp(x0, 2, 7)", [i(3, 5)]),
-        ("noncontig", "torch.clamp(x0.t(), min=-0.1, max=0.3)", [f(4, 6)]),
-    ])
-
-
-@family("torch.where")
-def _where():
-    return table("torch.where", [
-        ("tensors", "torch.where(x0, x1, x2)", [b(3, 8), f(3, 8), f(3, 8)]),
-        ("from_compare", "torch.where(x0 > 0, x0, x1)", [f(1, 3, 8, 8), f(1, 3, 8, 8)]),
-        ("scalar_other", "torch.where(x0 > 0, x0, 0.0)", [f(2, 13)]),
-        ("scalars", "torch.where(x0 > 0.5, 1.0, -1.0)", [f(4, 4)]),
-        ("bcast", "torch.where(x0, x1, x2)", [b(1, 5), f(4, 1), f(5)]),
-        ("int", "torch.where(x0 > 3, x0, x1)", [i(3, 4), i(3, 4)]),
-    ])
 
 
 @family("torch.addcmul")
@@ -183,20 +123,6 @@ def _addcmul():
         ("r1", "torch.addcmul(x0, x1, x2)", [f(16), f(16), f(16)]),
         ("noncontig", "torch.addcmul(x0.t(), x1, x2)", [f(5, 4), f(4, 5), f(4, 5)]),
     ])
-
-
-def _softmax(op: str, fn: str):
-    return table(op, [
-        ("d1", f"{fn}(x0, 1)", [f(1, 13, 8, 8, low=-4, high=4)]),
-        ("dneg1", f"{fn}(x0, dim=-1)", [f(2, 4, 16, low=-4, high=4)]),
-        ("d0_r1", f"{fn}(x0, 0)", [f(20, low=-4, high=4)]),
-        ("noncontig", f"{fn}(x0.transpose(1, 2), -1)", [f(2, 5, 8, low=-4, high=4)]),
-        ("dtype", f"{fn}(x0, -1, dtype=torch.float64)", [f(3, 10)]),
-    ])
-
-
-family("torch.softmax")(lambda: _softmax("torch.softmax", "torch.softmax"))
-family("torch.log_softmax")(lambda: _softmax("torch.log_softmax", "torch.log_softmax"))
 
 
 @family("torch.div", "torch.sub", "torch.add", "torch.mul", "torch.remainder", "torch.round")
