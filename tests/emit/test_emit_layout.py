@@ -40,11 +40,13 @@ BATCH_FIRST = {
         "ReplicationPad2d", "ReplicationPad3d", "Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d",
         "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "Fold", "Unfold")),
     "torch.channel_shuffle",
+    "torchvision.ops.deform_conv2d", "torchvision.ops.DeformConv2d",
 }
 # FIRST lowerings whose input always has a batch axis (no unbatched_rank)
 ALWAYS_BATCHED = {"F.interpolate", "F.upsample", "F.upsample_bilinear", "F.upsample_nearest", "nn.Upsample",
                   "nn.UpsamplingBilinear2d", "nn.UpsamplingNearest2d", "F.grid_sample", "F.channel_shuffle",
-                  "nn.ChannelShuffle", "torch.channel_shuffle", "F.affine_grid"}
+                  "nn.ChannelShuffle", "torch.channel_shuffle", "F.affine_grid",
+                  "torchvision.ops.deform_conv2d", "torchvision.ops.DeformConv2d"}  # torchvision takes (N, C, H, W) only
 # recurrent and attention layers (batch=SEQUENCE): the batch is dim 0 or 1 by batch_first
 SEQUENCE_LAYERS = {"nn.RNN", "nn.LSTM", "nn.GRU", "nn.MultiheadAttention", "nn.TransformerEncoderLayer",
                    "nn.TransformerDecoderLayer", "nn.TransformerEncoder", "nn.TransformerDecoder", "nn.Transformer"}

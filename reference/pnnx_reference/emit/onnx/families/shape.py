@@ -8,7 +8,7 @@ from ...shape_lists import reshape_target, shape_items
 from ..builder import axis, int_list
 from ..dtypes import onnx_type
 from ..registry import LOWERINGS
-from .expression import shape_tensor
+from ..expressions import shape_tensor
 
 
 def _reshape(ctx, op, target: list[int], out: str | None = None):
