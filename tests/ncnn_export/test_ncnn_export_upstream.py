@@ -23,6 +23,11 @@ DIFFERENT_ON_PURPOSE = {
     # and each MemoryData is emitted where it is first used
     "expr_const": "MemoryData + BinaryOp without the Reshape upstream inserts",
 }
+# ids upstream writes that the layer's load_param never reads (formats/ncnn_layer_params.tsv):
+# ours leaves them out, the layers and every other id still match
+STRAY_IDS = {
+    "conv2d_reflect": {("Convolution", "7")},  # 7 is ConvolutionDepthWise's group; Convolution ignores it
+}
 CASES = upstream_cases()
 
 
@@ -46,6 +51,9 @@ def test_ncnn_from_upstream_graph(name):
 def test_layers_and_param_ids_match_upstream(name):
     ours = param_layers(f"{exported(name, 'upstream')}.ncnn.param")
     theirs = param_layers(FIXTURES / name / "model.ncnn.param")
+    stray = STRAY_IDS.get(name, set())
+    assert stray <= {(t, i) for t, ids in theirs for i in ids}, f"{name}: upstream no longer writes {stray}"
+    theirs = [(t, tuple(i for i in ids if (t, i) not in stray)) for t, ids in theirs]
     if name in DIFFERENT_ON_PURPOSE:
         assert ours != theirs, f"{name} now matches upstream: drop it from DIFFERENT_ON_PURPOSE"
         return
