@@ -27,6 +27,7 @@ CATEGORY_REASONS = {
               "(nn.Transformer, MaxUnpool's kernel_size, EmbeddingBag with offsets): its inner calls "
               "are written; or one rebuilt with an argument its input cannot show (batch_first of an "
               "unbatched encoder layer: the default is written, which computes the same)",
+    "call": "a module outside torch.nn (torchvision.ops.DeformConv2d) is not rebuilt from the program: the .pt2 door writes its call, torchvision.ops.deform_conv2d, with the same weights and arguments",
     "random": "a random operator: the program draws its noise with aten calls of its own",
 }
 

@@ -23,6 +23,7 @@ CATEGORY_REASONS = {
                  "writes upstream's name for the same operator with the same arguments",
     "params": "the trace holds a value as the call converted it (scale_factor=2 as 2.0, LPPool's "
               "float(norm_type)); how the model spelled it is not recorded, the value is the same",
+    "call": "a module outside torch.nn (torchvision.ops.DeformConv2d) is not rebuilt from the trace: the .pt door writes its call, torchvision.ops.deform_conv2d, with the same weights and arguments",
     "unbatched": "a trace of an unbatched input does not show the module's batch layout (batch_first changes "
                  "nothing without a batch axis); the .pt door writes the default",
 }
