@@ -25,7 +25,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    from pnnx_conformance import version_line
+    from . import version_line
     from pnnx_reference.version_action import VersionAction
 
     p = _Parser(prog="pnnx-cases", description="per-operator conformance cases")

@@ -48,12 +48,7 @@ LAYERS = {
     ],
 }
 # (importer, imported) -> why an import inside a function may go against the order
-ALLOWED: dict[tuple[str, str], str] = {
-    ("pnnx_op_cases.cli", "pnnx_conformance"):
-        "`pnnx-cases --version` prints the line of its distribution, pnnx-conformance, whose version "
-        "pnnx_conformance holds (pyproject.toml's dynamic version); left to issue 30 item 1, which puts "
-        "`pnnx-cases where` above both op_cases and the harness",
-}
+ALLOWED: dict[tuple[str, str], str] = {}
 
 
 def _modules() -> dict[str, Path]:
