@@ -49,6 +49,13 @@ def _run(cmd: list[str], cwd: Path) -> None:
         raise SystemExit(f"error: {' '.join(cmd)} failed:\n{result.stderr[-2000:]}")
 
 
+def first_error_line(e: BaseException) -> str:
+    """bench_convert._run exits with the command and its stderr: the last line says why."""
+    lines = [ln for ln in str(e).strip().splitlines() if ln.strip()]
+    text = lines[-1] if isinstance(e, SystemExit) and lines else (lines[0] if lines else "")
+    return f"{type(e).__name__}: {text}"[:300]
+
+
 def ours(model: str, workdir: Path) -> float:
     start = time.perf_counter()
     _run([str(BIN / "pnnxref"), f"torchvision.models:{model}", "inputshape=[1,3,224,224]"], workdir)

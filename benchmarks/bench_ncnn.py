@@ -108,12 +108,11 @@ def convert(case, work: Path) -> dict[str, str]:
     """Trace the case to work/model.pt, convert it with both converters into work/ours and
     work/upstream; converter -> why it failed (empty when both wrote their files). Files a
     previous run left in `work` (`--work`) are used as they are."""
-    import bench_zoo
-    from pnnx_conformance.converters.upstream import inputshape_arg
+    from pnnx_conformance.converters.case_files import inputshape_arg
     from pnnx_model_zoo.converters import upstream_args
 
     if not (work / "model.pt").is_file():
-        bench_convert._run([sys.executable, "-c", bench_zoo.TRACE, case.id, str(work / "model.pt")], work)
+        bench_convert._run([sys.executable, "-c", bench_convert.ZOO_TRACE, case.id, str(work / "model.pt")], work)
     options = [inputshape_arg(case), *(upstream_args(case, case.make_model()) if case.options else [])]
     errors = {}
     for key, exe in zip(CONVERTERS, ("pnnxref", "pnnx")):
@@ -126,7 +125,7 @@ def convert(case, work: Path) -> dict[str, str]:
         try:
             bench_convert._run([str(bench_convert.BIN / exe), "model.pt", *options], folder)
         except SystemExit as err:
-            errors[key] = bench_zoo.first_error_line(err)
+            errors[key] = bench_convert.first_error_line(err)
         else:
             if not (folder / "model.ncnn.param").is_file():
                 errors[key] = f"{exe} wrote no ncnn.param"

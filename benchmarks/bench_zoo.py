@@ -57,13 +57,6 @@ def convert_upstream(case, folder: Path, extra: list[str]) -> float:
     return time.perf_counter() - start
 
 
-def first_error_line(e: BaseException) -> str:
-    """bench_convert._run exits with the command and its stderr: the last line says why."""
-    lines = [ln for ln in str(e).strip().splitlines() if ln.strip()]
-    text = lines[-1] if isinstance(e, SystemExit) and lines else (lines[0] if lines else "")
-    return f"{type(e).__name__}: {text}"[:300]
-
-
 def conversion_times(case, repeat: int, folders: dict[str, Path]) -> dict:
     """Alternating whole-process conversions (ours first on even rounds); the artefacts of
     the last round stay in `folders`. A converter that fails is recorded and not re-run."""
@@ -79,7 +72,7 @@ def conversion_times(case, repeat: int, folders: dict[str, Path]) -> dict:
             try:
                 times[key].append(runner(folders[key]))
             except SystemExit as e:
-                errors[key] = first_error_line(e)
+                errors[key] = bench_convert.first_error_line(e)
     med = {k: statistics.median(v) if v else None for k, v in times.items()}
     ratio = med["ours"] / med["upstream"] if None not in med.values() else None
     return {"runs_s": times, "median_s": med, "ratio_ours_over_upstream": ratio, "errors": errors}
@@ -130,7 +123,7 @@ def attempt(record: dict, key: str, fn):
     except BaseException as e:  # SystemExit from bench_convert._run included
         if isinstance(e, KeyboardInterrupt):
             raise
-        record[key] = {"error": first_error_line(e)}
+        record[key] = {"error": bench_convert.first_error_line(e)}
 
 
 def bench_model(case, repeat: int, runs: int, threads: int) -> dict:

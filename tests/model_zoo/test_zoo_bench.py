@@ -31,8 +31,8 @@ def test_sizes_names_artefacts_without_the_model_prefix(bench, tmp_path):
 
 def test_first_error_line_keeps_the_reason_of_a_failed_command(bench):
     e = SystemExit("error: python -c \nimport x\n failed:\nTraceback ...\nValueError: bad thing")
-    assert bench.first_error_line(e) == "SystemExit: ValueError: bad thing"
-    assert bench.first_error_line(RuntimeError("one\ntwo")) == "RuntimeError: one"
+    assert bench.bench_convert.first_error_line(e) == "SystemExit: ValueError: bad thing"
+    assert bench.bench_convert.first_error_line(RuntimeError("one\ntwo")) == "RuntimeError: one"
 
 
 def test_table_prints_missing_numbers_as_dashes(bench, capsys):
