@@ -7,7 +7,7 @@ refuses the graph: batch-first recurrent layers): it is the runtime the users of
 check their outputs against, its kernels are fp32 like the converters' (the
 reference evaluator computes some ops in float64 and is slow on convolutions and recurrences),
 and the unit tests cross-check it against the reference evaluator on every ONNX case, so the
-oracle itself is held to the spec (`tests/onnx_frontend/test_onnx_cases_oracle.py`).
+oracle itself is held to the spec (`tests/frontends/onnx/test_onnx_cases_oracle.py`).
 
 Being an nn.Module, the harness treats it like any case model: its weights are seeded from the
 case id, pre-rounded to fp16 for the fp16 modes (the graph is rebuilt from the rounded

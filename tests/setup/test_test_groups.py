@@ -16,8 +16,8 @@ SHARED = {
     "tests/model_zoo/test_zoo_convert.py": "converted",
     "tests/harness/test_harness_shards.py": "single_and_sharded",
     "tests/harness/test_harness_one_run.py": "alone",
-    "tests/onnx_frontend/test_onnx_harness.py": "results",
-    "tests/pycodegen/test_pycodegen_upstream.py": "upstream",
+    "tests/frontends/onnx/test_onnx_harness.py": "results",
+    "tests/emit/python/test_pycodegen_upstream.py": "upstream",
 }
 
 

@@ -14,7 +14,7 @@ from pycodegen_helpers import assert_bitwise, generate, run_generated
 pytestmark = pytest.mark.slow  # one conversion and two imports of generated code per case
 
 # ONNX-table cases are ONNX graphs run by onnxruntime: the Python-API door does not apply to them
-# (the harness shows it as n/a); the ONNX door's round trip is tests/onnx_frontend/test_onnx_cases.py
+# (the harness shows it as n/a); the ONNX door's round trip is tests/frontends/onnx/test_onnx_cases.py
 SMOKE = [c for c in all_cases() if c.tier == "smoke" and TAG_RANDOM not in c.tags and "onnx" not in c.tags]
 
 

@@ -1,7 +1,7 @@
 """Regenerate fixtures/<case>/ with the upstream `pnnx` command: the PNNX graph our lowering
 reads (model.pnnx.param/bin) and upstream's own ncnn.param to compare layer types and ids.
 
-    .tox/env/bin/python tests/ncnn_export/make_ncnn_fixtures.py [case ...]
+    .tox/env/bin/python tests/emit/ncnn/make_ncnn_fixtures.py [case ...]
 """
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ import torch
 
 from pnnx_op_cases.registry import get_case
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "ncnn_coverage.py"
+SCRIPT = Path(__file__).resolve().parents[3] / "benchmarks" / "ncnn_coverage.py"
 
 
 def _module():

@@ -1,4 +1,4 @@
-"""Hand-built graphs and a runner for generated `_pnnx.py` modules (tests/pycodegen only)."""
+"""Hand-built graphs and a runner for generated `_pnnx.py` modules (tests/emit/python only)."""
 from __future__ import annotations
 
 import importlib.util
