@@ -21,7 +21,7 @@ One line per row, its verdict:
                          other graphs (Gelu at opset 20), or its trait names what it does not
                          write (Sigmoid names F.sigmoid, which the tracer records as Tensor.sigmoid))
 and "; BUG case: ..." where a conversion of a usable file fails or its `_pnnx.py` computes otherwise.
-Other verdicts are the reasons of the ONNX door's rows in tests/op_cases/where_gaps.tsv (below its
+Other verdicts are the reasons of the ONNX door's rows in op_cases/pnnx_op_cases/where_gaps.tsv (below its
 "measured" line). `--check` exits 1 where a verdict differs from that data; `--write` rewrites the
 data (every row: no --op); `--replay` takes the outcomes of an earlier `--json` instead of measuring.
 The full tier takes about 30 minutes on a loaded 2-core machine.
@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-GAPS = ROOT / "tests" / "op_cases" / "where_gaps.tsv"
+GAPS = ROOT / "op_cases" / "pnnx_op_cases" / "where_gaps.tsv"
 DOOR = ".onnx"
 # gaps of the ONNX door that no conversion can close, listed by hand with their reason
 NOT_MEASURED = ("an inference export holds no dropout", "a lazy module is its materialized",

@@ -46,6 +46,9 @@ DOORS = ("python", ".pt", ".pt2", ".onnx")
 DOOR_FOLDERS = {"python": "python", ".pt": "torchscript", ".pt2": "export", ".onnx": "onnx"}
 FRONTENDS = ROOT / "reference" / "pnnx_reference" / "frontends"
 WAIVERS = ROOT / "conformance" / "waivers.toml"
+# (operator pattern, door) pairs no place writes, each with why (the ONNX door's measured by
+# benchmarks/onnx_door_writes.py); `render` prints the reason where the door has no place
+GAPS = Path(__file__).with_name("where_gaps.tsv")
 # rows the ONNX door writes under another name of the same operator (torch.onnx keeps no module):
 # row -> (that name, the ONNX rules writing it for the row). Measured by
 # benchmarks/onnx_door_writes.py, which re-derives this table and the ONNX rows of the gaps list.
@@ -425,9 +428,21 @@ def render(op: str, found: list[Piece]) -> str:
         mine = [p for p in found if p.group == group]
         lines += [f"    {p.where:<{width}}  {_doors_label(p)}{p.what}" for p in mine] or ["    (none)"]
         if group == "frontends":
-            lines += [f"    (no place writes it through the {door} door)"
+            lines += [f"    (no place writes it through the {door} door: {gap_reason(op, door) or 'no reason listed'})"
                       for door, places in doors_of(found).items() if not places]
     return "\n".join(lines)
+
+
+def gaps() -> list[tuple[str, str, str]]:
+    """GAPS' rows: (operator pattern, door, reason)."""
+    lines = [ln for ln in GAPS.read_text().splitlines() if ln and not ln.startswith("#")]
+    return [tuple(ln.split("\t", 2)) for ln in lines]
+
+
+def gap_reason(op: str, door: str) -> str:
+    """Why no place writes `op` through `door` ("" when GAPS lists no such pair)."""
+    return next((why for pattern, gap_door, why in gaps()
+                 if gap_door == door and fnmatch.fnmatchcase(op, pattern)), "")
 
 
 def _doors_label(piece: Piece) -> str:
@@ -435,4 +450,5 @@ def _doors_label(piece: Piece) -> str:
 
 
 def as_json(op: str, found: list[Piece]) -> dict:
-    return {"op": op, "pieces": [asdict(p) for p in found]}
+    return {"op": op, "pieces": [asdict(p) for p in found],
+            "gaps": {door: gap_reason(op, door) for door, places in doors_of(found).items() if not places}}

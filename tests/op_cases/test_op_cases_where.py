@@ -16,7 +16,7 @@ from pnnx_op_cases.cli import main
 
 FAMILIES = Path(registry.__file__).with_name("families")
 ROWS = [r.op for r in tables.all_rows()]
-GAPS = Path(__file__).with_name("where_gaps.tsv")
+GAPS = where.GAPS
 
 
 def _run(capsys, *argv):
@@ -96,8 +96,7 @@ def test_every_location_exists(answers):
 
 
 def _gaps() -> list[tuple[str, str, str]]:
-    lines = [ln for ln in GAPS.read_text().splitlines() if ln and not ln.startswith("#")]
-    return [tuple(ln.split("\t")) for ln in lines]
+    return where.gaps()
 
 
 def _is_gap(op: str, door: str) -> bool:
@@ -258,3 +257,10 @@ def test_where_unknown_operator_is_one_line_with_close_matches(capsys):
 def test_where_accepts_an_emitted_operator_that_is_no_table_row(capsys):
     rc, out, _ = _run(capsys, "where", "pnnx.Expression")
     assert rc == 0 and "  table\n    (none)" in out
+
+
+def test_a_door_without_a_place_shows_why(answers):
+    op = "nn.Dropout"   # an inference export holds no dropout: a gap of the .onnx door
+    reason = where.gap_reason(op, ".onnx")
+    assert reason and f"through the .onnx door: {reason})" in where.render(op, answers[op])
+    assert where.as_json(op, answers[op])["gaps"] == {".onnx": reason}
