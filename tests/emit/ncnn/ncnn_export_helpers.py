@@ -54,6 +54,15 @@ def exported(name: str, source: str = "ours", fp16: bool = True) -> Path:
     return base
 
 
+def lowered(folder: Path, model, inputs) -> Path:
+    """`model` captured on `inputs` (cloned: the capture may not write into them) and lowered to
+    fp32 ncnn files `folder/m.*`; returns the base path."""
+    graph = capture(model.eval(), tuple(t.clone() for t in inputs))
+    base = folder / "m"
+    write_ncnn(graph, f"{base}.ncnn.param", f"{base}.ncnn.bin", f"{base}_ncnn.py", fp16=False)
+    return base
+
+
 def torch_outputs(model, inputs) -> list[np.ndarray]:
     with torch.no_grad():
         out = model(*inputs)

@@ -13,9 +13,7 @@ import torch.nn.functional as F
 
 from conformance_runs import assert_close, run_ncnn
 from fn_modules import Fn
-from ncnn_export_helpers import FP32, torch_outputs
-from pnnx_reference.api import capture
-from pnnx_reference.emit.ncnn import write_ncnn
+from ncnn_export_helpers import FP32, lowered, torch_outputs
 from pnnx_reference.errors import UnsupportedOperator
 
 
@@ -80,23 +78,16 @@ FORMS = {
 }
 
 
-def _export(tmp_path, model, inputs):
-    graph = capture(model.eval(), tuple(t.clone() for t in inputs))
-    base = tmp_path / "m"
-    write_ncnn(graph, f"{base}.ncnn.param", f"{base}.ncnn.bin", f"{base}_ncnn.py", fp16=False)
-    return base
-
-
 @pytest.mark.parametrize("name", sorted(FORMS))
 def test_layout_matches_torch_on_ncnn_cpu(tmp_path, name):
     fn, shapes = FORMS[name]
     inputs = [_x(*s, seed=i) for i, s in enumerate(shapes)]
     model = Fn(fn)
     expected = torch_outputs(model.eval(), [t.clone() for t in inputs])
-    got = run_ncnn(_export(tmp_path, model, inputs), inputs, "fp32")
+    got = run_ncnn(lowered(tmp_path, model, inputs), inputs, "fp32")
     assert_close(got, expected, FP32, name)
 
 
 def test_a_rank5_result_is_refused_in_one_line(tmp_path):
     with pytest.raises(UnsupportedOperator, match="at most 4 dims"):
-        _export(tmp_path, Fn(lambda x: x.reshape(2, 3, 4, 5, 6)), [_x(720)])
+        lowered(tmp_path, Fn(lambda x: x.reshape(2, 3, 4, 5, 6)), [_x(720)])

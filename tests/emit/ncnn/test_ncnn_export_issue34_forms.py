@@ -12,9 +12,7 @@ import torch.nn.functional as F
 
 from fn_modules import Fn
 from conformance_runs import assert_close, run_ncnn
-from ncnn_export_helpers import FP32, torch_outputs
-from pnnx_reference.api import capture
-from pnnx_reference.emit.ncnn import write_ncnn
+from ncnn_export_helpers import FP32, lowered, torch_outputs
 
 
 def _x(*shape, seed=0):
@@ -71,19 +69,12 @@ CASES = {
 }
 
 
-def _export(tmp_path, model, inputs):
-    graph = capture(model.eval(), tuple(t.clone() for t in inputs))
-    base = tmp_path / "m"
-    write_ncnn(graph, f"{base}.ncnn.param", f"{base}.ncnn.bin", f"{base}_ncnn.py", fp16=False)
-    return base
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_form_matches_torch_on_ncnn_cpu(tmp_path, name):
     torch.manual_seed(0)
     model, inputs = CASES[name]
     expected = torch_outputs(model.eval(), [t.clone() for t in inputs])
-    got = run_ncnn(_export(tmp_path, model, inputs), inputs, "fp32")
+    got = run_ncnn(lowered(tmp_path, model, inputs), inputs, "fp32")
     assert_close(got, expected, FP32, name)
 
 
@@ -92,7 +83,7 @@ def test_an_einsum_that_broadcasts_a_size_one_dim_is_refused(tmp_path):
 
     model = Fn(lambda a, b: torch.einsum("...ij,...jk->...ik", a, b))
     with pytest.raises(UnsupportedOperator, match="does not broadcast"):
-        _export(tmp_path, model, [_x(2, 1, 4, 5), _x(2, 3, 5, 6)])
+        lowered(tmp_path, model, [_x(2, 1, 4, 5), _x(2, 3, 5, 6)])
 
 
 @pytest.mark.parametrize("name", ["torch.clamp_tensors", "Tensor.clamp_min_tensor", "torch.clamp_max_tensor"])

@@ -13,11 +13,10 @@ import torch
 
 from fn_modules import Fn
 from conformance_runs import assert_close, run_ncnn, tolerance
-from ncnn_export_helpers import torch_outputs
+from ncnn_export_helpers import lowered, torch_outputs
 from pnnx_conformance.artefacts import Artefacts
 from pnnx_conformance.backends.ncnn_backend import NcnnCpuBackend
-from pnnx_reference.api import capture, export
-from pnnx_reference.emit.ncnn import write_ncnn
+from pnnx_reference.api import export
 from pnnx_reference.errors import UnsupportedOperator
 from pnnx_reference.formats import ncnn_param
 
@@ -107,18 +106,11 @@ CASES.update({
 })
 
 
-def _export(tmp_path, model, inputs):
-    graph = capture(model.eval(), tuple(inputs))
-    base = tmp_path / "m"
-    write_ncnn(graph, f"{base}.ncnn.param", f"{base}.ncnn.bin", f"{base}_ncnn.py", fp16=False)
-    return base
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_logic_matches_torch_exactly_on_ncnn_cpu(tmp_path, name):
     model, inputs = CASES[name]
     expected = torch_outputs(model.eval(), inputs)
-    got = run_ncnn(_export(tmp_path, model, inputs), inputs)
+    got = run_ncnn(lowered(tmp_path, model, inputs), inputs)
     for g, e in zip(got, expected):
         g = g.reshape(e.shape) if g.size == e.size == 1 else g
         assert_close([g], [e.astype(np.float32)], EXACT, name)
@@ -129,7 +121,7 @@ def test_infinite_fills_use_scalars_finite_in_fp16(tmp_path, name):
     """A GPU in fp16 arithmetic reads each BinaryOp scalar as fp16: FLT_MAX would already be
     inf there, and 0 * inf is NaN. Every scalar must be a finite fp16 number."""
     model, inputs = CASES[name]
-    base = _export(tmp_path, model, inputs)
+    base = lowered(tmp_path, model, inputs)
     scalars = [layer.params[2] for layer in ncnn_param.load(f"{base}.ncnn.param").layers
                if layer.type == "BinaryOp" and layer.params.get(1) == 1]
     assert scalars and all(np.isfinite(np.float16(v)) for v in scalars), scalars
@@ -148,7 +140,7 @@ def test_infinite_fills_use_scalars_finite_in_fp16(tmp_path, name):
 ])
 def test_refusals_name_the_reason(tmp_path, fn, inputs, reason):
     with pytest.raises(UnsupportedOperator, match=reason):
-        _export(tmp_path, Fn(fn), inputs)
+        lowered(tmp_path, Fn(fn), inputs)
 
 
 def _artefacts(tmp_path, model, inputs) -> Artefacts:
