@@ -54,13 +54,18 @@ def exported(name: str, source: str = "ours", fp16: bool = True) -> Path:
     return base
 
 
-def lowered(folder: Path, model, inputs) -> Path:
+def lowered(folder: Path, model, inputs, fp16: bool = False) -> Path:
     """`model` captured on `inputs` (cloned: the capture may not write into them) and lowered to
-    fp32 ncnn files `folder/m.*`; returns the base path."""
+    ncnn files `folder/m.*` (fp32 weights unless `fp16`); returns the base path."""
     graph = capture(model.eval(), tuple(t.clone() for t in inputs))
     base = folder / "m"
-    write_ncnn(graph, f"{base}.ncnn.param", f"{base}.ncnn.bin", f"{base}_ncnn.py", fp16=False)
+    write_ncnn(graph, f"{base}.ncnn.param", f"{base}.ncnn.bin", f"{base}_ncnn.py", fp16=fp16)
     return base
+
+
+def layer_types(path) -> list[str]:
+    """The layer type of each layer line of an ncnn.param file, in order."""
+    return [line.split()[0] for line in Path(path).read_text().splitlines()[2:]]
 
 
 def torch_outputs(model, inputs) -> list[np.ndarray]:

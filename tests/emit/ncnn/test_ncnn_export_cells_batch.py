@@ -10,7 +10,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from conformance_runs import assert_close, run_ncnn
-from ncnn_export_helpers import FP32, torch_outputs
+from ncnn_export_helpers import FP32, layer_types, torch_outputs
 from pnnx_reference.api import capture
 from pnnx_reference.emit.ncnn import write_ncnn
 
@@ -166,13 +166,9 @@ def test_matches_torch_vulkan(name, tmp_path):
     _check(name, tmp_path, mode="vulkan-fp32")
 
 
-def _layer_types(base) -> list[str]:
-    return [line.split()[0] for line in open(f"{base}.ncnn.param").read().splitlines()[2:]]
-
-
 def test_cells_are_inner_products_not_recurrent_layers(tmp_path):
     _, _, base = _export("lstm_cell_state_b3", tmp_path)
-    types = _layer_types(base)
+    types = layer_types(f"{base}.ncnn.param")
     assert types.count("InnerProduct") == 2 and "LSTM" not in types and "Slice" in types
 
 
@@ -180,7 +176,7 @@ def test_rnn_batch_is_the_mat_batch(tmp_path):
     """One ncnn layer per torch layer and direction set, whatever the batch: ncnn runs the layers
     once per sequence, the time-major input fed with its dim 1 as the batch."""
     _, _, base = _export("rnn_layers2_bidirectional_h0_b3", tmp_path)
-    assert _layer_types(base).count("RNN") == 2
+    assert layer_types(f"{base}.ncnn.param").count("RNN") == 2
     assert 'ex.input("in0", ncnn.Mat(in0.numpy(), batch_index=1)' in open(f"{base}_ncnn.py").read()
 
 

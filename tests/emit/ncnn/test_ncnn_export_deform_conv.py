@@ -11,7 +11,7 @@ import torch
 import torch.nn as nn
 
 from conformance_runs import assert_close, run_ncnn, run_onnx
-from ncnn_export_helpers import FP32, LOW_PRECISION, torch_outputs
+from ncnn_export_helpers import FP32, LOW_PRECISION, layer_types, lowered, torch_outputs
 from pnnx_reference.api import capture, export
 from pnnx_reference.emit.ncnn import write_ncnn
 from pnnx_reference.errors import UnsupportedOperator
@@ -72,16 +72,14 @@ def _model(name):
 
 def _ncnn(tmp_path, name, fp16=False):
     model, inputs = _model(name)
-    base = tmp_path / "m"
-    write_ncnn(capture(model, tuple(inputs)), f"{base}.ncnn.param", f"{base}.ncnn.bin", f"{base}_ncnn.py", fp16=fp16)
-    return model, inputs, base
+    return model, inputs, lowered(tmp_path, model, inputs, fp16)
 
 
 @pytest.mark.parametrize("name", sorted(FORMS))
 def test_deform_conv_matches_torch_on_ncnn_cpu(tmp_path, name):
     model, inputs, base = _ncnn(tmp_path, name)
     assert_close(run_ncnn(base, inputs, "fp32"), torch_outputs(model, inputs), FP32, name)
-    layers = [line.split()[0] for line in (tmp_path / "m.ncnn.param").read_text().splitlines()[2:]]
+    layers = layer_types(tmp_path / "m.ncnn.param")
     assert "DeformableConv2D" in layers
 
 
