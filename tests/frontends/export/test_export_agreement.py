@@ -3,13 +3,12 @@ through the `.pt2` door (torch.export.export, save, load, our export frontend) a
 Python-API door, up to operator names. A disagreement fails with the first differing line of
 each door. Known differences are listed, with their category, in known_differences.tsv;
 they are strict xfails, so a case that starts agreeing must be taken off the list."""
-import csv
 from pathlib import Path
 
 import pytest
 
+from param_lines import assert_doors_agree, expect_known, known_cases
 from export_agreement import NoDoor, both_doors
-from pnnx_op_cases.batch_variants import base_id
 from pnnx_op_cases.case import TAG_ONNX
 from pnnx_op_cases.registry import select
 
@@ -32,13 +31,7 @@ CATEGORY_REASONS = {
 }
 
 
-def known_differences() -> dict[str, str]:
-    path = Path(__file__).with_name("known_differences.tsv")
-    rows = (line for line in path.read_text().splitlines() if line and not line.startswith("#"))
-    return {r["case"]: r["category"] for r in csv.DictReader(rows, delimiter="\t")}
-
-
-KNOWN = known_differences()
+KNOWN = known_cases(Path(__file__).with_name("known_differences.tsv"))
 
 
 def test_known_differences_name_real_cases_and_categories():
@@ -49,15 +42,9 @@ def test_known_differences_name_real_cases_and_categories():
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_pt2_door_matches_python_door(case, request):
-    # a batch variant is its base case's model fed other shapes: it differs as its base does
-    known = KNOWN.get(case.id, KNOWN.get(base_id(case.id)))
-    if known is not None:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=CATEGORY_REASONS[known]))
+    expect_known(request, case.id, KNOWN, CATEGORY_REASONS)
     try:
         python_lines, pt2_lines = both_doors(case)
     except NoDoor as why:
         pytest.skip(str(why))
-    diff = [(a, b) for a, b in zip(python_lines, pt2_lines) if a != b]
-    assert python_lines == pt2_lines, (
-        f"first difference (python | .pt2):\n  {diff[0][0] if diff else len(python_lines)}\n"
-        f"  {diff[0][1] if diff else len(pt2_lines)}")
+    assert_doors_agree(python_lines, pt2_lines, ".pt2")

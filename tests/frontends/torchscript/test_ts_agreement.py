@@ -4,12 +4,11 @@ up to operator names. A disagreement fails with the first differing line of each
 
 Known disagreements are listed, with their category, in known_disagreements.tsv; they are
 strict xfails, so a case that starts agreeing must be taken off the list."""
-import csv
 from pathlib import Path
 
 import pytest
 
-from pnnx_op_cases.batch_variants import base_id
+from param_lines import assert_doors_agree, expect_known, known_cases
 from pnnx_op_cases.case import TAG_ONNX
 from pnnx_op_cases.registry import select
 from ts_agreement import both_doors
@@ -29,13 +28,7 @@ CATEGORY_REASONS = {
 }
 
 
-def known_disagreements() -> dict[str, str]:
-    path = Path(__file__).with_name("known_disagreements.tsv")
-    rows = (line for line in path.read_text().splitlines() if line and not line.startswith("#"))
-    return {r["case"]: r["category"] for r in csv.DictReader(rows, delimiter="\t")}
-
-
-KNOWN = known_disagreements()
+KNOWN = known_cases(Path(__file__).with_name("known_disagreements.tsv"))
 
 
 def test_known_disagreements_name_real_cases_and_categories():
@@ -46,15 +39,9 @@ def test_known_disagreements_name_real_cases_and_categories():
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_pt_door_matches_python_door(case, request):
-    # a batch variant is its base case's model fed other shapes: it differs as its base does
-    known = KNOWN.get(case.id, KNOWN.get(base_id(case.id)))
-    if known is not None:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=CATEGORY_REASONS[known]))
+    expect_known(request, case.id, KNOWN, CATEGORY_REASONS)
     doors = both_doors(case)
     if doors is None:
         pytest.skip("torch.jit.trace refuses the case")
     python_lines, pt_lines = doors
-    diff = [(a, b) for a, b in zip(python_lines, pt_lines) if a != b]
-    assert python_lines == pt_lines, (
-        f"first difference (python | .pt):\n  {diff[0][0] if diff else len(python_lines)}\n"
-        f"  {diff[0][1] if diff else len(pt_lines)}")
+    assert_doors_agree(python_lines, pt_lines, ".pt")
