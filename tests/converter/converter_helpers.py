@@ -1,8 +1,6 @@
 """Shared helpers for the converter tests (imported as a plain module)."""
 from __future__ import annotations
 
-import importlib.util
-
 from pnnx_reference.ir import Graph
 
 
@@ -14,13 +12,6 @@ def op_of(graph: Graph, op_type: str):
     found = [op for op in graph.ops if op.type == op_type]
     assert len(found) == 1, f"{op_type}: {len(found)} ops in {types(graph)}"
     return found[0]
-
-
-def import_file(path, name="generated_model"):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def check_links(graph: Graph) -> None:

@@ -5,7 +5,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from converter_helpers import import_file
+from script_modules import import_file
 from pnnx_reference import api
 from pnnx_reference.emit import regenerate
 from pnnx_reference.formats import pnnx_param

@@ -7,7 +7,8 @@ import pytest
 import torch
 import torch.nn as nn
 
-from converter_helpers import check_links, import_file, types
+from converter_helpers import check_links, types
+from script_modules import import_file
 from pnnx_reference import api
 from pnnx_reference.frontends.python import trace
 from pnnx_reference.emit import write_python

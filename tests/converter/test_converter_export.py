@@ -4,7 +4,8 @@ import torch
 import torch.nn as nn
 import torchvision
 
-from converter_helpers import import_file, types
+from converter_helpers import types
+from script_modules import import_file
 from pnnx_reference.api import ARTEFACTS, export
 from pnnx_reference.formats import pnnx_param
 

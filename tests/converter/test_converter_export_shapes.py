@@ -2,7 +2,7 @@
 inputs are nested (tensors in a list) and so are not the graph inputs one for one."""
 import torch
 
-from converter_helpers import import_file
+from script_modules import import_file
 from pnnx_reference import api
 
 

@@ -4,7 +4,8 @@ import pytest
 import torch
 import torch.nn as nn
 
-from converter_helpers import import_file, op_of
+from converter_helpers import op_of
+from script_modules import import_file
 from pnnx_reference import api
 from pnnx_reference.emit import write_python
 from pnnx_reference.formats import pnnx_param

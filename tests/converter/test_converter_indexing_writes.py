@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from converter_helpers import check_links, import_file, op_of
+from converter_helpers import check_links, op_of
+from script_modules import import_file
 from fn_modules import Fn
 from pnnx_reference import api
 from pnnx_reference.emit import regenerate, write_python

@@ -8,7 +8,8 @@ import pytest
 import torch
 import torch.nn as nn
 
-from converter_helpers import import_file, types
+from converter_helpers import types
+from script_modules import import_file
 from moduleop_models import Focus, Outer, build_model, moduleop_of
 from pnnx_reference.api import capture, export
 from pnnx_reference.emit.python.pnnx_py import regenerate

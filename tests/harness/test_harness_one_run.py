@@ -73,14 +73,9 @@ def test_a_stream_sharing_the_run_s_workers_gives_the_records_it_gives_alone(tmp
 
 
 def _bench():
-    import importlib.util
-    from pathlib import Path
+    from script_modules import benchmark
 
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_default_run.py"
-    spec = importlib.util.spec_from_file_location("bench_default_run_under_test", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return benchmark("bench_default_run")
 
 
 def test_the_default_run_benchmark_runs_tox_ini_s_commands_away_from_the_checkout(tmp_path):

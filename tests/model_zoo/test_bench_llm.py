@@ -2,21 +2,16 @@
 are reported, not run in the benchmark's own process."""
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from script_modules import benchmark
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("bench_llm_under_test", ROOT / "benchmarks" / "bench_llm.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return benchmark("bench_llm")
 
 
 @pytest.mark.parametrize("layer, loads", [("ReLU r 1 1 in0 out0", True), ("NoSuchLayer r 1 1 in0 out0", False)])

@@ -2,21 +2,17 @@
 table (the timed zoo runs themselves are the benchmark's job)."""
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from script_modules import benchmark
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("bench_ncnn_under_test", ROOT / "benchmarks" / "bench_ncnn.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return benchmark("bench_ncnn")
 
 
 def _relu_files(folder: Path, layer: str = "ReLU") -> np.ndarray:

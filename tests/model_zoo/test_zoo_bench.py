@@ -1,20 +1,15 @@
 """benchmarks/bench_zoo.py's helpers (the timed runs themselves are the benchmark's job)."""
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from script_modules import benchmark
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("bench_zoo_under_test", ROOT / "benchmarks" / "bench_zoo.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return benchmark("bench_zoo")
 
 
 def test_param_ops_reads_the_header_count(bench, tmp_path):

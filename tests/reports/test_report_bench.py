@@ -3,7 +3,6 @@ run, in the HTML index and in support_matrix.md; run.json from real runs, merge 
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
 import subprocess
 import sys
@@ -17,8 +16,8 @@ from pnnx_conformance.results import Metrics, Result, write_results
 from pnnx_conformance.runinfo import RUN_INFO
 from pnnx_model_zoo import run as zoo_run
 from pnnx_model_zoo.zoo import zoo_cases
+from script_modules import benchmark
 
-ROOT = Path(__file__).resolve().parents[2]
 MACHINE = {"cpus": 2, "loadavg_1_5_15": [1.5, 1.25, 1.0], "loadavg_after": [2.0, 1.5, 1.0], "python": "3.11.7",
            "torch": "2.14.1", "ncnn": "1.0.2", "onnxruntime": "1.31.1", "time_utc": "2026-11-23T01:45:43Z"}
 NET_A = {"model": "netA", "case": "models.netA/x",
@@ -225,10 +224,7 @@ def test_the_zoo_run_records_its_wall_time(tmp_path, monkeypatch):
 
 @pytest.fixture
 def bench_zoo():
-    spec = importlib.util.spec_from_file_location("bench_zoo_for_reports", ROOT / "benchmarks" / "bench_zoo.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return benchmark("bench_zoo")
 
 
 def test_bench_zoo_takes_every_zoo_model_by_default(bench_zoo, tmp_path, monkeypatch):

@@ -2,22 +2,17 @@
 small end-to-end run through the worker processes."""
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import torch
 
 from pnnx_op_cases.registry import get_case
+from script_modules import benchmark
 
-SCRIPT = Path(__file__).resolve().parents[3] / "benchmarks" / "ncnn_coverage.py"
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location("ncnn_coverage", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return benchmark("ncnn_coverage")
 
 
 def test_compare_drops_size_one_axes_but_not_order():
