@@ -16,7 +16,6 @@ from pnnx_op_cases.cli import main
 
 FAMILIES = Path(registry.__file__).with_name("families")
 ROWS = [r.op for r in tables.all_rows()]
-GAPS = where.GAPS
 
 
 def _run(capsys, *argv):
@@ -95,31 +94,23 @@ def test_every_location_exists(answers):
             _text_at(p.where)
 
 
-def _gaps() -> list[tuple[str, str, str]]:
-    return where.gaps()
-
-
-def _is_gap(op: str, door: str) -> bool:
-    return any(fnmatch.fnmatchcase(op, pattern) and door == gap_door for pattern, gap_door, _ in _gaps())
-
-
 def test_every_row_shows_a_place_for_every_door_but_the_listed_gaps(answers):
     """where_gaps.tsv says, per (operator pattern, door), why no place writes it; every other
     pair shows one, and a listed pair that gains a place must leave the list."""
-    assert all(door in where.DOORS and reason for _, door, reason in _gaps())
+    assert all(door in where.DOORS and reason for _, door, reason in where.gaps())
     missing, closed = [], []
     for op, found in answers.items():
         for door, places in where.doors_of(found).items():
-            if not places and not _is_gap(op, door):
+            if not places and not where.gap_reason(op, door):
                 missing.append((op, door))
-            if places and _is_gap(op, door):
+            if places and where.gap_reason(op, door):
                 closed.append((op, door, places[0].where))
     assert not missing, missing[:20]
     assert not closed, closed[:20]
 
 
 def test_every_listed_gap_names_a_table_row():
-    assert all(any(fnmatch.fnmatchcase(op, pattern) for op in ROWS) for pattern, _, _ in _gaps())
+    assert all(any(fnmatch.fnmatchcase(op, pattern) for op in ROWS) for pattern, _, _ in where.gaps())
 
 
 def test_every_frontend_registry_names_its_doors_and_every_rule_shows_up():
