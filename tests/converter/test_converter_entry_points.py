@@ -238,3 +238,23 @@ def test_the_installed_commands_print_no_traceback(files):
         lines = proc.stderr.splitlines()
         assert proc.returncode != 0 and lines and "Traceback" not in proc.stderr, proc.stderr
         assert len(lines) == 1 or all(line.startswith(argv[-1]) for line in lines), proc.stderr
+
+
+TEARDOWN_PROBE = """
+import atexit, sys
+atexit.register(lambda: print("teardown ran"))
+sys.argv = ["pnnxref", *sys.argv[1:]]
+from pnnx_reference.cli import console
+console()
+"""
+
+
+@pytest.mark.parametrize("argv, code", [(["--version"], 0), (["nosuch.pt", "inputshape=[1]"], 2)])
+def test_the_command_skips_the_interpreters_teardown_and_keeps_its_output_and_code(argv, code):
+    """`pnnxref` leaves with os._exit once main() has returned (torch's teardown costs ~190 MB
+    and ~0.4 s), after flushing what it printed to pipes; its exit status is main()'s."""
+    proc = subprocess.run([sys.executable, "-c", TEARDOWN_PROBE, *argv], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == code, proc.stderr
+    assert "teardown ran" not in proc.stdout
+    assert (proc.stdout if code == 0 else proc.stderr).strip(), "the printed line was lost"
