@@ -46,3 +46,19 @@ def test_table_prints_missing_numbers_as_dashes(bench, capsys):
 def test_unknown_model_is_one_clear_error(bench, capsys):
     assert bench.main(["--models", "nosuchnet"]) == 2
     assert capsys.readouterr().err.strip().startswith("error: no zoo model matches")
+
+
+PARENT_AND_CHILD = """
+import subprocess, sys
+held = bytearray(150 * 2**20)
+subprocess.run([sys.executable, "-c", "import time; b = bytearray(200 * 2**20); time.sleep(0.6)"], check=True)
+"""
+
+
+def test_a_commands_memory_counts_its_processes_together(bench, tmp_path):
+    """Upstream's `pnnx` is a Python script waiting on a binary: both are resident at once, so the
+    command's peak is their sum, not the larger of the two (bench_convert.measured)."""
+    import sys
+
+    wall, together, largest = bench.bench_convert.measured([sys.executable, "-c", PARENT_AND_CHILD], tmp_path)
+    assert 200 <= largest < 300 and together >= largest + 140, (together, largest)
