@@ -1,7 +1,7 @@
 """Models whose shapes follow the input (each with its two input shapes, as `inputshape2`
 gives them), shared by the emitters' dynamic-shape tests: sizes read with x.size(d), reshape_as,
 flatten of a dynamic input, a resize to another input's size, broadcasts of lower-rank inputs,
-slices whose bounds follow sizes."""
+slices whose bounds follow sizes, expands to sizes that follow the input."""
 from __future__ import annotations
 
 import torch
@@ -67,6 +67,17 @@ class ReshapeReusingBatch(nn.Module):
         return F.max_pool1d(x.reshape(x.size(0), x.size(0), -1), 1)
 
 
+class ExpandBySizes(nn.Module):
+    """expand to a list of sizes read from the inputs: no change on the dims that follow the
+    input (BERT's token types, gathered then expanded to (batch, length)), a static size 1
+    widened (LLaMA's grouped key/value heads), new leading dims."""
+
+    def forward(self, x, k, z):
+        kept = (x * 2).expand(x.size(0), x.size(1), -1)
+        heads = k.expand(k.size(0), 3, k.size(2), 4)
+        return kept + 1, heads * 2, z.expand(2, z.size(0), 5) - 1
+
+
 MODELS = {
     "reshape_by_sizes": (ReshapeBySizes, [(256, 5), (1, 2, 3), (2, 4, 6, 10)], [(512, 5), (1, 4, 3), (3, 4, 9, 12)]),
     "reshape_as_flatten": (ReshapeAsFlatten, [(1, 3, 16), (1, 6, 8)], [(1, 3, 32), (1, 6, 16)]),
@@ -77,6 +88,7 @@ MODELS = {
     "slice_by_sizes": (SliceBySizes, [(1, 6, 10), (1, 3, 7)], [(1, 8, 14), (1, 5, 7)]),
     "static_slices_of_dynamic_input": (StaticSlicesOfDynamicInput, [(2, 3, 8)], [(4, 3, 8)]),
     "interpolate_to_other_size": (InterpolateToOtherSize, [(1, 3, 8, 9), (1, 3, 4, 5)], [(1, 3, 8, 9), (1, 3, 6, 7)]),
+    "expand_by_sizes": (ExpandBySizes, [(1, 6, 8), (2, 1, 5, 4), (6, 5)], [(1, 9, 8), (2, 1, 7, 4), (9, 5)]),
 }
 
 

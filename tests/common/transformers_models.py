@@ -23,6 +23,15 @@ def token_ids(length: int = 8, low: int = 2, vocab: int = 128) -> torch.Tensor:
     return torch.randint(low, vocab, (1, length), generator=torch.Generator().manual_seed(0))
 
 
+def bert() -> nn.Module:
+    """Its token types are a buffer gathered at the position ids, then expanded to
+    (batch, length): an expand to sizes that follow the input at two lengths."""
+    torch.manual_seed(0)
+    config = transformers.BertConfig(hidden_size=64, intermediate_size=128, num_hidden_layers=1,
+                                     num_attention_heads=4, vocab_size=128, max_position_embeddings=64)
+    return FirstOutput(transformers.BertModel(config).eval())
+
+
 def gpt2(**kwargs) -> nn.Module:
     torch.manual_seed(0)
     config = transformers.GPT2Config(n_embd=64, n_layer=1, n_head=4, vocab_size=128, n_positions=64)

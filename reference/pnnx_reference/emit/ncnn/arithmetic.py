@@ -17,8 +17,8 @@ import numpy as np
 
 from ... import expression as ex
 from ...errors import Unsupported
-from .context import Context, dims_params, param
-from .shape_expr import is_dynamic, padded_expression
+from .context import Context, param
+from .shape_expr import with_outer_ones
 
 
 # name: (op, reversed op for a literal first operand, python fold)
@@ -169,12 +169,7 @@ def _same_rank(ctx, v: _Value, target: str, rank: int = 0) -> _Value:
     if len(v.shape) >= rank:
         return v
     shape = [1] * (rank - len(v.shape)) + list(v.shape)
-    t = ctx.temp(target)
-    if is_dynamic(v.shape):  # the blob's own dims as ncnn reads them, then the new outer 1s
-        ctx.emit("Reshape", "reshape", [v.blob], [t], {6: padded_expression(len(v.shape), rank)})
-    else:
-        ctx.emit("Reshape", "reshape", [v.blob], [t], dims_params(shape))
-    return _Value(t, shape)
+    return _Value(with_outer_ones(ctx, v.blob, v.shape, rank, target), shape)
 
 
 def lower_binary_function(ctx: Context, op, func: str) -> None:

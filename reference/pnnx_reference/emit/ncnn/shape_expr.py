@@ -67,6 +67,16 @@ def padded_expression(rank: int, padded: int) -> str:
     return ",".join([dim_token(0, rank, None, d) for d in reversed(range(rank))] + ["1"] * (padded - rank))
 
 
+def with_outer_ones(ctx: Context, blob: str, shape: list[int], rank: int, base: str) -> str:
+    """`blob` (ncnn `shape`) with outer 1s up to `rank` dims, in a new temp blob named after
+    `base`; a dynamic blob's Reshape reads its own dims (a shape expression)."""
+    if not is_dynamic(shape):
+        return ctx.reshaped(blob, [1] * (rank - len(shape)) + list(shape), base)
+    target = ctx.temp(base)
+    ctx.emit("Reshape", "reshape", [blob], [target], {6: padded_expression(len(shape), rank)})
+    return target
+
+
 def own_shape_expression(shape: list[int], axis: int | None) -> str:
     """The whole torch `shape` of blob 0, carried with batch axis `axis`, as a Reshape list: a
     static size as itself, a dynamic one read from the blob."""
@@ -102,6 +112,11 @@ def render_list(items: list[ex.Node], operands: list[Operand], refs: ShapeRefs) 
     return ",".join(render(item, operands, refs) for item in reversed(items))
 
 
+# the readers of a shape list, and expand's target sizes: where they follow the input, the
+# expand keeps those dims of its input (families/repeat.py) and reads none of the sizes
+SIZE_READERS = SHAPE_READERS | {"Tensor.expand"}
+
+
 def shape_only(operand: Operand) -> bool:
     """Whether every consumer of `operand` reads it as a shape list or a slice bound (never as
     data): its consumers write it as an ncnn expression, so it needs no layer of its own."""
@@ -111,7 +126,7 @@ def shape_only(operand: Operand) -> bool:
 def _reads_as_shape(op, operand: Operand) -> bool:
     if op.type == "Tensor.slice":
         return operand in (op.input("start"), op.input("end"))
-    return op.type in SHAPE_READERS and operand not in op.inputs[:1]
+    return op.type in SIZE_READERS and operand not in op.inputs[:1]
 
 
 def keeps_leading_dim(op) -> bool:

@@ -58,10 +58,15 @@ def lower_expression(ctx, op):
     out = op.outputs[0]
     value = _Lowerer(ctx, op.inputs).lower(tree)
     if value.is_const:  # e.g. a reshape shape list, or arithmetic on literals only
-        dtype = "i64" if isinstance(value.const, list) else ctx.dtype(out)
+        dtype = "i64" if isinstance(value.const, list) or _untyped_size(out, value.const) else ctx.dtype(out)
         ctx.weight(np.asarray(value.const, dtype=numpy_type(dtype)), f"{op.name}.const", out=out.name)
         return
     _finish(ctx, op, value, out)
+
+
+def _untyped_size(out, const) -> bool:
+    """An int the IR gives no dtype (a size, e.g. `floor_divide(16,2)` as a slice bound): i64."""
+    return out.dtype is None and isinstance(const, int) and not isinstance(const, bool)
 
 
 def _finish(ctx, op, value, out):

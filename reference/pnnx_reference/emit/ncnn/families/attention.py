@@ -242,6 +242,9 @@ def _as_shape(ctx: Context, x, shape: list[int]) -> str:
 
 def _causal_mask(ctx: Context, op, lq: int, sk: int) -> str:
     """torch's causal mask is tril(ones(L, S)): query i sees keys 0..i."""
+    if lq < 0 or sk < 0:
+        raise Unsupported("is_causal over a sequence length that follows the input is not lowered "
+                          "(the mask is a constant of the traced size)")
     data = np.where(np.tril(np.ones((lq, sk), bool)), 0.0, -FLT_MAX).astype(np.float32)
     name = ctx.temp(op.outputs[0].name)
     ctx.emit("MemoryData", "causal_mask", [], [name], dims_params([lq, sk]), [Weight(data.reshape(-1), tagged=False)])

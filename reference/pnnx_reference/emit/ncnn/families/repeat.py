@@ -8,6 +8,7 @@ from ....errors import AlongBatch, Unsupported
 from ..context import Context, dims_params, param
 from ..crops import select_indices
 from ..registry import LEADING, LOWERINGS, MOVES_DATA
+from ..shape_expr import with_outer_ones
 
 
 @LOWERINGS.register("Tensor.repeat", "torch.tile", "Tensor.tile", batch=LEADING, **MOVES_DATA)
@@ -33,18 +34,24 @@ def tile_to(ctx: Context, kind: str, src, out, in_shape: list, out_shape: list, 
         return
     blob = ctx.blob(src)
     if len(in_shape) < len(out_shape):
+        blob = with_outer_ones(ctx, blob, in_shape, len(out_shape), out.name)
         in_shape = [1] * (len(out_shape) - len(in_shape)) + in_shape
-        blob = ctx.reshaped(blob, in_shape, out.name)
     ctx.emit("Tile", kind, [blob], [out.name], {2: [repeat(i, o) for i, o in zip(in_shape, out_shape)]})
 
 
 @LOWERINGS.register("Tensor.expand", "Tensor.expand_as", batch=LEADING, **MOVES_DATA)
 def expand(ctx: Context, op) -> None:
-    """Tile of the size-1 dims; new leading dims are added as 1s first (a Reshape)."""
+    """Tile of the size-1 dims; new leading dims are added as 1s first (a Reshape). A dim that
+    follows the input (`?` in and out) is kept: it differs between inputshape and inputshape2,
+    so it is no size 1 that torch.expand could widen (the target list is then no layer)."""
     src, out = op.inputs[0], op.outputs[0]
     in_shape, out_shape = ctx.shape(src), ctx.shape(out)
-    if -1 in in_shape or -1 in out_shape or len(out_shape) > 4 or len(in_shape) > len(out_shape):
+    if len(out_shape) > 4 or len(in_shape) > len(out_shape):
         raise Unsupported(f"expand of {tuple(in_shape)} to {tuple(out_shape)} is not lowered")
+    padded = [1] * (len(out_shape) - len(in_shape)) + in_shape
+    if any((i < 0 or o < 0) and i != o for i, o in zip(padded, out_shape)):
+        raise Unsupported(f"expand of {tuple(in_shape)} to {tuple(out_shape)}: a size 1 widened to a size "
+                          "that follows the input is not lowered (ncnn's Tile repeats are constants)")
     tile_to(ctx, "expand", src, out, in_shape, out_shape, lambda i, o: o if i == 1 else 1)
 
 

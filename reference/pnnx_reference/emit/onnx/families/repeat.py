@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .... import expression as ex
 from ....errors import Unsupported
+from ...shape_lists import shape_items
+from ..expressions import shape_tensor
 from ..builder import int_list, static
 from ..registry import LOWERINGS
 
@@ -19,13 +22,32 @@ def expand_as(ctx, op):
 
 @LOWERINGS.register("Tensor.expand", "torch.broadcast_to")
 def expand(ctx, op):
+    """Expand broadcasts: a size 1 keeps the input's. A target list that follows the input is
+    computed at run time (its -1 items, torch's "keep", as 1)."""
     out = ctx.shape(op.outputs[0])
-    if any(d < 0 for d in out):
+    if all(d >= 0 for d in out):
+        target = ctx.const(out, hint="shape")
+    elif len(op.inputs) > 1:
+        target = _sizes_tensor(ctx, op.inputs[1])
+    else:
         sizes = int_list(op.params.get("sizes", op.params.get("size")))
-        if not sizes or len(op.inputs) > 1:
-            raise Unsupported("dynamic expand target")
-        out = [1 if d == -1 else d for d in sizes]  # Expand broadcasts: 1 keeps the input size
-    ctx.node("Expand", [ctx.x(op), ctx.const(out, hint="shape")], ctx.y(op))
+        if not sizes:
+            raise Unsupported("expand target of unknown size")
+        target = ctx.const([1 if d == -1 else d for d in sizes], hint="shape")
+    ctx.node("Expand", [ctx.x(op), target], ctx.y(op))
+
+
+def _sizes_tensor(ctx, sizes):
+    computed = shape_items(sizes)
+    if computed is None:
+        raise Unsupported(f"expand target {sizes.name} is no list of sizes")
+    items, operands = computed
+    keep = ex.literal(1)
+    return shape_tensor(ctx, [keep if _is_keep(item) else item for item in items], operands)
+
+
+def _is_keep(item) -> bool:
+    return isinstance(item, ex.Literal) and item.value == -1
 
 
 @LOWERINGS.register("torch.meshgrid")
