@@ -1,7 +1,8 @@
 """Models whose shapes follow the input (each with its two input shapes, as `inputshape2`
 gives them), shared by the emitters' dynamic-shape tests: sizes read with x.size(d), reshape_as,
 flatten of a dynamic input, a resize to another input's size, broadcasts of lower-rank inputs,
-slices whose bounds follow sizes, expands to sizes that follow the input."""
+slices whose bounds follow sizes, expands to sizes that follow the input, position ids and a
+causal mask over a length that follows the input."""
 from __future__ import annotations
 
 import torch
@@ -78,6 +79,20 @@ class ExpandBySizes(nn.Module):
         return kept + 1, heads * 2, z.expand(2, z.size(0), 5) - 1
 
 
+class CausalByLength(nn.Module):
+    """Position ids arange(length) looked up in a table, and is_causal attention, over a length
+    that follows the input (GPT-2 and LLaMA at two lengths)."""
+
+    def __init__(self):
+        super().__init__()
+        self.table = nn.Embedding(32, 8)
+
+    def forward(self, x):
+        positions = torch.arange(x.size(2))
+        q = x + self.table(positions)
+        return F.scaled_dot_product_attention(q, x, x * 2, is_causal=True), positions.float() * 2
+
+
 MODELS = {
     "reshape_by_sizes": (ReshapeBySizes, [(256, 5), (1, 2, 3), (2, 4, 6, 10)], [(512, 5), (1, 4, 3), (3, 4, 9, 12)]),
     "reshape_as_flatten": (ReshapeAsFlatten, [(1, 3, 16), (1, 6, 8)], [(1, 3, 32), (1, 6, 16)]),
@@ -88,6 +103,7 @@ MODELS = {
     "slice_by_sizes": (SliceBySizes, [(1, 6, 10), (1, 3, 7)], [(1, 8, 14), (1, 5, 7)]),
     "static_slices_of_dynamic_input": (StaticSlicesOfDynamicInput, [(2, 3, 8)], [(4, 3, 8)]),
     "interpolate_to_other_size": (InterpolateToOtherSize, [(1, 3, 8, 9), (1, 3, 4, 5)], [(1, 3, 8, 9), (1, 3, 6, 7)]),
+    "causal_by_length": (CausalByLength, [(1, 2, 6, 8)], [(1, 2, 11, 8)]),
     "expand_by_sizes": (ExpandBySizes, [(1, 6, 8), (2, 1, 5, 4), (6, 5)], [(1, 9, 8), (2, 1, 7, 4), (9, 5)]),
 }
 

@@ -76,27 +76,19 @@ def test_roberta_position_ids_from_the_token_ids_are_exact_on_ncnn(tmp_path):
     assert_close(run_onnx(tmp_path / "roberta.pnnx.onnx", [ids]), expected, CLOSE, "onnxruntime")
 
 
-def test_bert_at_two_lengths_writes_every_artefact_and_matches_at_any_length(tmp_path):
-    """inputshape2 made its token-type expand follow the length: ncnn declined ("list
-    expressions are not lowered") and so did ONNX ("dynamic expand target")."""
-    model, ids = tm.bert(), tm.token_ids()
-    result = api.export(model, (ids,), tmp_path, "bert", inputs2=(tm.token_ids(16),), fp16=False)
+
+@pytest.mark.parametrize("build", [tm.bert, tm.gpt2, tm.llama], ids=["bert", "gpt2", "llama"])
+def test_at_two_lengths_every_artefact_matches_at_any_length(tmp_path, build):
+    """inputshape2 makes the length follow the input. BERT's token-type expand to (batch, length)
+    was declined by ncnn ("list expressions are not lowered") and ONNX ("dynamic expand
+    target"); GPT-2's and LLaMA's is_causal mask over the length took the whole conversion down
+    ("negative dimensions are not allowed"), and their position ids arange(length) had no ncnn
+    lowering."""
+    model, ids = build(), tm.token_ids()
+    result = api.export(model, (ids,), tmp_path, "m", inputs2=(tm.token_ids(16),), fp16=False)
     assert sorted(result.paths) == sorted(api.ARTEFACTS) and not result.unsupported
     for length in (8, 16, 5):
         ids = tm.token_ids(length)
         expected = _expected(model, ids)
-        assert_close(run_onnx(tmp_path / "bert.pnnx.onnx", [ids]), expected, CLOSE, f"onnxruntime at {length}")
-        assert_close(run_ncnn(tmp_path / "bert", [ids]), expected, CLOSE, f"ncnn at {length}")
-
-
-@pytest.mark.parametrize("build", [tm.gpt2, tm.llama], ids=["gpt2", "llama"])
-def test_decoders_at_two_lengths_write_onnx_and_decline_ncnn_in_one_line(tmp_path, build):
-    """Their causal attention over a length that follows the input took the whole conversion down
-    ("negative dimensions are not allowed"); ONNX now matches at both lengths, ncnn declines."""
-    model, ids = build(), tm.token_ids()
-    result = api.export(model, (ids,), tmp_path, "m", inputs2=(tm.token_ids(16),), fp16=False)
-    assert "pnnxonnx" in result.paths and "onnx" not in result.unsupported
-    assert "is_causal over a sequence length that follows the input is not lowered" in result.unsupported["ncnn"]
-    for length in (8, 16):
-        ids = tm.token_ids(length)
-        assert_close(run_onnx(tmp_path / "m.pnnx.onnx", [ids]), _expected(model, ids), CLOSE, f"onnxruntime at {length}")
+        assert_close(run_onnx(tmp_path / "m.pnnx.onnx", [ids]), expected, CLOSE, f"onnxruntime at {length}")
+        assert_close(run_ncnn(tmp_path / "m", [ids]), expected, CLOSE, f"ncnn at {length}")

@@ -126,6 +126,8 @@ def shape_only(operand: Operand) -> bool:
 def _reads_as_shape(op, operand: Operand) -> bool:
     if op.type == "Tensor.slice":
         return operand in (op.input("start"), op.input("end"))
+    if op.type == "torch.arange":  # arange(size): a ramp read from the sized blob (ramps.py)
+        return operand is op.input("end")
     return op.type in SIZE_READERS and operand not in op.inputs[:1]
 
 

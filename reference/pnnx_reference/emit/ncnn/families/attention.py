@@ -9,7 +9,7 @@ F.scaled_dot_product_attention -> SDPA: (heads, L, E) query, (groups, S, E) key,
 head over consecutive query heads, as enable_gqa does). 5=attn_mask (a float blob added to
 the scores: (L, S) or (1 or heads, L, S); a bool one, True where a score takes part, as 0 or
 MASK_FILL), 6=scale (0: 1/sqrt(E)). is_causal becomes a
-constant mask. A 4-d (N, heads, L, E) query carries N as the ncnn Mat batch (so do key, value
+constant mask, or over lengths that follow the input one built at run time from two ramps. A 4-d (N, heads, L, E) query carries N as the ncnn Mat batch (so do key, value
 and a 4-d mask); without a batch axis, any leading axis plays the heads' part, so the lowering
 follows the operand shapes only. A blob with one more leading axis (a rank-5 (N, windows,
 heads, L, E) query, windowed vision attention) has it folded into the heads by Reshape (grouped
@@ -27,10 +27,11 @@ import math
 import numpy as np
 
 from ....errors import Unsupported
-from ..arithmetic import scalar
+from ..arithmetic import BINARY, scalar
 from ..batch import batch_reshape_params
 from ..context import FLT_MAX, Context, dims_params, param, required_inputs
 from ..layers import Weight
+from ..ramps import ramp
 from ..registry import FIRST, LOWERINGS, SEQUENCE
 
 
@@ -205,7 +206,7 @@ def _mask(ctx: Context, op, q, k, mask, heads: int) -> str | None:
     if param(op, "is_causal", False):
         if mask is not None:
             raise Unsupported("is_causal with attn_mask")
-        return _causal_mask(ctx, op, lq, sk)
+        return _causal_mask(ctx, op, lq, sk) if lq >= 0 and sk >= 0 else _run_time_causal_mask(ctx, op, q, k)
     if mask is None:
         return None
     shape = ctx.shape(mask)
@@ -242,13 +243,24 @@ def _as_shape(ctx: Context, x, shape: list[int]) -> str:
 
 def _causal_mask(ctx: Context, op, lq: int, sk: int) -> str:
     """torch's causal mask is tril(ones(L, S)): query i sees keys 0..i."""
-    if lq < 0 or sk < 0:
-        raise Unsupported("is_causal over a sequence length that follows the input is not lowered "
-                          "(the mask is a constant of the traced size)")
     data = np.where(np.tril(np.ones((lq, sk), bool)), 0.0, -FLT_MAX).astype(np.float32)
     name = ctx.temp(op.outputs[0].name)
     ctx.emit("MemoryData", "causal_mask", [], [name], dims_params([lq, sk]), [Weight(data.reshape(-1), tagged=False)])
     return name
+
+
+def _run_time_causal_mask(ctx: Context, op, q, k) -> str:
+    """The causal mask over lengths that follow the input: key j after query i (j - i >= 1,
+    from two ramps) is MASK_FILL, the others 0."""
+    out = op.outputs[0].name
+    rows = ctx.temp(out)
+    ctx.emit("Reshape", "causal_rows", [ramp(ctx, q, -2, out)], [rows], {0: 1, 1: -1})
+    columns = ctx.temp(out)
+    ctx.emit("Reshape", "causal_columns", [ramp(ctx, k, -2, out)], [columns], {0: -1, 1: 1})
+    ahead, later = ctx.temp(out), ctx.temp(out)
+    ctx.emit("BinaryOp", "causal", [columns, rows], [ahead], {0: BINARY["sub"][0]})
+    ctx.emit("Clip", "causal", [ahead], [later], {0: 0.0, 1: 1.0})
+    return scalar(ctx, "mul", later, MASK_FILL, ctx.temp(out))
 
 
 @LOWERINGS.register("F.scaled_dot_product_attention", batch=FIRST, unbatched_rank=3, batched_inputs=4,

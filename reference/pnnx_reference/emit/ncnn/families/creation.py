@@ -1,14 +1,18 @@
 """Tensors made from a value or another tensor: fill -> a MemoryData of the output's shape;
-Tensor.copy_ -> its source (Reshape + Tile when it broadcasts)."""
+Tensor.copy_ -> its source (Reshape + Tile when it broadcasts); arange over a size that follows
+the input -> a run-time ramp."""
 from __future__ import annotations
 
 import numpy as np
 
-from ....errors import Unsupported
+from .... import expression as ex
+from ....errors import AlongBatch, Unsupported
 from ..arithmetic import BINARY
 from ..context import Context, dims_params, param, required_inputs
 from ..layers import Weight
+from ..ramps import ramp
 from ..registry import LEADING, LOWERINGS, MOVES_DATA
+from ..shape_expr import scalar_item
 
 
 def _constant(ctx: Context, shape: list[int], value: float, out: str) -> str:
@@ -61,3 +65,21 @@ def copy_(ctx: Context, op) -> None:
         ctx.emit("Reshape", "copy", [reshaped], [blob], dims_params(padded))
     repeats = [o // i for i, o in zip(padded, out_shape)]
     ctx.emit("Tile", "copy", [blob], [out.name], {2: repeats})
+
+
+@LOWERINGS.register("torch.arange", batch=LEADING, **MOVES_DATA)
+def arange(ctx: Context, op) -> None:
+    """arange(size(x, d)) (position ids over a length that follows the input): a run-time ramp
+    (ramps.py); a constant arange is folded before lowering."""
+    out = op.outputs[0]
+    end = op.input("end")
+    if end is None or op.input("start") is not None or op.input("step") is not None \
+            or param(op, "start", 0) != 0 or param(op, "step", 1) != 1:
+        raise Unsupported("arange other than arange(size) (start 0, step 1) is not lowered")
+    if ctx.batch_axis(out) is not None:
+        raise AlongBatch("a ramp has no batch axis")
+    tree, operands = scalar_item(end)
+    if not (isinstance(tree, ex.Call) and tree.func == "size" and len(tree.args) == 2
+            and isinstance(tree.args[0], ex.Input) and isinstance(tree.args[1], ex.Literal)):
+        raise Unsupported(f"arange to {ex.to_string(tree)}: only arange(size(tensor, dim)) is lowered")
+    ramp(ctx, operands[tree.args[0].index], int(tree.args[1].value), out.name, out.name)
