@@ -5,14 +5,15 @@ ncnn's loader never refuses an id: one the layer does not read is dropped silent
 that writes it meant something ncnn does not do), and a value of the wrong kind is dropped for
 the default (`0=2.0` where an int is read) or misread. Kinds: an int id takes an integer; a
 float id an integer or a float (ncnn converts); an int-array id integers only; a float-array
-id any numbers; a string id a string."""
+id integers or floats (an all-integer array is converted); a float-only-array id floats only (the
+binding misreads an integer element of Yolov3DetectionOutput's mask); a string id a string."""
 from __future__ import annotations
 
 import functools
 from pathlib import Path
 
 TABLE = Path(__file__).with_name("ncnn_layer_params.tsv")
-KINDS = ("int", "float", "int-array", "float-array", "string")
+KINDS = ("int", "float", "int-array", "float-array", "float-only-array", "string")
 LOADER_IDS = {30: "int-array", 31: "int"}  # read by Net::load_param for every layer
 
 
@@ -45,7 +46,7 @@ def kind_of(value) -> str:
 
 
 _ACCEPTS = {"int": {"int"}, "float": {"int", "float"}, "int-array": {"int-array"},
-            "float-array": {"int-array", "float-array"}, "string": {"string"}}
+            "float-array": {"int-array", "float-array"}, "float-only-array": {"float-array"}, "string": {"string"}}
 
 
 def fits(value, kind: str) -> bool:
