@@ -18,8 +18,8 @@ One line per row, its verdict:
   written under its own name   no gap: the rule writing it must name it in its produces= trait
                          (`--all --check` lists the rows `where` shows an ONNX place for that
                          torch.onnx's files of their cases come back otherwise: the rule serves
-                         other graphs (Gelu at opset 20), or its trait names what it does not
-                         write (Sigmoid names F.sigmoid, which the tracer records as Tensor.sigmoid))
+                         other graphs (Gelu at opset 20; Swish, opset 24, writes F.silu and
+                         torch.sigmoid), or its trait names what it does not write)
 and "; BUG case: ..." where a conversion of a usable file fails or its `_pnnx.py` computes otherwise.
 Other verdicts are the reasons of the ONNX door's rows in op_cases/pnnx_op_cases/where_gaps.tsv (below its
 "measured" line). `--check` exits 1 where a verdict differs from that data; `--write` rewrites the

@@ -64,7 +64,7 @@ ONNX_SPELLINGS: dict[str, tuple[str, ...]] = {
     "nn.LogSoftmax": ("F.log_softmax", "LogSoftmax"), "nn.MaxPool1d": ("F.max_pool1d", "MaxPool"),
     "nn.MaxPool2d": ("F.max_pool2d", "MaxPool"), "nn.MaxPool3d": ("F.max_pool3d", "MaxPool"),
     "nn.PixelShuffle": ("F.pixel_shuffle", "DepthToSpace"), "nn.ReLU": ("F.relu", "Relu"),
-    "nn.SELU": ("F.selu", "Selu"), "nn.Sigmoid": ("Tensor.sigmoid", "Sigmoid"),
+    "nn.SELU": ("F.selu", "Selu"), "nn.Sigmoid": ("Tensor.sigmoid", "Sigmoid"), "F.sigmoid": ("Tensor.sigmoid", "Sigmoid"),
     "nn.Softmax": ("F.softmax", "Softmax"), "nn.Softplus": ("F.softplus", "Softplus"),
     "F.linear": ("nn.Linear", "Gemm", "MatMul"), "F.prelu": ("nn.PReLU", "PRelu"),
     "Tensor.flatten": ("torch.flatten", "Flatten"), "Tensor.split": ("torch.split", "Split"),

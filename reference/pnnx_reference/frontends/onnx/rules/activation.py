@@ -50,9 +50,9 @@ def selu(ctx):
     return F.elu(x, alpha) * gamma
 
 
-@rule("Sigmoid", produces=("F.sigmoid", "Tensor.sigmoid"))
+@rule("Sigmoid", produces=("Tensor.sigmoid",))
 def sigmoid(ctx):
-    return F.sigmoid(ctx.tensor(0))
+    return F.sigmoid(ctx.tensor(0))  # recorded by the tracer as Tensor.sigmoid
 
 
 @rule("pnnx:LogSigmoid", produces=("F.logsigmoid",))
@@ -176,7 +176,7 @@ def hardmax(ctx):
     return _softmax_like(ctx, one_hot_max)
 
 
-@rule("SwiGLU", produces=("F.sigmoid", "F.silu"))
+@rule("SwiGLU", produces=("F.silu", "Tensor.sigmoid"))
 def swiglu(ctx):
     """Opset 28: a * sigmoid(alpha * a) * b."""
     a, b = ctx.tensor(0), ctx.tensor(1)
