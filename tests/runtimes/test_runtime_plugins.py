@@ -4,6 +4,8 @@ never holds OpenVINO, MNN or TVM (their tox environments do), so the runtime is 
 from __future__ import annotations
 
 import configparser
+import importlib.util
+import json
 import sys
 import tomllib
 import types
@@ -22,6 +24,17 @@ from pnnx_conformance.errors import HarnessError, NotSupported
 
 ROOT = Path(__file__).resolve().parents[2]
 VENDORS = ROOT / "vendors"
+
+
+def _script(path: Path):
+    """A script of vendors/ (no package: the tox environments run it) as a module."""
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+share_env = _script(VENDORS / "share_env.py")
 # tox environment -> (package folder, import package, backend name, class, PyPI pin)
 PLUGINS = {
     "openvino": ("pnnx-conformance-openvino", "pnnx_conformance_openvino", "openvino-cpu", "OpenVinoCpuBackend",
@@ -57,7 +70,8 @@ def test_package_declares_its_backend_and_pins_its_runtime(runtime):
     folder, package, name, cls, pin, _ = PLUGINS[runtime]
     project = tomllib.loads((VENDORS / folder / "pyproject.toml").read_text())["project"]
     assert project["entry-points"][GROUP] == {name: f"{package}.backend:{cls}"}
-    assert project["dependencies"] == [pin]
+    assert project["dependencies"][1:] == [pin]  # after the suite (tests/setup/test_packaging.py)
+    assert share_env.runtime_requirements(VENDORS / folder) == [pin]  # what the tox environment installs
 
 
 @pytest.mark.parametrize("runtime", sorted(PLUGINS))
@@ -67,7 +81,9 @@ def test_tox_environment_is_its_own(runtime):
     env = ini[f"testenv:{runtime}"]
     assert env["env_dir"] == "{toxworkdir}/" + runtime != ini["testenv"]["env_dir"]
     assert ini["runtime"]["runner"] == "virtualenv"  # not the shared-virtualenv runner of the shared env
-    assert f"-e vendors/{PLUGINS[runtime][0]}" in env["deps"]
+    # tox installs nothing (its package step would resolve the suite's dependencies): share_env.py does
+    assert (ini["runtime"]["package"], env["package"], env["deps"].strip()) == ("skip", "{[runtime]package}", "")
+    assert env["commands_pre"] == f"python vendors/share_env.py {{[runtime]shared_env}} vendors/{PLUGINS[runtime][0]}"
     assert f"--backend {PLUGINS[runtime][2]}" in env["commands"]
 
 
@@ -271,10 +287,7 @@ def test_tvm_one_thread_before_the_runtime_starts(plugins_path, monkeypatch):
 # --- the tox environments' view of the shared one -------------------------------------------
 
 
-def test_share_env_writes_one_pth_and_refuses_what_is_not_an_environment(tmp_path, monkeypatch):
-    monkeypatch.syspath_prepend(str(VENDORS))
-    import share_env
-
+def test_share_env_writes_one_pth_and_refuses_what_is_not_an_environment(tmp_path):
     shared = tmp_path / "env"
     site = share_env.site_packages(shared)
     own = tmp_path / "own"
@@ -285,6 +298,29 @@ def test_share_env_writes_one_pth_and_refuses_what_is_not_an_environment(tmp_pat
     assert share_env.share(shared, own).read_text() == f"{site.resolve()}\n"
     with pytest.raises(SystemExit, match="shared environment itself"):
         share_env.share(shared, site)
+
+
+def _record_editable(site: Path, name: str, folder: Path) -> None:
+    info = site / f"{name}-0.2.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "direct_url.json").write_text(json.dumps({"url": folder.resolve().as_uri(), "dir_info": {"editable": True}}))
+
+
+def test_share_env_installs_the_runtime_then_the_suite_without_its_dependencies(tmp_path):
+    """The plug-in requires the suite, on no index, whose dependencies (torch) the shared environment
+    holds: pip gets the runtime alone, then the converter, the suite and the plug-in with --no-deps,
+    and nothing of them once they are installed editable from there."""
+    plugin = VENDORS / PLUGINS["openvino"][0]
+    runtime, editable = share_env.install_commands(plugin, tmp_path)
+    assert runtime[-3:] == ["-c", str(ROOT / "requirements" / "runtime.txt"), PLUGINS["openvino"][4]]
+    assert not any("pnnx" in arg for arg in runtime) and "--no-deps" not in runtime
+    assert editable[editable.index("--no-deps"):] == ["--no-deps", "-e", str(ROOT / "reference"), "-e", str(ROOT),
+                                                      "-e", str(plugin)]
+    _record_editable(tmp_path, "pnnx_reference", ROOT / "reference")
+    _record_editable(tmp_path, "pnnx_conformance", ROOT)
+    assert share_env.install_commands(plugin, tmp_path)[1][-2:] == ["-e", str(plugin)]
+    _record_editable(tmp_path, "pnnx_conformance_openvino", plugin)
+    assert share_env.install_commands(plugin, tmp_path) == [runtime]
 
 
 def test_tvm_operator_refusal_is_not_supported_other_import_errors_fail(plugins_path, monkeypatch, tmp_path):

@@ -1,7 +1,8 @@
 """The two distributions (issue 31): `pnnx-reference` (reference/pyproject.toml, the converter)
-and `pnnx-conformance` (pyproject.toml, the suite), their declared dependencies against the
-exact pins of requirements/, the `--version` of every command, one line naming the extra when an
-optional package is missing, and the built converter wheel converting resnet18 in a fresh venv."""
+and `pnnx-conformance` (pyproject.toml, the suite, which the vendor plug-ins require), their declared
+dependencies against the exact pins of requirements/, the `--version` of every command, one line
+naming the extra when an optional package is missing, and the built converter wheel converting
+resnet18 in a fresh venv."""
 from __future__ import annotations
 
 import os
@@ -81,6 +82,18 @@ def test_the_suite_requires_the_converter_of_its_own_version():
     assert pnnx_conformance.__version__ == pnnx_reference.__version__
     [converter] = [Requirement(r) for r in project(SUITE)["dependencies"] if r.startswith("pnnx-reference")]
     assert str(converter.specifier) == f"=={pnnx_reference.__version__}" and converter.extras == {"all"}
+
+
+VENDOR_PLUGINS = sorted((ROOT / "vendors").glob("*/pyproject.toml"))
+
+
+@pytest.mark.parametrize("pyproject", VENDOR_PLUGINS, ids=[p.parent.name for p in VENDOR_PLUGINS])
+def test_every_vendor_plugin_requires_the_suite_of_its_own_version(pyproject):
+    """A plug-in implements the suite's backend contract of this release (installed without the
+    suite's dependencies by vendors/share_env.py: tests/runtimes/test_runtime_plugins.py)."""
+    assert len(VENDOR_PLUGINS) >= 3  # openvino, mnn, tvm
+    [suite] = [r for r in map(Requirement, project(pyproject)["dependencies"]) if r.name == "pnnx-conformance"]
+    assert str(suite.specifier) == f"=={pnnx_conformance.__version__}" and not suite.extras
 
 
 def test_versions_name_the_upstream_releases_the_project_pins():
