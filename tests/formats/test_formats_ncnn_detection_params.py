@@ -116,6 +116,17 @@ def test_the_kinds_on_the_binding(tmp_path):
     assert len(messages) == 1 and "reads it as float-only-array, the file gives int-array" in messages[0], messages
 
 
+def test_an_array_mixing_integers_and_floats_is_misread_and_fits_no_id(tmp_path):
+    """ncnn types an array by its last element: PriorBox's min sizes `2,24,30.0` read 24 as raw bits."""
+    mixed = {**PRIORBOX, 0: [24, 30.0], 1: [30.0, 36.0]}
+    assert _outcome(tmp_path, "PriorBox", mixed, PRIORBOX_INPUTS) != \
+        _outcome(tmp_path, "PriorBox", {**mixed, 0: [24.0, 30.0]}, PRIORBOX_INPUTS)
+    assert _outcome(tmp_path, "PriorBox", {**mixed, 0: [24, 30]}, PRIORBOX_INPUTS) == \
+        _outcome(tmp_path, "PriorBox", {**mixed, 0: [24.0, 30.0]}, PRIORBOX_INPUTS)
+    messages = [str(p) for p in validate(_write(tmp_path, "PriorBox", mixed, 2))]
+    assert len(messages) == 1 and "reads it as float-array, the file gives mixed-array [24, 30.0]" in messages[0]
+
+
 @pytest.mark.parametrize("layer, params, inputs", [
     ("ROIAlign", {0: 2, 1: 2, 5: 2}, (FEAT, ROI)),  # version outside 0..1
     ("ROIAlign", {0: 2}, (FEAT, ROI)),  # no pooled height

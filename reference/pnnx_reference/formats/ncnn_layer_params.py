@@ -6,7 +6,9 @@ that writes it meant something ncnn does not do), and a value of the wrong kind 
 the default (`0=2.0` where an int is read) or misread. Kinds: an int id takes an integer; a
 float id an integer or a float (ncnn converts); an int-array id integers only; a float-array
 id integers or floats (an all-integer array is converted); a float-only-array id floats only (the
-binding misreads an integer element of Yolov3DetectionOutput's mask); a string id a string."""
+binding misreads an integer element of Yolov3DetectionOutput's mask); a string id a string. An
+array mixing integers and floats fits no id: ncnn types it by its last element and reads the
+elements of the other kind as raw bits (`2,2.0,3` as 1073741824 and 3)."""
 from __future__ import annotations
 
 import functools
@@ -41,7 +43,9 @@ def kind_of(value) -> str:
     if isinstance(value, str):
         return "string"
     if isinstance(value, list):
-        return "float-array" if any(isinstance(v, float) for v in value) else "int-array"
+        if all(isinstance(v, int) for v in value):
+            return "int-array"
+        return "float-array" if all(isinstance(v, float) for v in value) else "mixed-array"
     return "float" if isinstance(value, float) else "int"
 
 

@@ -123,10 +123,9 @@ def _parse_array(text: str) -> list:
     count = _parse_number(items[0])
     if not isinstance(count, int) or count != len(items) - 1:
         raise ValueError(f"array declares {items[0]} elements but has {len(items) - 1}")
-    values = [_parse_number(v) for v in items[1:]]
-    if any(isinstance(v, float) for v in values):
-        return [float(v) for v in values]
-    return values
+    # kept as written: ncnn types an array by its last element and misreads the elements of the
+    # other kind (formats/ncnn_layer_params.py), so a mixed array stays mixed for pnnx-validate
+    return [_parse_number(v) for v in items[1:]]
 
 
 def _parse_value(text: str) -> NcnnValue:
