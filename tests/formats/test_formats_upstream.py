@@ -1,7 +1,7 @@
 """Round trips on files the upstream `pnnx` command writes, produced at test time.
 
-Models are traced and converted once per test session (shared by xdist workers through
-a lock); nothing upstream writes is committed."""
+Models are traced and converted once per test session (one xdist worker runs the module; a
+lock keeps the folder shared should several); nothing upstream writes is committed."""
 import json
 import os
 import shutil
@@ -17,7 +17,9 @@ from pnnx_reference.formats import ncnn_bin, ncnn_param, pnnx_param
 from pnnx_reference.formats.floatfmt import float_to_string
 from pnnx_reference.validate import validate
 
-pytestmark = pytest.mark.upstream
+# one worker runs the module (tox.ini's `--dist loadgroup`): the other goes on with other tests
+# instead of waiting on the lock while the upstream conversions are made
+pytestmark = [pytest.mark.upstream, pytest.mark.xdist_group("formats_upstream")]
 
 PNNX = shutil.which("pnnx", path=os.path.dirname(sys.executable))
 SLOPES = [0.1, 1e-5, 1 / 3, 3.14159265, 9.5e-5, 1e6, 123456.7, 0.0001234567, 2.5e-7, 1e30,

@@ -22,9 +22,9 @@ def _records(path) -> list[dict]:
     return sorted(rows, key=lambda r: (r["case"], r["converter"], r["check"], r["backend"] or "", r["precision"] or ""))
 
 
-def _opts(out, converters):
+def _opts(out, converters, jobs=2):
     return RunOptions(out=out, tier="full", converters=converters, backends=BACKENDS, cases_provider=PROVIDER,
-                      ops=["nn.Conv2d", "F.relu"], jobs=2, progress=False)
+                      ops=["nn.Conv2d", "F.relu"], jobs=jobs, progress=False)
 
 
 # the two tests below compare with the same runs of one route alone: made once, in one worker
@@ -34,13 +34,14 @@ ALONE = pytest.mark.xdist_group("harness_one_run")
 
 @pytest.fixture(scope="module")
 def alone(tmp_path_factory):
-    """The records of `run` with one converter alone (each run once for the module)."""
+    """The records of `run` with one converter alone (each run once for the module), in one worker
+    process: the runs they are compared with share two, so the records hold whatever the number of workers."""
     made: dict[str, list[dict]] = {}
 
     def records(converter: str) -> list[dict]:
         if converter not in made:
             out = tmp_path_factory.mktemp(f"alone-{converter}")
-            assert run(_opts(out, [converter])).errors == []
+            assert run(_opts(out, [converter], jobs=1)).errors == []
             made[converter] = _records(out / "results.jsonl")
         return made[converter]
 

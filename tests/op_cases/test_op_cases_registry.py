@@ -1,6 +1,8 @@
 """The registry as a whole: coverage of every table row, ids, tags, reasons, tiers."""
 from __future__ import annotations
 
+import hashlib
+import os
 import re
 import subprocess
 import sys
@@ -37,14 +39,18 @@ def test_ids_are_unique_and_readable():
     assert not wrong_prefix, wrong_prefix[:10]
 
 
+def _fingerprints(cases) -> str:
+    return "".join(f"{c.id} {hashlib.sha1((c.source + repr(c.inputs)).encode()).hexdigest()}\n" for c in cases)
+
+
 def test_ids_and_sources_are_stable_across_processes():
-    code = ("import hashlib; from pnnx_op_cases import registry\n"
-            "for c in registry.all_cases(): "
-            "print(c.id, hashlib.sha1((c.source + repr(c.inputs)).encode()).hexdigest())")
-    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                           check=True).stdout for _ in range(2)]
-    assert runs[0] == runs[1]
-    assert [ln.split()[0] for ln in runs[0].splitlines()] == [c.id for c in CASES]
+    """This process's registry against a fresh one's, built under another string-hash seed."""
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); from pnnx_op_cases import registry; "
+            "from test_op_cases_registry import _fingerprints; print(_fingerprints(registry.all_cases()), end='')")
+    seed = "1" if os.environ.get("PYTHONHASHSEED") != "1" else "2"
+    other = subprocess.run([sys.executable, "-c", code, os.path.dirname(__file__)], capture_output=True, text=True,
+                           check=True, env=dict(os.environ, PYTHONHASHSEED=seed)).stdout
+    assert other == _fingerprints(CASES)
 
 
 def test_tags_are_known_and_reasoned():

@@ -11,13 +11,14 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-# module -> its costly module-scoped fixture
+# module -> its costly fixture (module-scoped, or session-scoped and made once under a lock)
 SHARED = {
     "tests/model_zoo/test_zoo_convert.py": "converted",
     "tests/harness/test_harness_shards.py": "single_and_sharded",
     "tests/harness/test_harness_one_run.py": "alone",
     "tests/frontends/onnx/test_onnx_harness.py": "results",
     "tests/emit/python/test_pycodegen_upstream.py": "upstream",
+    "tests/formats/test_formats_upstream.py": "upstream",
 }
 
 
