@@ -38,6 +38,13 @@ def gpt2(**kwargs) -> nn.Module:
     return FirstOutput(transformers.GPT2Model(config).eval(), **kwargs)
 
 
+def gpt2_lm_head(**kwargs) -> nn.Module:
+    """Its LM head shares the token embedding's weight (tied)."""
+    torch.manual_seed(0)
+    config = transformers.GPT2Config(n_embd=64, n_layer=1, n_head=4, vocab_size=128, n_positions=64)
+    return FirstOutput(transformers.GPT2LMHeadModel(config).eval(), **kwargs)
+
+
 def llama(**kwargs) -> nn.Module:
     torch.manual_seed(0)
     config = transformers.LlamaConfig(hidden_size=64, intermediate_size=128, num_hidden_layers=1,

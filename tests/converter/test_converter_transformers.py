@@ -3,6 +3,7 @@ fp16=0, on every backend that takes them."""
 from __future__ import annotations
 
 import re
+import warnings
 
 import pytest
 import torch
@@ -12,6 +13,7 @@ pytest.importorskip("transformers", reason="the transformers models need the opt
 import transformers_models as tm  # noqa: E402
 from conformance_runs import assert_close, run_ncnn, run_onnx  # noqa: E402
 from pnnx_reference import api  # noqa: E402
+from pnnx_reference.cli import main  # noqa: E402
 
 CLOSE = {"atol": 1e-5, "rtol": 1e-5}
 
@@ -92,3 +94,20 @@ def test_at_two_lengths_every_artefact_matches_at_any_length(tmp_path, build):
         expected = _expected(model, ids)
         assert_close(run_onnx(tmp_path / "m.pnnx.onnx", [ids]), expected, CLOSE, f"onnxruntime at {length}")
         assert_close(run_ncnn(tmp_path / "m", [ids]), expected, CLOSE, f"ncnn at {length}")
+
+
+def test_a_traced_gpt2_lm_head_converts_at_two_lengths_through_the_pt_door(tmp_path, capsys):
+    """"the model runs different operators for inputshape and inputshape2" before: its head,
+    tied to the token embedding, was rebuilt at its first call and recorded a detach() there."""
+    model = tm.gpt2_lm_head()
+    pt = tmp_path / "lm.pt"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.jit.trace(model, tm.token_ids(), strict=False, check_trace=False).save(str(pt))
+    assert main([str(pt), "inputshape=[1,8]i64", "inputshape2=[1,16]i64", "fp16=0"]) == 0, capsys.readouterr().err
+    assert "unsupported" not in capsys.readouterr().err
+    for length in (16, 5):
+        ids = tm.token_ids(length)
+        expected = _expected(model, ids)
+        assert_close(run_onnx(tmp_path / "lm.pnnx.onnx", [ids]), expected, CLOSE, f"onnxruntime at {length}")
+        assert_close(run_ncnn(tmp_path / "lm", [ids]), expected, CLOSE, f"ncnn at {length}")

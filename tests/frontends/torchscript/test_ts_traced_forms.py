@@ -181,3 +181,35 @@ def test_arange_bounds_read_from_an_integer_input_at_run_time(tmp_path, capsys):
     got = session.run(None, {session.get_inputs()[0].name: other.numpy()})[0]
     np.testing.assert_allclose(got, want.numpy(), rtol=1e-5, atol=1e-5)
 
+
+
+class TiedHead(nn.Module):
+    """An output projection sharing the embedding's weight, as language models tie them:
+    tracing passes the weight to the head's forward as an argument."""
+
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(40, 16)
+        self.head = nn.Linear(16, 40, bias=False)
+        self.head.weight = self.embed.weight
+
+    def forward(self, ids):
+        return self.head(torch.relu(self.embed(ids)))
+
+
+def test_tied_weights_convert_at_two_shapes_and_match_at_a_third(tmp_path, capsys):
+    """"the model runs different operators for inputshape and inputshape2" before: the head's
+    replay, built at its first call, recorded its weight's detach() in the first trace only."""
+    from conformance_runs import assert_close, run_ncnn, run_onnx
+
+    torch.manual_seed(0)
+    model = TiedHead().eval()
+    pt = trace(model, (torch.randint(0, 40, (1, 8)),), tmp_path / "tied.pt")
+    assert main([str(pt), "inputshape=[1,8]i64", "inputshape2=[1,16]i64", "fp16=0"]) == 0, capsys.readouterr().err
+    assert "unsupported" not in capsys.readouterr().err
+    ids = torch.randint(0, 40, (1, 5), generator=torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        expected = [model(ids)]
+    tol = {"atol": 1e-5, "rtol": 1e-5}
+    assert_close(run_onnx(tmp_path / "tied.pnnx.onnx", [ids]), expected, tol, "onnxruntime")
+    assert_close(run_ncnn(tmp_path / "tied", [ids]), expected, tol, "ncnn")

@@ -89,7 +89,10 @@ def _replay_of(module):
     built by its constructor and know nothing of the calls tracing recorded."""
     replay = getattr(module, _REPLAY, None)
     if replay is None:
-        replay = _replay(argorder.script_of(module))
+        # built at its first call, during a trace: unseen by the tracer, which would otherwise
+        # record its parameters' detach() (a weight tied to another module's) in that trace only
+        with torch._C.DisableTorchFunction():
+            replay = _replay(argorder.script_of(module))
         object.__setattr__(module, _REPLAY, replay)  # not a child: the tracer inlines its calls
     return replay
 
