@@ -96,14 +96,19 @@ def test_at_two_lengths_every_artefact_matches_at_any_length(tmp_path, build):
         assert_close(run_ncnn(tmp_path / "m", [ids]), expected, CLOSE, f"ncnn at {length}")
 
 
+
+def _traced(model, path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.jit.trace(model, tm.token_ids(), strict=False, check_trace=False).save(str(path))
+    return path
+
+
 def test_a_traced_gpt2_lm_head_converts_at_two_lengths_through_the_pt_door(tmp_path, capsys):
     """"the model runs different operators for inputshape and inputshape2" before: its head,
     tied to the token embedding, was rebuilt at its first call and recorded a detach() there."""
     model = tm.gpt2_lm_head()
-    pt = tmp_path / "lm.pt"
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.jit.trace(model, tm.token_ids(), strict=False, check_trace=False).save(str(pt))
+    pt = _traced(model, tmp_path / "lm.pt")
     assert main([str(pt), "inputshape=[1,8]i64", "inputshape2=[1,16]i64", "fp16=0"]) == 0, capsys.readouterr().err
     assert "unsupported" not in capsys.readouterr().err
     for length in (16, 5):
@@ -111,3 +116,17 @@ def test_a_traced_gpt2_lm_head_converts_at_two_lengths_through_the_pt_door(tmp_p
         expected = _expected(model, ids)
         assert_close(run_onnx(tmp_path / "lm.pnnx.onnx", [ids]), expected, CLOSE, f"onnxruntime at {length}")
         assert_close(run_ncnn(tmp_path / "lm", [ids]), expected, CLOSE, f"ncnn at {length}")
+
+
+@pytest.mark.parametrize("build", [tm.gpt2_lm_head, tm.llama], ids=["gpt2-lm-head", "llama"])
+def test_traced_without_the_cache_the_mask_construction_runs_on_onnx_at_any_length(tmp_path, capsys, build):
+    """Traced with use_cache=False, transformers builds the mask in Python: torch.diff of the
+    position ids (its packed-sequence check) and position_ids[batch, q] index tensors over the
+    length. ONNX declined both ("no ONNX lowering", "needs static index shape")."""
+    model = build(use_cache=False)
+    pt = _traced(model, tmp_path / "m.pt")
+    assert main([str(pt), "inputshape=[1,8]i64", "inputshape2=[1,16]i64", "fp16=0"]) == 0, capsys.readouterr().err
+    assert "onnx: unsupported" not in capsys.readouterr().err
+    for length in (8, 16, 5):
+        ids = tm.token_ids(length)
+        assert_close(run_onnx(tmp_path / "m.pnnx.onnx", [ids]), _expected(model, ids), CLOSE, f"onnxruntime at {length}")

@@ -60,3 +60,36 @@ def test_reshape_as_reads_the_other_shape(tmp_path):
     write_onnx(graph, tmp_path / "m.pnnx.onnx", fp16=False)
     inputs = inputs_at(shapes, 2)
     assert_close(run_onnx(tmp_path / "m.pnnx.onnx", inputs), torch_outputs(model, inputs))
+
+
+class PackedSequenceMask(torch.nn.Module):
+    """transformers' traced mask construction (use_cache=False): position ids from the length,
+    a packed-sequence id from torch.diff with a prepend, and the mask read back with
+    position_ids[batch, q] / [batch, kv] index tensors broadcast over the length."""
+
+    def forward(self, x):
+        positions = torch.arange(x.size(1)).unsqueeze(0)
+        starts = torch.diff(positions, dim=-1, prepend=positions[:, :1] - 1) != 1
+        packed = starts.cumsum(-1)
+        batch = torch.zeros(1, 1, 1, 1, dtype=torch.long)
+        q = torch.arange(x.size(1))[None, None, :, None]
+        kv = torch.arange(x.size(1))[None, None, None, :]
+        same = packed[batch, q] == packed[batch, kv]
+        causal = positions[batch, kv] <= positions[batch, q]
+        return torch.where(same & causal, x.unsqueeze(1) @ x.unsqueeze(1).transpose(-1, -2), 0.0)
+
+
+class Differences(torch.nn.Module):
+    def forward(self, x):
+        return torch.diff(x, n=2, dim=1, append=x[:, :2] * 3), torch.diff(x > 0.5, dim=-1).float()
+
+
+@pytest.mark.parametrize("model_class", [PackedSequenceMask, Differences])
+def test_diff_and_index_tensors_over_a_length_that_follows_the_input(tmp_path, model_class):
+    """"torch.diff: no ONNX lowering" and "Tensor.index: needs static index shape" before."""
+    model = model_class().eval()
+    graph = capture(model, tuple(inputs_at([(1, 6, 4)], 0)), inputs2=tuple(inputs_at([(1, 9, 4)], 0)))
+    write_onnx(graph, tmp_path / "m.pnnx.onnx", fp16=False)
+    for length in (6, 9, 3):
+        inputs = inputs_at([(1, length, 4)], 1)
+        assert_close(run_onnx(tmp_path / "m.pnnx.onnx", inputs), torch_outputs(model, inputs))

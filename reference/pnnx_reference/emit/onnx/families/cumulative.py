@@ -1,5 +1,5 @@
 """Cumulative operations: cumsum -> CumSum; cumprod as one masked ReduceProd (ONNX has no
-CumProd)."""
+CumProd); diff, cumsum's inverse, as Slice and Sub (Xor on booleans)."""
 from __future__ import annotations
 
 import numpy as np
@@ -38,3 +38,28 @@ def cumprod(ctx, op):
         (length, length) + (1,) * (len(shape) - dim - 1))
     masked = ctx.node("Where", [ctx.const(mask, "bool", "lower"), x, ctx.const(1, dtype, "one")])
     ctx.node("ReduceProd", [masked, ctx.const([dim + 1], hint="axes")], ctx.y(op), keepdims=0)
+
+
+# --- torch.diff: x[1:] - x[:-1] along dim, n times, after prepend/append are concatenated ---
+_END = np.iinfo(np.int64).max
+
+
+@LOWERINGS.register("torch.diff", "Tensor.diff")
+def diff(ctx, op):
+    """Slices from the run-time length: a length that follows the input (transformers'
+    packed-sequence check on the position ids, torch.diff(position_ids, prepend=...)) works."""
+    dim = axis(int(op.params.get("dim", -1)), ctx.rank(op.inputs[0]))
+    x = ctx.x(op)
+    prepend, append = op.input("prepend"), op.input("append")
+    if prepend is not None or append is not None:
+        parts = [o.name for o in (prepend,) if o is not None] + [x] + [o.name for o in (append,) if o is not None]
+        x = ctx.node("Concat", parts, axis=dim)
+    where = ctx.const([dim], hint="axes")
+    subtract = "Xor" if ctx.dtype(op.outputs[0]) == "bool" else "Sub"
+    steps = int(op.params.get("n", 1))
+    for step in range(steps):
+        later = ctx.node("Slice", [x, ctx.const([1], hint="starts"), ctx.const([_END], hint="ends"), where])
+        earlier = ctx.node("Slice", [x, ctx.const([0], hint="starts"), ctx.const([-1], hint="ends"), where])
+        x = ctx.node(subtract, [later, earlier], ctx.y(op) if step == steps - 1 else 1)
+    if steps == 0:
+        ctx.node("Identity", [x], ctx.y(op))

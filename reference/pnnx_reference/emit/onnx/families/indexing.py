@@ -86,18 +86,42 @@ def _index_mask(ctx, op, axis, mask):
 
 
 def _index_leading(ctx, op, indices):
-    """x[i, j, ...] on the leading axes: GatherND on the broadcast index tuples."""
+    """x[i, j, ...] on the leading axes: GatherND on the broadcast index tuples. Sizes that
+    follow the input (an index built from arange(length), transformers' mask functions
+    reading position_ids[batch, q]) are taken at run time."""
     if any(ctx.dtype(i) == "bool" for i in indices):
         raise Unsupported("boolean index among several indices")
-    shape = np.broadcast_shapes(*[tuple(static(ctx.shape(i), "index shape")) for i in indices])
-    dims = ctx.const(list(shape), hint="shape")
     last = ctx.const([-1])
-    parts = [ctx.node("Unsqueeze", [ctx.node("Expand", [i.name, dims]), last]) for i in indices]
+    parts = [ctx.node("Unsqueeze", [expanded, last]) for expanded in _broadcast(ctx, indices)]
     tuples = ctx.node("Concat", parts, axis=-1)
     # GatherND takes no negative indices: wrap each by its axis size
-    sizes = static(ctx.shape(op.inputs[0])[:len(indices)], "indexed sizes")
-    wrapped = ctx.node("Mod", [ctx.node("Add", [tuples, ctx.const(sizes)]), ctx.const(sizes)])
+    sizes = _leading_sizes(ctx, op.inputs[0], len(indices))
+    wrapped = ctx.node("Mod", [ctx.node("Add", [tuples, sizes]), sizes])
     ctx.node("GatherND", [ctx.x(op), wrapped], ctx.y(op))
+
+
+def _broadcast(ctx, indices) -> list[str]:
+    """The index tensors expanded to their broadcast shape (from a zero tensor of that shape
+    when a size follows the input), as int64."""
+    names = [i.name if ctx.dtype(i) == "i64" else ctx.node("Cast", [i.name], to=TensorProto.INT64) for i in indices]
+    shapes = [ctx.shape(i) for i in indices]
+    if all(s is not None and -1 not in s for s in shapes):
+        dims = ctx.const(list(np.broadcast_shapes(*[tuple(s) for s in shapes])), hint="shape")
+    else:
+        zero = ctx.const(0)
+        zeros = [ctx.node("Mul", [name, zero]) for name in names]
+        total = zeros[0]
+        for more in zeros[1:]:
+            total = ctx.node("Add", [total, more])
+        dims = ctx.node("Shape", [total])
+    return [ctx.node("Expand", [name, dims]) for name in names]
+
+
+def _leading_sizes(ctx, data, count: int) -> str:
+    shape = ctx.shape(data)
+    if shape is not None and -1 not in shape[:count]:
+        return ctx.const(shape[:count])
+    return ctx.node("Shape", [data.name], start=0, end=count)
 
 
 @LOWERINGS.register("torch.masked_select", "Tensor.masked_select")
