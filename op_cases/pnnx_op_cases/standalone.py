@@ -119,9 +119,14 @@ def case_files(case: Case) -> dict[str, bytes]:
 def write_case(case: Case, out_dir: str | os.PathLike) -> list[Path]:
     """Write the case's files into out_dir (created); each lands via a temp name + rename, with
     the mode any new file of the user gets."""
+    return write_files(case_files(case), out_dir)
+
+
+def write_files(files: dict[str, bytes], out_dir: str | os.PathLike) -> list[Path]:
+    """`case_files`' output written into out_dir as `write_case` writes it (for callers that
+    write one case's files into several folders and build them once)."""
     from pnnx_reference.files import new_file_mode
 
-    files = case_files(case)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written = []

@@ -106,12 +106,42 @@ def readme_text(r: Result, artefacts: dict[str, str], has_actual: bool, consumes
     return "\n".join(lines) + "\n"
 
 
-def write_bundle(results_dir: Path, r: Result, case, *, workdir: Path | None = None, backend=None,
-                 environment: dict | None = None) -> Path:
-    """One failure's bundle; returns its folder."""
-    from ..oracle import Subject
-    from pnnx_op_cases.standalone import write_case
+class CaseShare:
+    """What every bundle of one case holds alike, built once for that case: its standalone files
+    (`case_files`: a trace and an eager run) and its oracle per rounding. It keeps one case at
+    a time (write_bundles hands records out case by case); a build that raises is not kept."""
 
+    def __init__(self) -> None:
+        self.case_id, self._files, self._subjects = None, None, {}
+
+    def _enter(self, case) -> None:
+        if case.id != self.case_id:
+            self.case_id, self._files, self._subjects = case.id, None, {}
+
+    def files(self, case) -> dict[str, bytes]:
+        from pnnx_op_cases.standalone import case_files
+
+        self._enter(case)
+        if self._files is None:
+            self._files = case_files(case)
+        return self._files
+
+    def subject(self, case, rounding):
+        from ..oracle import Subject
+
+        self._enter(case)
+        if rounding not in self._subjects:
+            self._subjects[rounding] = Subject(case, rounding)
+        return self._subjects[rounding]
+
+
+def write_bundle(results_dir: Path, r: Result, case, *, workdir: Path | None = None, backend=None,
+                 environment: dict | None = None, share: CaseShare | None = None) -> Path:
+    """One failure's bundle; returns its folder. `share`: the case's files and oracle when
+    other bundles of the case are written too."""
+    from pnnx_op_cases.standalone import write_files
+
+    share = share or CaseShare()
     dest = bundle_dir(results_dir, r)
     if dest.exists():
         shutil.rmtree(dest)
@@ -121,9 +151,9 @@ def write_bundle(results_dir: Path, r: Result, case, *, workdir: Path | None = N
     artefacts = _copy_artefacts(workdir, dest)
     actual = None
     try:
-        write_case(case, dest / "case")
+        write_files(share.files(case), dest / "case")
         rounding = backend.precisions.get(r.precision) if backend is not None and r.precision else None
-        subject = Subject(case, rounding)
+        subject = share.subject(case, rounding)
         save_arrays(dest / "inputs", subject.numpy_inputs)
         save_arrays(dest / "expected", subject.expected)
         if r.status == "fail-numeric" and r.check == "parity":
@@ -139,16 +169,17 @@ def write_bundle(results_dir: Path, r: Result, case, *, workdir: Path | None = N
 
 def write_bundles(results_dir: Path, results: list[Result], cases: dict, *, workroot: Path | None = None,
                   backends: dict | None = None, environment: dict | None = None) -> list[Path]:
-    """A bundle for every failing record whose case is known. `workroot` is where the
-    worker kept artefacts (`<workroot>/<case.safe_name>/<converter>/`)."""
-    written = []
-    for r in results:
-        case = cases.get(r.case)
-        if r.status not in FAILING or case is None:
-            continue
+    """A bundle for every failing record whose case is known, in the records' order. `workroot`
+    is where the worker kept artefacts (`<workroot>/<case.safe_name>/<converter>/`). Written
+    case by case, so a case's files and oracle are built once for all its bundles."""
+    failing = [r for r in results if r.status in FAILING and cases.get(r.case) is not None]
+    share, written = CaseShare(), {}
+    for i in sorted(range(len(failing)), key=lambda i: failing[i].case):
+        r = failing[i]
+        case = cases[r.case]
         backend = (backends or {}).get(r.backend) if r.backend else None
         rounding = backend.precisions.get(r.precision) if backend is not None and r.precision else None
         workdir = case_workdir(workroot, case, r.converter, rounding) if workroot else None
-        written.append(write_bundle(results_dir, r, case, workdir=workdir, backend=backend,
-                                    environment=environment))
-    return written
+        written[i] = write_bundle(results_dir, r, case, workdir=workdir, backend=backend,
+                                  environment=environment, share=share)
+    return [written[i] for i in range(len(failing))]
