@@ -298,20 +298,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def console() -> None:
-    """The `pnnxref` command: `main()`, then out without the interpreter's teardown.
+    """The `pnnxref` command: `main()`, then out without the interpreter's teardown
+    (`fast_exit.leave`: ~190 MB of peak and 0.3 to 0.5 s less; that was the largest part of what
+    the `.pt` door's peak memory and wall time had over upstream, reports/speed/README.md).
+    By the time `main` returns every file is closed and every staging folder removed."""
+    from .fast_exit import leave
 
-    Tearing down torch's modules at exit pages in about 190 MB and takes 0.3 to 0.5 s on the
-    project's 2-core machine (`import torch` alone peaks at 730 MB with `os._exit`, 917 MB without):
-    that is the largest part of what the `.pt` door's peak memory and wall time had over upstream
-    (reports/speed/README.md). By the time `main` returns every file is closed and every staging
-    folder removed. Under coverage or a debugger the normal exit runs, so they can save their data.
-    """
-    code = main()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    if sys.gettrace() is None and "coverage" not in sys.modules:
-        os._exit(code)
-    sys.exit(code)
+    leave(main())
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ CHECKED = ("pnnx_reference", "pnnx_conformance")  # layer by layer, and for circ
 LAYERS = {
     "pnnx_reference": [
         ("foundation", ["", "errors", "registry", "tolerances", "optional", "version_action", "input_sizes",
-                        "files"]),
+                        "files", "fast_exit"]),
         ("ir", ["ir", "random_ops"]),
         ("formats", ["formats"]),
         ("expression", ["expression"]),
