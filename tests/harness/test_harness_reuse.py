@@ -1,9 +1,13 @@
-"""A pure backend (ncnn) runs byte-identical files once per case and precision: the routes of
-one case often write the same ncnn files, and their records are judged on those outputs. Files
-that differ in one byte run again."""
+"""A pure backend (ncnn) runs the same network once per case and precision: the routes of one
+case often write the same ncnn files, or the same network with other layer names or another
+`_ncnn.py` text, and their records are judged on those outputs. Files that differ in anything
+ncnn reads (one byte of a blob name, a parameter, a weight, a declared batch index) run again."""
 from __future__ import annotations
 
-from pnnx_conformance.backends.ncnn_backend import NcnnCpuBackend
+import re
+from pathlib import Path
+
+from pnnx_conformance.backends.ncnn_backend import NcnnCpuBackend, unnamed_layers
 from pnnx_conformance.checks import Executor
 from pnnx_conformance.converters.reference import ReferenceConverter
 from pnnx_conformance.units import Unit
@@ -34,6 +38,32 @@ class OtherBytes(ReferenceConverter):
         return arts
 
 
+class OtherLayerNames(ReferenceConverter):
+    """The reference's network with every layer renamed (another length, so another padding)
+    and its `_ncnn.py` written otherwise, declaring the same batch indices."""
+    name = "other-layer-names"
+
+    def convert(self, case, workdir, model=None, inputs=None, *, fp16=False):
+        arts = super().convert(case, workdir, model, inputs, fp16=fp16)
+        param = Path(arts.paths["ncnn.param"])
+        head, counts, layers = param.read_text().split("\n", 2)
+        param.write_text("\n".join([head, counts, re.sub(r"(?m)^(\S+\s+)(\S+)", r"\1renamed_\2_layer", layers)]))
+        ncnn_py = Path(arts.paths["ncnn.py"])
+        ncnn_py.write_text("# written by another route\n" + ncnn_py.read_text())
+        return arts
+
+
+class OtherBatchIndex(ReferenceConverter):
+    """The reference's files, but `_ncnn.py` feeds in0 with no batch axis."""
+    name = "other-batch-index"
+
+    def convert(self, case, workdir, model=None, inputs=None, *, fp16=False):
+        arts = super().convert(case, workdir, model, inputs, fp16=fp16)
+        ncnn_py = Path(arts.paths["ncnn.py"])
+        ncnn_py.write_text(re.sub(r"batch_index=\d+", "batch_index=233", ncnn_py.read_text()))
+        return arts
+
+
 def _parity(ex, converter: str, precision: str = "fp32"):
     return ex.execute(Unit(CASE, f"{__name__}:{converter}", "parity", f"{__name__}:CountingNcnn", precision))
 
@@ -56,3 +86,23 @@ def test_a_backend_that_is_not_pure_runs_every_time(tmp_path, monkeypatch):
     ex = Executor(tmp_path, "full")
     _parity(ex, "ReferenceConverter"), _parity(ex, "SameFiles")
     assert CountingNcnn.runs == 2
+
+
+def test_the_same_network_under_other_layer_names_runs_once(tmp_path):
+    CountingNcnn.runs = 0
+    ex = Executor(tmp_path, "full")
+    first, renamed = _parity(ex, "ReferenceConverter"), _parity(ex, "OtherLayerNames")
+    assert CountingNcnn.runs == 1
+    assert first.status == renamed.status == "pass" and first.metrics == renamed.metrics
+    moved = _parity(ex, "OtherBatchIndex")  # what ncnn is fed changes: a run of its own
+    assert CountingNcnn.runs == 2 and moved.status != "harness-error"
+
+
+def test_unnamed_layers_blanks_layer_names_only(tmp_path):
+    param = tmp_path / "a.ncnn.param"
+    long = "n" * 256  # ncnn reads a name with %255s: a longer one is not the same file to it
+    param.write_text("7767517\n3 3\nInput            in0     0 1 in0\nReLU relu_1 1 1 in0 mid 0=0.1\n"
+                     f"Sigmoid {long} 1 1 mid out0\n")
+    assert unnamed_layers(param).decode().splitlines() == [
+        "7767517", "3 3", "Input            - 0 1 in0", "ReLU - 1 1 in0 mid 0=0.1", f"Sigmoid {long} 1 1 mid out0"]
+    assert unnamed_layers(tmp_path / "missing.param") is None

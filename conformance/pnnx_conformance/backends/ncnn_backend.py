@@ -64,6 +64,24 @@ def complex_outputs(pnnx_param) -> set[int]:
     return {i for i, is_complex in enumerate(names) if is_complex}
 
 
+# a layer line's type, then its name and the blanks after it (which pad names to a column);
+# ncnn reads a name with %255s, so a longer one is left as written
+_LAYER_NAME = re.compile(rb"^([ \t]*\S+[ \t]+)\S{1,255}[ \t]+", re.MULTILINE)
+
+
+def unnamed_layers(ncnn_param) -> bytes | None:
+    """ncnn.param's bytes with every layer's name (and the blanks after it) replaced by "- ":
+    ncnn computes nothing from a layer's name (blobs, by which inputs and outputs are looked
+    up, keep theirs). None when there is no file."""
+    try:
+        data = open(ncnn_param, "rb").read()
+    except (OSError, TypeError):
+        return None
+    head, _, layers = data.partition(b"\n")          # the magic number
+    counts, _, layers = layers.partition(b"\n")      # layer and blob counts
+    return b"\n".join([head, counts, _LAYER_NAME.sub(rb"\1- ", layers)])
+
+
 def _as_complex(y: np.ndarray) -> np.ndarray:
     if y.shape[-1:] != (2,):
         raise RuntimeFailed(f"complex output read as shape {y.shape}, without a trailing (real, imag) axis")
@@ -108,10 +126,14 @@ class _NcnnBackend(Backend):
         raise NotImplementedError
 
     def content(self, artefacts):
-        """The ncnn files (`_ncnn.py` declares how blobs are fed and read) and what prepare()
-        reads from pnnx.param: the outputs it types complex."""
-        complex_ = sorted(complex_outputs(artefacts.paths.get("pnnx.param")))
-        return [*super().content(artefacts), artefacts.paths.get("ncnn.py"), repr(complex_).encode()]
+        """What prepare() and run() read: ncnn.param less its layer names (`unnamed_layers`),
+        ncnn.bin, what `_ncnn.py` declares (each blob's batch index, the inputs fed as values)
+        and the outputs pnnx.param types complex. The routes of a case often write the same
+        network with other layer names or another `_ncnn.py` text; it runs once."""
+        paths = artefacts.paths
+        declared = (sorted(declared_batch_indices(paths.get("ncnn.py")).items()),
+                    sorted(declared_value_feeds(paths.get("ncnn.py"))), sorted(complex_outputs(paths.get("pnnx.param"))))
+        return [unnamed_layers(paths.get("ncnn.param")), paths.get("ncnn.bin"), repr(declared).encode()]
 
     def prepare(self, artefacts, precision):
         import ncnn
