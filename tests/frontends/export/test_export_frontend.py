@@ -405,6 +405,20 @@ def test_attention_is_rebuilt_with_the_call_the_model_made(kind, tmp_path):
         assert torch.equal(torch.as_tensor(a), b), kind
 
 
+@pytest.mark.parametrize("kind, heads", [("mha_no_weights", 2), ("mha_per_head_weights", 2)])
+def test_attention_head_count_is_read_from_the_graph_first(kind, heads):
+    """nn.MultiheadAttention's head count leaves no trace in its weights: every candidate is a
+    module built and run. The graph shows it (scaled_dot_product_attention's query split into
+    heads, or the 1/sqrt(head_dim) scaling), so the first candidate is the right one (vit_b_16:
+    25 candidates a layer were built and run before, 29 s of its 31)."""
+    from pnnx_reference.frontends.export import modules
+
+    program = export_program(_Attention(kind).eval(), (torch.rand(2, 5, 8), torch.rand(2, 5, 8)))
+    members = [n for n in program.graph.nodes if n.op == "call_function"
+               and any(cls is nn.MultiheadAttention for _, _, cls in modules.stack_entries(n))]
+    assert modules._attention_variants(members, {"embed_dim": 8}, ())[0] == {"num_heads": heads, "batch_first": True}
+
+
 class _MaxNormEmbedding(nn.Module):
     def __init__(self):
         super().__init__()
