@@ -123,22 +123,26 @@ while True:
         pids, scanned = tree(proc.pid), time.perf_counter()
     together = max(together, sum(resident(pid) for pid in pids))
     time.sleep(0.01)
-print(time.perf_counter() - start, os.waitstatus_to_exitcode(status), usage.ru_maxrss, together // 1024)
+print(time.perf_counter() - start, os.waitstatus_to_exitcode(status), usage.ru_maxrss, together // 1024,
+      usage.ru_utime + usage.ru_stime)
 """
 
 
-def measured(cmd: list[str], cwd: Path) -> tuple[float, float, float]:
-    """(wall seconds, peak MB of the command's processes together, peak MB of its largest process)
-    of one whole command: the together figure is never below the largest process's own peak."""
+def measured(cmd: list[str], cwd: Path) -> tuple[float, float, float, float]:
+    """(wall seconds, peak MB of the command's processes together, peak MB of its largest process,
+    CPU seconds: user + system of the command and what it waited for) of one whole command: the
+    together figure is never below the largest process's own peak; CPU seconds move less than
+    wall time with the shared machine's load."""
     with tempfile.TemporaryFile() as err:  # not a pipe: nobody reads it while the process runs
         launcher = subprocess.run([sys.executable, "-S", "-c", LAUNCH, *cmd], cwd=cwd, stdout=subprocess.PIPE,
                                   stderr=err, text=True)
-        wall, code, maxrss, together = launcher.stdout.split() if launcher.returncode == 0 else ("0", "1", "0", "0")
+        wall, code, maxrss, together, cpu = (launcher.stdout.split() if launcher.returncode == 0
+                                             else ("0", "1", "0", "0", "0"))
         if int(code) != 0:
             err.seek(0)
             raise SystemExit(f"error: {' '.join(cmd)} failed:\n{err.read().decode(errors='replace')[-2000:]}")
     largest = int(maxrss) / 1024
-    return float(wall), max(int(together) / 1024, largest), largest
+    return float(wall), max(int(together) / 1024, largest), largest, float(cpu)
 
 
 # Each door: the file made once per network (a script run as `python -c SCRIPT CASE_ID PATH`), and the
@@ -218,12 +222,13 @@ def pt_door(case, runs: int, workdir: Path, door: str = "pt") -> dict:
     for key, values in got.items():
         record[key] = {"wall_s": statistics.median(v[0] for v in values) if values else None,
                        "peak_mb": statistics.median(v[1] for v in values) if values else None,
-                       "largest_process_mb": statistics.median(v[2] for v in values) if values else None}
+                       "largest_process_mb": statistics.median(v[2] for v in values) if values else None,
+                       "cpu_s": statistics.median(v[3] for v in values) if values else None}
     return record
 
 
 def _ratio(record: dict, what: str):
-    ours, theirs = record["ours"][what], record["upstream"][what]
+    ours, theirs = record["ours"].get(what), record["upstream"].get(what)
     return ours / theirs if ours and theirs else None
 
 
@@ -235,20 +240,22 @@ def pt_door_table(records: list[dict], runs: int, door: str = "pt") -> list[str]
         return "-" if value is None else format(value, spec)
 
     other = BESIDE[door]
-    lines = [f"| network | ours s | {other} s | ratio | ours MB | {other} MB | ratio |",
-             "|---|---:|---:|---:|---:|---:|---:|"]
+    columns = (("wall_s", "s", ".2f"), ("cpu_s", "CPU-s", ".2f"), ("peak_mb", "MB", ".0f"))
+    lines = ["| network | " + " | ".join(f"ours {unit} | {other} {unit} | ratio" for _, unit, _ in columns) + " |",
+             "|---|" + "---:|" * 3 * len(columns)]
     for r in records:
-        lines.append(f"| {r['model']} | {fmt(r['ours']['wall_s'], '.2f')} | {fmt(r['upstream']['wall_s'], '.2f')} | "
-                     f"{fmt(_ratio(r, 'wall_s'), '.2f')} | {fmt(r['ours']['peak_mb'], '.0f')} | "
-                     f"{fmt(r['upstream']['peak_mb'], '.0f')} | {fmt(_ratio(r, 'peak_mb'), '.2f')} |")
+        cells = [f"{fmt(r['ours'].get(k), spec)} | {fmt(r['upstream'].get(k), spec)} | {fmt(_ratio(r, k), '.2f')}"
+                 for k, _, spec in columns]
+        lines.append(f"| {r['model']} | " + " | ".join(cells) + " |")
         for key, error in r["errors"].items():
             label = "ours" if key == "ours" else other
-            lines.append(f"| {r['model']}: {label} failed | {error} | | | | | |")
-    walls = [x for x in (_ratio(r, "wall_s") for r in records) if x]
-    mems = [x for x in (_ratio(r, "peak_mb") for r in records) if x]
-    if walls:
-        lines.append(f"| **median ratio** | | | **{statistics.median(walls):.2f}** | | | "
-                     f"**{statistics.median(mems):.2f}** |")
+            lines.append(f"| {r['model']}: {label} failed | {error} |" + " |" * (3 * len(columns) - 1))
+    medians = []
+    for key, _, _ in columns:
+        ratios = [x for x in (_ratio(r, key) for r in records) if x]
+        medians.append(f" | | **{statistics.median(ratios):.2f}**" if ratios else " | | -")
+    if any(_ratio(r, "wall_s") for r in records):
+        lines.append("| **median ratio** |" + " |".join(medians) + " |")
     return lines
 
 

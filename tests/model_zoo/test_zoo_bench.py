@@ -60,5 +60,6 @@ def test_a_commands_memory_counts_its_processes_together(bench, tmp_path):
     command's peak is their sum, not the larger of the two (bench_convert.measured)."""
     import sys
 
-    wall, together, largest = bench.bench_convert.measured([sys.executable, "-c", PARENT_AND_CHILD], tmp_path)
+    wall, together, largest, cpu = bench.bench_convert.measured([sys.executable, "-c", PARENT_AND_CHILD], tmp_path)
     assert 200 <= largest < 300 and together >= largest + 140, (together, largest)
+    assert 0 < cpu < wall + 5, (cpu, wall)  # the command's own CPU seconds, children included

@@ -138,6 +138,36 @@ def test_dynamic_dims_are_written_dynamic_and_run_at_other_sizes(tmp_path):
         assert_close(got, [program.module()(x).detach()], tolerance(1e-5, 1e-4, "fp32 reference"))
 
 
+class _SharedLength(nn.Module):
+    """A key and a value of one length (one dynamic dimension to torch.export), and a view sized
+    by the key's length plus one: nn.MultiheadAttention's add_bias_kv with kdim != vdim."""
+
+    def forward(self, k, v):
+        y = k * v
+        return torch.cat([y, y[:, :1]], 1).view(2, k.size(1) + 1, 2, 2)
+
+
+@pytest.mark.parametrize("read", [0, 1], ids=["key", "value"])
+def test_a_size_two_inputs_share_is_read_from_the_first(read):
+    """torch.export reads a size that several inputs share from whichever one keeps the symbol
+    (a re-export of the same model may keep another: the .pt2 re-export of
+    nn.MultiheadAttention/dyn_bias_kv_kdim_vdim_bf read the value's length, not the key's). The
+    converted view reads it from the first input that has it, whichever torch.export read."""
+    length = torch.export.Dim("length", min=2)
+    inputs = (torch.rand(2, 5, 4), torch.rand(2, 5, 4))
+    program = export_program(_SharedLength().eval(), inputs, dynamic_shapes=({1: length}, {1: length}))
+    graph = program.graph_module.graph
+    users = [n for n in graph.nodes if n.op == "placeholder"]
+    sizes = [n for n in graph.nodes if n.target is torch.ops.aten.sym_size.int]
+    assert sizes and all(n.args[0] in users for n in sizes)
+    for node in sizes:
+        node.update_arg(0, users[read])
+    from param_lines import normalised_param
+
+    sized = [line for line in normalised_param(api.capture(program)) if "size(" in line]
+    assert len(sized) == 1 and sized[0].startswith("pnnx.Expression 1 1 0 ") and "size(@0,1)" in sized[0], sized
+
+
 def _cli(*args, cwd):
     return subprocess.run([sys.executable, "-m", "pnnx_reference.cli", *args], cwd=cwd, text=True,
                           capture_output=True)
@@ -373,6 +403,20 @@ def test_attention_is_rebuilt_with_the_call_the_model_made(kind, tmp_path):
         expected = model(*inputs)
     for a, b in zip(got, expected if isinstance(expected, tuple) else (expected,)):
         assert torch.equal(torch.as_tensor(a), b), kind
+
+
+@pytest.mark.parametrize("kind, heads", [("mha_no_weights", 2), ("mha_per_head_weights", 2)])
+def test_attention_head_count_is_read_from_the_graph_first(kind, heads):
+    """nn.MultiheadAttention's head count leaves no trace in its weights: every candidate is a
+    module built and run. The graph shows it (scaled_dot_product_attention's query split into
+    heads, or the 1/sqrt(head_dim) scaling), so the first candidate is the right one (vit_b_16:
+    25 candidates a layer were built and run before, 29 s of its 31)."""
+    from pnnx_reference.frontends.export import modules
+
+    program = export_program(_Attention(kind).eval(), (torch.rand(2, 5, 8), torch.rand(2, 5, 8)))
+    members = [n for n in program.graph.nodes if n.op == "call_function"
+               and any(cls is nn.MultiheadAttention for _, _, cls in modules.stack_entries(n))]
+    assert modules._attention_variants(members, {"embed_dim": 8}, ())[0] == {"num_heads": heads, "batch_first": True}
 
 
 class _MaxNormEmbedding(nn.Module):

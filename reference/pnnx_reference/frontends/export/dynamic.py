@@ -4,6 +4,8 @@ and merging (`frontends/python/dynamic.py`) writes those dimensions as unknown (
 `inputshape2` does."""
 from __future__ import annotations
 
+import weakref
+
 import sympy
 import torch
 
@@ -27,6 +29,38 @@ def _expr(dim):
     as Dim.AUTO does where the model's code needs one size, is an int: a saved program has it so)."""
     expr = dim.node.expr if isinstance(dim, torch.SymInt) else dim
     return int(expr) if getattr(expr, "is_Integer", True) else expr
+
+
+def size_source(node) -> tuple | None:
+    """(placeholder, axis) that `sym_size.int(x, d)` reads, as the model would: where the size is
+    one dynamic dimension that several inputs share (a key and a value of one length), the
+    first input and axis that has it. torch.export reads it from any one of them (the symbol it
+    keeps when it finds them equal: a re-export of the same model may keep another's), so that
+    the converted model's `size(@1,1)` does not turn into `size(@2,1)`. None: read `x` itself."""
+    tensor, axis = node.args[0], node.args[1]
+    return _first_holders(node.graph).get((tensor, axis))
+
+
+_HOLDERS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _first_holders(graph) -> dict:
+    """(placeholder, axis) -> (placeholder, axis) of the first bare occurrence, among the graph's
+    inputs in order, of the dynamic dimension there (either axis spelling: 1 and -2 of a 3-d input).
+    Read from the program's metadata with torch functions off (the tracer records what it sees)."""
+    found = _HOLDERS.get(graph)
+    if found is None:
+        found, first = {}, {}
+        with torch._C.DisableTorchFunction():
+            for node in graph.nodes:
+                value = node.meta.get("val") if node.op == "placeholder" else None
+                shape = list(value.shape) if isinstance(value, torch.Tensor) else []
+                for axis, dim in enumerate(shape):
+                    if isinstance(dim, torch.SymInt) and isinstance(dim.node.expr, sympy.Symbol):
+                        holder = first.setdefault(dim.node.expr, (node, axis))
+                        found[node, axis] = found[node, axis - len(shape)] = holder
+        _HOLDERS[graph] = found
+    return found
 
 
 def check_sizes(program, inputs: tuple, what: str) -> None:

@@ -12,6 +12,7 @@ from ...errors import ConversionError
 from .. import aten
 from ..python import naming
 from . import nodes as fx
+from .dynamic import size_source
 
 
 def run_node(node, env: dict):
@@ -29,6 +30,8 @@ def run_node(node, env: dict):
         return None
     if name == "slice" and node.args[0] in env.get(_SLICES, {}):
         return _chained_slice(node, env)
+    if name == "sym_size" and (source := size_source(node)) is not None:
+        return aten.call(name, {"self": env[source[0]], "dim": source[1]})
     if name is not None:
         kwargs = fx.named_args(node, value)
         result = aten.call(name, kwargs, _used_results(node),

@@ -92,8 +92,7 @@ def _candidates(cls, state: dict, members: list, args: tuple):
     base = stdmodules.arguments(cls, state, constants, kinds, extra=sizes)
     for extra in _OPEN.get(cls, lambda m, b, a: [{}])(members, base, args):
         try:
-            module = cls(**{**base, **extra})
-            stdmodules.load_state(module, state)
+            module = stdmodules.built(cls, {**base, **extra}, state)  # the program's tensors, not copies
         except Exception:  # arguments misread: no such module
             continue
         yield module.eval()
@@ -101,26 +100,44 @@ def _candidates(cls, state: dict, members: list, args: tuple):
 
 def _attention_variants(members: list, base: dict, args: tuple):
     """nn.MultiheadAttention: the head count and batch_first leave no trace in the weights.
-    The graph hints at them (the 1/sqrt(head_dim) scaling, a leading transpose of the query);
-    the hinted pair comes first, since a small example may not tell the others apart."""
+    The graph hints at them (`_hinted_heads`, a leading transpose of the query); the hinted
+    pair comes first, since a small example may not tell the others apart, and each other
+    candidate is a module built and run (vit_b_16: 25 of them a layer without the hint)."""
     embed = base.get("embed_dim")
     if embed is None:
         return []
     heads = [h for h in range(1, embed + 1) if embed % h == 0]
+    fused = any(fx.aten_name(n) == "_native_multi_head_attention" for n in members)  # batch_first only
     hinted = {"num_heads": _hinted_heads(members, embed),
-              "batch_first": fx.aten_name(members[0]) in ("transpose", "permute")}
+              "batch_first": fused or fx.aten_name(members[0]) in ("transpose", "permute")}
     others = [{"num_heads": h, "batch_first": b} for b, h in itertools.product((False, True), heads)]
     return [hinted] + [o for o in others if o != hinted] if hinted["num_heads"] else others
 
 
 def _hinted_heads(members: list, embed: int) -> int | None:
+    """The head count the attention's nodes show: the fused kernel's argument, the
+    1/sqrt(head_dim) scaling of the query (need_weights), or the query's last size where
+    scaled_dot_product_attention takes it split into heads, (batch, heads, length, head_dim)."""
     for node in members:
-        if fx.aten_name(node) in ("mul", "div") and isinstance(node.args[1], float) and node.args[1] > 0:
-            scale = node.args[1] if fx.aten_name(node) == "div" else 1 / node.args[1]
+        name, head_dim = fx.aten_name(node), None
+        if name == "_native_multi_head_attention":
+            heads = node.args[4] if len(node.args) > 4 else None
+            return heads if isinstance(heads, int) and heads > 0 and embed % heads == 0 else None
+        if name in ("mul", "div") and isinstance(node.args[1], float) and node.args[1] > 0:
+            scale = node.args[1] if name == "div" else 1 / node.args[1]
             head_dim = round(scale ** 2)
-            if head_dim and embed % head_dim == 0:
-                return embed // head_dim
+        elif name == "scaled_dot_product_attention":
+            head_dim = _last_size(node.args[0])
+        if head_dim and embed % head_dim == 0:
+            return embed // head_dim
     return None
+
+
+def _last_size(node) -> int | None:
+    """A node's static last size from the program's metadata (None where it is symbolic)."""
+    value = node.meta.get("val") if hasattr(node, "meta") else None
+    size = value.shape[-1] if isinstance(value, torch.Tensor) and value.dim() else None
+    return size if isinstance(size, int) else None
 
 
 _LAYERS = (nn.TransformerEncoderLayer, nn.TransformerDecoderLayer)
@@ -138,13 +155,15 @@ def _layer_sizes(state: dict, constants: dict, kinds: list) -> dict:
 
 def _layer_variants(members: list, base: dict, args: tuple):
     """nn.Transformer{Encoder,Decoder}Layer: the head count, batch_first and norm_first leave no trace in
-    the weights; each is tried (different heads, layouts or norm orders give other values)."""
+    the weights; each is tried (different heads, layouts or norm orders give other values), the
+    head count its attention's nodes hint at first (`_hinted_heads`)."""
     embed = base.get("d_model")
     if embed is None:
         return []
-    heads = [h for h in range(1, embed + 1) if embed % h == 0]
+    hinted = _hinted_heads(members, embed)
+    heads = sorted((h for h in range(1, embed + 1) if embed % h == 0), key=lambda h: h != hinted)
     return [{"nhead": h, "batch_first": b, "norm_first": n}
-            for n, b, h in itertools.product((False, True), (False, True), heads)]
+            for h, n, b in itertools.product(heads, (False, True), (False, True))]
 
 
 def _channel_variants(spatial: int):

@@ -382,22 +382,29 @@ def recover(script) -> nn.Module | None:
     if cls is None:
         return None
     try:
-        kwargs = constructor_args(cls, script)
-        module = _sharing(cls, kwargs, script)
-        if module is None:
-            module = cls(**kwargs)
-            _load_state(module, script)
+        module = built(cls, constructor_args(cls, script), script.state_dict())
         argorder.remember(module, script)
     except Exception:  # unrecoverable arguments: the caller replays the graph instead
         return None
     return module.eval()
 
 
-def _sharing(cls, kwargs: dict, script) -> nn.Module | None:
+def built(cls, kwargs: dict, state: dict) -> nn.Module:
+    """`cls(**kwargs)` holding `state`: its own tensors where the module's state matches them
+    name for name, shape and dtype (`_sharing`), copies otherwise; ValueError unless `state` is
+    exactly the module's state."""
+    module = _sharing(cls, kwargs, state)
+    if module is None:
+        module = cls(**kwargs)
+        load_state(module, state)
+    return module
+
+
+def _sharing(cls, kwargs: dict, state: dict) -> nn.Module | None:
     """The module built on the meta device (nothing allocated or initialised) holding the
-    script's own tensors: no copy of the weights. None when its state does not match the
-    script's name for name, shape and dtype (then it is built and loaded by copying)."""
-    state = {k: v.detach() for k, v in script.state_dict().items()}
+    tensors of `state`: no copy of the weights. None when its state does not match them name
+    for name, shape and dtype (then it is built and loaded by copying)."""
+    state = {k: v.detach() for k, v in state.items()}
     try:
         with torch.device("meta"):
             module = cls(**kwargs)
@@ -410,10 +417,6 @@ def _sharing(cls, kwargs: dict, script) -> nn.Module | None:
     if any(t.is_meta for t in [*module.parameters(), *module.buffers()]):
         return None
     return module
-
-
-def _load_state(module: nn.Module, script) -> None:
-    load_state(module, script.state_dict())
 
 
 def load_state(module: nn.Module, state: dict) -> None:
