@@ -228,15 +228,11 @@ def _print_declined(result) -> None:
 
 def run(argv: list[str]) -> int:
     from .api import export
-    from .example_inputs import resolve
 
     spec, options = parse_args(argv)
     if spec.endswith(".onnx"):
         return run_onnx(spec, options)
-    model, base = load_model(spec)
-    traced = model if spec.endswith(".pt") else None
-    model = traced.module if traced is not None else model
-    inputs, inputs2 = resolve(spec, options, traced)
+    model, base, inputs, inputs2 = _given_up_model(spec, options)
     with warnings.catch_warnings():  # printed below, one line each
         warnings.simplefilter("ignore", ValueDependentWarning)
         result = export(model, inputs, base.parent, base.name, inputs2=inputs2, optlevel=options.get("optlevel", 2),
@@ -246,6 +242,22 @@ def run(argv: list[str]) -> int:
                         self_check=options.get("selfcheck", True), **{k: options.get(k) for k in PATH_KEYS})
     _print_result(result)
     return 0
+
+
+def _given_up_model(spec: str, options: dict):
+    """(model, base path, inputs, second inputs) for MODEL `spec`; an nn.Module comes as
+    api.GivenUp: nothing here keeps it, so export frees it (a `.pt`'s TorchScript module and the
+    weights fusion replaces) once the capture is checked."""
+    from torch import nn
+
+    from .api import GivenUp
+    from .example_inputs import resolve
+
+    model, base = load_model(spec)
+    traced = model if spec.endswith(".pt") else None
+    model = traced.module if traced is not None else model
+    inputs, inputs2 = resolve(spec, options, traced)
+    return (GivenUp(model) if isinstance(model, nn.Module) else model), base, inputs, inputs2
 
 
 def _print_result(result) -> None:

@@ -11,7 +11,9 @@ Outputs that depend on a random operator in the traced graph (`torch.rand_like`,
 `F.dropout(training=True)`, ...) are not compared, nor are operands downstream of one."""
 from __future__ import annotations
 
+import ast
 import contextlib
+import functools
 import importlib.util
 import sys
 from dataclasses import dataclass
@@ -247,6 +249,63 @@ def first_difference(graph: Graph, model, run: Run, tol: Tolerance, skip: set) -
     return None
 
 
+def lean_forward(model, py_path: Path):
+    """`model`'s generated forward as a callable that frees each local variable after its last
+    read, as a plain forward's temporaries are: the generated `Model.forward` (as upstream's)
+    keeps every activation in a local until it returns. Read from `py_path`'s own text and
+    compiled with nothing added but `del` statements; a forward that is not straight-line code
+    of plain statements is called as it is (so is the forward the first-difference search
+    runs, whose locals it reads)."""
+    tree = ast.parse(py_path.read_text(encoding="utf-8"), str(py_path))
+    found = [f for c in tree.body if isinstance(c, ast.ClassDef) and c.name == type(model).__name__
+             for f in c.body if isinstance(f, ast.FunctionDef) and f.name == "forward"]
+    if len(found) != 1 or not _straight_line(found[0]):
+        return model
+    function = found[0]
+    function.body = _with_dels(function)
+    function.decorator_list = []
+    namespace: dict = {}
+    exec(compile(ast.fix_missing_locations(ast.Module([function], [])), str(py_path), "exec"),
+         type(model).forward.__globals__, namespace)
+    return functools.partial(namespace["forward"], model)
+
+
+_STATEMENTS = (ast.Assign, ast.AnnAssign, ast.Expr, ast.Return)
+_SCOPES = (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Global, ast.Nonlocal)
+_INTROSPECTION = {"locals", "vars", "eval", "exec", "super", "globals"}
+
+
+def _straight_line(function: ast.FunctionDef) -> bool:
+    """Plain statements only: no branch, loop, nested scope or look at its own locals."""
+    for statement in function.body:
+        if not isinstance(statement, _STATEMENTS):
+            return False
+        for node in ast.walk(statement):
+            if isinstance(node, _SCOPES) or (isinstance(node, ast.Name) and node.id in _INTROSPECTION):
+                return False
+    return not function.args.vararg and not function.args.kwarg
+
+
+def _with_dels(function: ast.FunctionDef) -> list:
+    """The body with `del name` after the last statement that reads each local (never after
+    the return, and never a name the function does not assign or take)."""
+    local = {a.arg for a in function.args.args} | {
+        n.id for s in function.body for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    local.discard("self")
+    last: dict[str, int] = {}
+    for i, statement in enumerate(function.body):
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Name) and node.id in local:
+                last[node.id] = i
+    body = []
+    for i, statement in enumerate(function.body):
+        body.append(statement)
+        dead = sorted(name for name, at in last.items() if at == i)
+        if dead and not isinstance(statement, ast.Return):
+            body.append(ast.copy_location(ast.Delete([ast.Name(n, ast.Del()) for n in dead]), statement))
+    return body
+
+
 def _outputs(result) -> list:
     if isinstance(result, torch.Tensor):
         return [result]
@@ -273,10 +332,11 @@ def check(graph: Graph, py_path: Path, runs: list[Run], device: torch.device, ra
         raise ConversionError(f"self-check: the regenerated {py_path.name} cannot build its model: "
                               f"{type(err).__name__}: {_first_line(err)}") from err
     widened = False
+    forward = lean_forward(model, py_path)
     for run in runs:
         try:
             with torch.no_grad():
-                got = _outputs(model(*[t.clone() for t in run.inputs]))
+                got = _outputs(forward(*[t.clone() for t in run.inputs]))
         except Exception as err:
             raise ConversionError(f"self-check on the {run.label} inputs: the regenerated model fails: "
                                   f"{type(err).__name__}: {_first_line(err)}") from err
