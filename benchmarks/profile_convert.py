@@ -67,6 +67,9 @@ class Phases:
 
 
 def convert(phases: Phases, pt: Path, shape: str) -> None:
+    from pnnx_reference.cli import return_large_blocks
+
+    return_large_blocks()  # as the pnnxref command does before anything else
     with phases.phase("import torch"):
         import torch  # noqa: F401
     with phases.phase("import pnnx_reference"):

@@ -17,6 +17,7 @@ from . import optional, selfcheck
 from .frontends.python import trace
 from .frontends.python.dynamic import merge_shapes
 from .frontends.python.recorder import iter_values
+from .frontends.python.spilled import SpilledValues
 from .emit.ncnn import write_ncnn
 from .emit.python.pnnx_py import write_python
 from .errors import ConversionError, MissingPackage, PnnxError, UnsupportedOperator
@@ -141,6 +142,21 @@ def _unwritten(args) -> list:
     return [t.clone() for t in _tensors(args)]
 
 
+class GivenUp:
+    """A model whose caller holds no other reference to it (the command line): `export` drops
+    it once the capture is checked against it, so that what the graph no longer uses (a
+    TorchScript module, the original weights that fusion replaces) is freed before the passes."""
+
+    def __init__(self, model: nn.Module):
+        self._model = model
+
+    def take(self) -> nn.Module:
+        model, self._model = self._model, None
+        if model is None:
+            raise ConversionError("a given-up model can be exported once")
+        return model
+
+
 def _capture(model, inputs, inputs2, input_shapes, input_shapes2, input_types, optlevel, moduleop,
              customop, device, allow_value_dependent) -> _Captured:
     if optlevel not in (0, 1, 2):
@@ -148,7 +164,19 @@ def _capture(model, inputs, inputs2, input_shapes, input_shapes2, input_types, o
     if _is_program(model):
         model, inputs, inputs2 = _from_program(model, inputs, inputs2, input_shapes, input_shapes2, input_types)
     load_custom_ops(customop)
-    args = _resolve_inputs(inputs, input_shapes, input_types, device)
+    # a given-up model lives in _traced_runs' frame only: it is freed when that returns
+    captured, runs, notes = _traced_runs(model.take() if isinstance(model, GivenUp) else model,
+                                         _resolve_inputs(inputs, input_shapes, input_types, device), inputs2,
+                                         input_shapes2, input_types, moduleop, device, allow_value_dependent)
+    random = selfcheck.random_outputs(captured.graph)
+    _optimise_bodies(captured, optlevel)
+    graph = run_passes(captured.graph, optlevel, PassContext(captured.values, [r.values for r in runs if r.values is not captured.values]))
+    return _Captured(graph, runs, random, notes)
+
+
+def _traced_runs(model, args, inputs2, input_shapes2, input_types, moduleop, device, allow_value_dependent):
+    """The checked capture at the example inputs (merged with the one at the second inputs, if
+    any), the self-check's runs and the value-dependent notes."""
     # each module's own mode, put back after: model.train() would also switch the submodules the
     # user had put in eval mode (a wrapper in training mode around an eval() model)
     training = [m for m in model.modules() if m.training] if isinstance(model, nn.Module) else []
@@ -173,10 +201,7 @@ def _capture(model, inputs, inputs2, input_shapes, input_shapes2, input_types, o
     finally:
         for module in training:
             module.training = True
-    random = selfcheck.random_outputs(captured.graph)
-    _optimise_bodies(captured, optlevel)
-    graph = run_passes(captured.graph, optlevel, PassContext(captured.values, [r.values for r in runs if r.values is not captured.values]))
-    return _Captured(graph, runs, random, notes)
+    return captured, runs, notes
 
 
 def _checked_trace(model, args, given: list, **options):
@@ -197,7 +222,10 @@ def _compared_outputs(captured) -> list:
 def _aligned_values(first, second) -> dict[Operand, object]:
     """The second trace's values keyed by the first trace's operands (merge_shapes checked
     that both traces recorded the same operators and operands, in the same order)."""
-    return {a: second.values[b] for a, b in zip(first.graph.operands, second.graph.operands) if b in second.values}
+    pairs = [(a, b) for a, b in zip(first.graph.operands, second.graph.operands) if b in second.values]
+    if isinstance(second.values, SpilledValues):  # the same file, keyed anew: nothing read back
+        return second.values.rekeyed(pairs)
+    return {a: second.values[b] for a, b in pairs}
 
 
 @one_line_errors

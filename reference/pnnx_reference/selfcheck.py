@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import functools
 import importlib.util
-import inspect
 import sys
-import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,57 +79,6 @@ def load_model(py_path: Path, device: torch.device, graph: Graph | None = None):
         return model.to(device).eval()
     finally:
         sys.modules.pop(name, None)
-
-
-def lean_forward(model):
-    """`model`'s call, where its generated forward is straight-line code: that forward with each
-    local variable deleted after the statement that last uses it. The generated forward keeps
-    every intermediate until it returns (convnext_tiny at 224: ~100 MB, the conversion's peak);
-    the values are the same (the diagnosis on a mismatch runs the forward as written)."""
-    try:
-        function = type(model).forward
-        tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
-        code = compile(_deleting_dead_locals(tree), inspect.getsourcefile(function) or "<forward>", "exec")
-    except (OSError, TypeError, SyntaxError, ValueError):  # no source, or not plain straight-line code
-        return model
-    namespace: dict = {}
-    exec(code, function.__globals__, namespace)
-    lean = namespace[function.__name__]
-    return lambda *inputs: lean(model, *inputs)
-
-
-_NOT_STRAIGHT = (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Global, ast.Nonlocal,
-                 ast.Yield, ast.YieldFrom, ast.Await)
-_LINEAR = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Return, ast.Pass)
-
-
-def _deleting_dead_locals(tree: ast.Module) -> ast.Module:
-    """The one function in `tree` with `del` statements after each local's last use; ValueError
-    unless its body is straight-line statements, without closures or `locals()`-like calls."""
-    (function,) = tree.body
-    if not isinstance(function, ast.FunctionDef) or function.decorator_list:
-        raise ValueError("not a plain function")
-    inner = [n for statement in function.body for n in ast.walk(statement)]
-    if not all(isinstance(statement, _LINEAR) for statement in function.body) or \
-            any(isinstance(n, _NOT_STRAIGHT) for n in inner) or \
-            any(isinstance(n, ast.Name) and n.id in ("locals", "vars", "eval", "exec", "super") for n in inner):
-        raise ValueError("not straight-line code")
-    arguments = function.args
-    local = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs} - {"self"}
-    local |= {n.id for n in inner if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    last: dict[str, int] = {}
-    for i, statement in enumerate(function.body):
-        for n in ast.walk(statement):
-            if isinstance(n, ast.Name) and n.id in local:
-                last[n.id] = i
-    body = []
-    for i, statement in enumerate(function.body):
-        body.append(statement)
-        dead = sorted(name for name, at in last.items() if at == i)
-        if dead and not isinstance(statement, ast.Return):
-            body.append(ast.Delete(targets=[ast.Name(id=name, ctx=ast.Del()) for name in dead]))
-    function.body = body
-    return ast.fix_missing_locations(tree)
 
 
 def writes_in_place(graph: Graph) -> bool:
@@ -301,6 +249,63 @@ def first_difference(graph: Graph, model, run: Run, tol: Tolerance, skip: set) -
     return None
 
 
+def lean_forward(model, py_path: Path):
+    """`model`'s generated forward as a callable that frees each local variable after its last
+    read, as a plain forward's temporaries are: the generated `Model.forward` (as upstream's)
+    keeps every activation in a local until it returns. Read from `py_path`'s own text and
+    compiled with nothing added but `del` statements; a forward that is not straight-line code
+    of plain statements is called as it is (so is the forward the first-difference search
+    runs, whose locals it reads)."""
+    tree = ast.parse(py_path.read_text(encoding="utf-8"), str(py_path))
+    found = [f for c in tree.body if isinstance(c, ast.ClassDef) and c.name == type(model).__name__
+             for f in c.body if isinstance(f, ast.FunctionDef) and f.name == "forward"]
+    if len(found) != 1 or not _straight_line(found[0]):
+        return model
+    function = found[0]
+    function.body = _with_dels(function)
+    function.decorator_list = []
+    namespace: dict = {}
+    exec(compile(ast.fix_missing_locations(ast.Module([function], [])), str(py_path), "exec"),
+         type(model).forward.__globals__, namespace)
+    return functools.partial(namespace["forward"], model)
+
+
+_STATEMENTS = (ast.Assign, ast.AnnAssign, ast.Expr, ast.Return)
+_SCOPES = (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Global, ast.Nonlocal)
+_INTROSPECTION = {"locals", "vars", "eval", "exec", "super", "globals"}
+
+
+def _straight_line(function: ast.FunctionDef) -> bool:
+    """Plain statements only: no branch, loop, nested scope or look at its own locals."""
+    for statement in function.body:
+        if not isinstance(statement, _STATEMENTS):
+            return False
+        for node in ast.walk(statement):
+            if isinstance(node, _SCOPES) or (isinstance(node, ast.Name) and node.id in _INTROSPECTION):
+                return False
+    return not function.args.vararg and not function.args.kwarg
+
+
+def _with_dels(function: ast.FunctionDef) -> list:
+    """The body with `del name` after the last statement that reads each local (never after
+    the return, and never a name the function does not assign or take)."""
+    local = {a.arg for a in function.args.args} | {
+        n.id for s in function.body for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    local.discard("self")
+    last: dict[str, int] = {}
+    for i, statement in enumerate(function.body):
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Name) and node.id in local:
+                last[node.id] = i
+    body = []
+    for i, statement in enumerate(function.body):
+        body.append(statement)
+        dead = sorted(name for name, at in last.items() if at == i)
+        if dead and not isinstance(statement, ast.Return):
+            body.append(ast.copy_location(ast.Delete([ast.Name(n, ast.Del()) for n in dead]), statement))
+    return body
+
+
 def _outputs(result) -> list:
     if isinstance(result, torch.Tensor):
         return [result]
@@ -327,7 +332,7 @@ def check(graph: Graph, py_path: Path, runs: list[Run], device: torch.device, ra
         raise ConversionError(f"self-check: the regenerated {py_path.name} cannot build its model: "
                               f"{type(err).__name__}: {_first_line(err)}") from err
     widened = False
-    forward = lean_forward(model)
+    forward = lean_forward(model, py_path)
     for run in runs:
         try:
             with torch.no_grad():

@@ -9,8 +9,9 @@ from pathlib import Path
 import pnnx_reference
 
 FOLDER = Path(pnnx_reference.__file__).parent / "frontends" / "python"
-# what the recorder may build on: the value-dependence tables, params, traced sizes
-BELOW = {"valuedep", "params", "shapes", "literals"}
+# what the recorder may build on: the value-dependence tables, params, traced sizes, the
+# traced values' store
+BELOW = {"valuedep", "params", "shapes", "literals", "spilled"}
 RECORDING = ("leaves", "getters", "getitem", "setitem", "inplace", "customop", "valuecheck", "tracer")
 
 

@@ -150,13 +150,15 @@ class OnnxModule(nn.Module):
                                   f"{len(inputs)} given")
         env = dict(zip(self._input_names, inputs))
         env.update({name: getattr(self, buffer) for name, buffer in self._constant_names.items()})
-        for node in self._nodes:
-            if any(n not in env for n in node.reads):
-                continue  # downstream of a node that could not run (already reported)
-            args = [env.get(n) if n else None for n in node.inputs]
-            outputs = self._replay(node, args, problems, {n: env[n] for n in node.captures})
-            if outputs is not None:
-                env.update((n, v) for n, v in zip(node.outputs, outputs) if n and v is not None)
+        done = self._done_after()
+        for i, node in enumerate(self._nodes):
+            if not any(n not in env for n in node.reads):  # else downstream of a node that could not run (reported)
+                args = [env.get(n) if n else None for n in node.inputs]
+                outputs = self._replay(node, args, problems, {n: env[n] for n in node.captures})
+                if outputs is not None:
+                    env.update((n, v) for n, v in zip(node.outputs, outputs) if n and v is not None)
+            for name in done[i]:  # as a plain forward frees them: the tracer keeps no value alive
+                env.pop(name, None)
         missing = [n for n in self._output_names if n not in env]
         if missing:
             if problems:
@@ -167,6 +169,19 @@ class OnnxModule(nn.Module):
             raise ConversionError(f"{self._what}: graph output(s) {', '.join(sequences)} are sequences; a PNNX graph "
                                   f"returns tensors")
         return [self._typed(n, V.to_tensor(env[n])) for n in self._output_names]
+
+    def _done_after(self) -> list[list[str]]:
+        """Per node, the values no later node reads and the graph does not return."""
+        last: dict[str, int] = {}
+        for i, node in enumerate(self._nodes):
+            for name in (*node.outputs, *node.reads, *node.inputs, *node.captures):
+                if name:
+                    last[name] = i
+        done: list[list[str]] = [[] for _ in self._nodes]
+        for name, i in last.items():
+            if name not in self._output_names:
+                done[i].append(name)
+        return done
 
     def _replay(self, node: Node, args: list, problems: list | None, captured: dict | None = None):
         rule = RULES.lookup(node.rule_key)
@@ -254,7 +269,7 @@ def _as_list(outputs, node: Node) -> list:
 def _declared_types(proto: onnx.ModelProto) -> dict[str, torch.dtype]:
     """Element types of the values: declared ones, and onnx's shape inference for the rest."""
     try:
-        inferred = onnx.shape_inference.infer_shapes(proto, strict_mode=False)
+        inferred = onnx.shape_inference.infer_shapes(_without_weights(proto), strict_mode=False)
     except Exception:
         inferred = proto
     out = {}
@@ -262,6 +277,33 @@ def _declared_types(proto: onnx.ModelProto) -> dict[str, torch.dtype]:
         if value.type.WhichOneof("value") == "tensor_type" and value.type.tensor_type.elem_type in V.TORCH_DTYPES:
             out[value.name] = V.TORCH_DTYPES[value.type.tensor_type.elem_type]
     return out
+
+
+WEIGHT_BYTES = 4096  # an initializer this large is a weight, never a shape or an axis list
+
+
+def _without_weights(proto: onnx.ModelProto) -> onnx.ModelProto:
+    """`proto` for type inference: each large initializer a graph input of its type and shape
+    instead (onnx.shape_inference serialises and parses the model it is given, twice over: with
+    the weights in, four copies of them at once). Small ones, which a Reshape or a Slice may
+    read as constants, stay."""
+    light = onnx.ModelProto(ir_version=proto.ir_version)
+    light.opset_import.extend(proto.opset_import)
+    light.functions.extend(proto.functions)
+    graph, source = light.graph, proto.graph
+    graph.name = source.name
+    graph.node.extend(source.node)
+    graph.input.extend(source.input)
+    graph.output.extend(source.output)
+    graph.value_info.extend(source.value_info)
+    graph.sparse_initializer.extend(source.sparse_initializer)
+    inputs = {v.name for v in source.input}
+    for tensor in source.initializer:
+        if tensor.ByteSize() < WEIGHT_BYTES:
+            graph.initializer.append(tensor)
+        elif tensor.name not in inputs:
+            graph.input.append(onnx.helper.make_tensor_value_info(tensor.name, tensor.data_type, list(tensor.dims)))
+    return light
 
 
 def _live(nodes: list[Node], outputs: list[str], constants: dict) -> list[Node]:

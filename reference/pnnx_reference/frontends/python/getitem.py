@@ -1,7 +1,7 @@
 """`x[index]` recorded (indexing.py says what an index means): one Tensor.slice for slices and
 integers, one Tensor.slice per dim when a bound is a traced size, and Tensor.slice, a
 torch.unsqueeze per None and one Tensor.index for any other index. A view made by slicing is
-remembered (`Recorder.views`) so that a write into it can be written back (inplace.py)."""
+remembered (`Recorder.add_view`) so that a write into it can be written back (inplace.py)."""
 from __future__ import annotations
 
 from . import indexing
@@ -20,7 +20,7 @@ def record(rec: Recorder, tensor, index, result) -> None:
         return
     op_type, params = indexing.slice_params(tensor, index)
     rec.add(op_type, [rec.operand_of(tensor)], ["input"], params, [result])
-    rec.views[id(result)] = (result, tensor, index)
+    rec.add_view(result, tensor, index)
 
 
 def _advanced(rec: Recorder, tensor, index, result) -> None:
@@ -67,7 +67,7 @@ def _basic(rec: Recorder, tensor, index, result):
         value = tensor[index] if result is None else result
     op_type, params = indexing.slice_params(tensor, index)
     rec.add(op_type, [rec.operand_of(tensor)], ["input"], params, [value])
-    rec.views[id(value)] = (value, tensor, index)
+    rec.add_view(value, tensor, index)
     return value
 
 

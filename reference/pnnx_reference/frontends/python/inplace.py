@@ -21,8 +21,7 @@ def on_view(rec: Recorder, func, op_type: str | None, args, kwargs, record: Call
     """`view.op_(...)` recorded by `record(func, op_type, args, kwargs, result)` as the
     out-of-place op, then written back into the view's bases."""
     view = args[0]
-    known = rec.views.get(id(view))
-    chain = write_chain(rec, view) if known is not None and known[0] is view else None
+    chain = write_chain(rec, view) if rec.view_of(view) is not None else None
     if op_type is None or chain is None:
         raise ConversionError(f"in-place {op_type or func.__name__} on a view that is not a slice "
                               f"of a plain tensor or of a reshape of one (e.g. `x.t().{func.__name__}(...)`) "
@@ -44,10 +43,10 @@ def write_chain(rec: Recorder, tensor) -> list[tuple] | None:
     plain tensor (`x.view(1, 3, 16, 16)`); None when a step is any other view."""
     steps = []
     while tensor._is_view():
-        known = rec.views.get(id(tensor))
-        if known is not None and known[0] is tensor:
-            steps.append(("slice", tensor, known[1], known[2]))
-            tensor = known[1]
+        known = rec.view_of(tensor)
+        if known is not None:
+            steps.append(("slice", tensor, known[0], known[1]))
+            tensor = known[0]
             continue
         root = _reshaped_root(rec, tensor)
         if root is None:

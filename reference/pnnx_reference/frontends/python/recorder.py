@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import weakref
 
 import torch
 import torch.nn as nn
@@ -19,6 +20,7 @@ from ...errors import ConversionError, NotAParam
 from ...ir import UNKNOWN_DIM, Attribute, Graph, Operand, Operator, annotation_suffix_of
 from . import valuedep
 from .params import to_param, without_whitespace
+from .spilled import SpilledValues
 from .shapes import ARMED, SymInt, has_symint, operands_of, render
 
 
@@ -53,13 +55,17 @@ class Recorder:
     def __init__(self, model: nn.Module, policy: valuedep.ValueDependence):
         """`policy`: what to do with value-dependent conversions."""
         self.graph = Graph()
-        self.values: dict[Operand, object] = {}   # the value each operand had while tracing
+        # the value each operand had while tracing (tensors on disk: spilled.py)
+        self.values: SpilledValues = SpilledValues()
         self.policy = policy
         self.dynamic: set[Operand] = set()        # operands whose value depends on the inputs
         self.value_shaped: set[Operand] = set()   # ... and whose shape does (torch.nonzero)
-        self._tensors: dict[int, tuple[torch.Tensor, Operand]] = {}
-        # id(view) -> (view, base, index) for each view made by basic indexing `base[index]`
-        self.views: dict[int, tuple[torch.Tensor, torch.Tensor, object]] = {}
+        # id(tensor) -> (weak reference to it, its operand): a tensor the model drops is freed
+        # (its value is in `values`), and its entry goes with it
+        self._tensors: dict[int, tuple[weakref.ref, Operand]] = {}
+        # id(view) -> (weak reference to the view, base, index) for each view made by basic
+        # indexing `base[index]` (add_view, view_of)
+        self._views: dict[int, tuple[weakref.ref, torch.Tensor, object]] = {}
         self.muted = 0   # > 0: calls are not recorded (inside a leaf, or our own torch calls)
         self._counters = {k: itertools.count() for k in ("operand", "op", "expr", "const", "unique")}
         self._names: set[str] = set()
@@ -90,28 +96,41 @@ class Recorder:
         return f"pnnx_expr_{next(self._counters['expr'])}"
 
     # --- operands ------------------------------------------------------------------
-    def _new_operand(self, value) -> Operand:
+    def _new_operand(self, value, kept: bool = False) -> Operand:
+        """`kept`: the value stays in memory (a constant the graph's Attribute holds anyway)."""
         operand = self.graph.new_operand(f"pnnx_{next(self._counters['operand'])}")
         if isinstance(value, torch.Tensor):
             with self.quiet():
                 operand.shape = [int(d) for d in value.shape]
                 operand.dtype = annotation_suffix_of(value.dtype)
-            self._tensors[id(value)] = (value, operand)
-        self.values[operand] = value
+                self.rebind(value, operand)
+        if kept:
+            self.values.keep(operand, value)
+        else:
+            self.values[operand] = value
         return operand
 
     def known(self, tensor) -> Operand | None:
         """The operand a recorded op produced as `tensor`, or None."""
         known = self._tensors.get(id(tensor))
-        return known[1] if known is not None and known[0] is tensor else None
+        return known[1] if known is not None and known[0]() is tensor else None
 
     def is_traced(self, tensor) -> bool:
-        """Whether a tensor with `tensor`'s id was recorded (it may have been freed since)."""
-        return id(tensor) in self._tensors
+        """Whether `tensor` was recorded."""
+        return self.known(tensor) is not None
 
     def rebind(self, tensor: torch.Tensor, operand: Operand) -> None:
         """`tensor` stands for `operand` from now on (`x.data`, `x[...]`)."""
-        self._tensors[id(tensor)] = (tensor, operand)
+        self._tensors[id(tensor)] = (weakref.ref(tensor, _forgetting(self._tensors, id(tensor))), operand)
+
+    def add_view(self, view: torch.Tensor, base: torch.Tensor, index) -> None:
+        """`view` is `base[index]` (basic indexing): a write into it is a write into `base`."""
+        self._views[id(view)] = (weakref.ref(view, _forgetting(self._views, id(view))), base, index)
+
+    def view_of(self, tensor) -> tuple[torch.Tensor, object] | None:
+        """(base, index) when `tensor` is a view add_view recorded, else None."""
+        known = self._views.get(id(tensor))
+        return (known[1], known[2]) if known is not None and known[0]() is tensor else None
 
     def operand_of(self, tensor: torch.Tensor) -> Operand:
         known = self.known(tensor)
@@ -124,7 +143,7 @@ class Recorder:
         op = self.graph.new_operator("pnnx.Attribute", self.unique(name))
         with self.quiet():
             op.attrs["data"] = Attribute.from_torch(tensor.detach())
-        operand = self._new_operand(tensor)
+        operand = self._new_operand(tensor, kept=True)
         self.graph.connect(op, outputs=[operand])
         return operand
 
@@ -224,6 +243,16 @@ class Recorder:
         for operand in self.value_shaped:
             if operand.shape:
                 operand.shape = [UNKNOWN_DIM] * len(operand.shape)
+
+
+def _forgetting(table: dict, key: int):
+    """A weak reference's callback: the entry `key` of `table` goes when its tensor is freed
+    (unless a tensor born at the same address has taken the entry over since)."""
+    def forget(ref) -> None:
+        entry = table.get(key)
+        if entry is not None and entry[0] is ref:
+            del table[key]
+    return forget
 
 
 def _named_plain_tensors(model: nn.Module):

@@ -112,7 +112,7 @@ class Tracer(TorchFunctionMode):
         pairs = bind(func, op_type, args, kwargs)
         rec.record_call(op_type, pairs, result)
         if op_type == "Tensor.select":  # `x.select(1, 0)` is the view `x[:, 0]`: it can be written to
-            rec.views[id(result)] = (result, args[0], indexing.select_index(dict(pairs)))
+            rec.add_view(result, args[0], indexing.select_index(dict(pairs)))
 
     def _refuse_unknown(self, func, args, kwargs) -> None:
         """A tensor computed by a call we cannot name would silently become a constant."""

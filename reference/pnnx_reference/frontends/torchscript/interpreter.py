@@ -18,18 +18,54 @@ def run_graph(graph, inputs: tuple):
 
 def run_block(block, env: dict) -> list:
     replayed = set()  # nodes a fusion already ran, by their output names
-    for node in block.nodes():
-        if _key(node) in replayed:
-            continue
-        fused = fusions.try_fuse(node, env)
-        if fused is not None:
-            nodes, result = fused
-            replayed.update(_key(n) for n in nodes)
-            replayed.update(_key(n) for n in _dead_feeders(block, replayed))
-            env[nodes[-1].outputsAt(0)] = result  # a fusion gives its last node's one result read
-            continue
-        run_node(node, env)
+    done = _done_after(block)
+    for i, node in enumerate(block.nodes()):
+        if _key(node) not in replayed:
+            fused = fusions.try_fuse(node, env)
+            if fused is not None:
+                nodes, result = fused
+                replayed.update(_key(n) for n in nodes)
+                replayed.update(_key(n) for n in _dead_feeders(block, replayed))
+                env[nodes[-1].outputsAt(0)] = result  # a fusion gives its last node's one result read
+            else:
+                run_node(node, env)
+        for value in done.get(i, ()):  # as a plain forward frees them: the tracer keeps no value alive
+            env.pop(value, None)
     return [env[v] for v in block.outputs()]
+
+
+def _done_after(block) -> dict[int, list]:
+    """Node index -> the values the block's nodes define that no later node (nor a block
+    nested in one, nor the block's own outputs) reads."""
+    nodes = list(block.nodes())
+    last: dict = {}
+    for i, node in enumerate(nodes):
+        for value in node.outputs():
+            last[value] = i
+        for value in _reads(node):
+            if value in last:
+                last[value] = i
+    for value in block.outputs():
+        last.pop(value, None)
+    done: dict[int, list] = {}
+    for value, i in last.items():
+        done.setdefault(i, []).append(value)
+    return done
+
+
+def _reads(node):
+    """Every value `node` reads, in the blocks nested in it too; and the values that made its
+    inputs, two producers back, which a fusion starting at it may read instead (fusions.py:
+    `x.unsqueeze(-1)` replayed as the one call on x)."""
+    for value in node.inputs():
+        yield value
+        for made in value.node().inputs():
+            yield made
+            yield from made.node().inputs()
+    for block in node.blocks():
+        for inner in block.nodes():
+            yield from _reads(inner)
+        yield from block.outputs()
 
 
 _SHAPE_KINDS = {"aten::size", "prim::NumToTensor", "aten::Int", "prim::ListConstruct", "prim::Constant"}
