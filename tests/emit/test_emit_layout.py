@@ -80,8 +80,9 @@ MOVES_VALUES = {
         "chunk", "split", "tensor_split", "unbind", "select", "narrow")),
     "Tensor.slice", "torch.slice_copy", "Tensor.slice_copy", "torch.slice_scatter",
 }
-# arithmetic exact on 0/1 and on integer values below 2^24 (expressions check each function)
-EXACT_ARITHMETIC = {"pnnx.Expression", "torch.cumsum", "Tensor.cumsum", "torch.amax", "torch.amin",
+# arithmetic exact on 0/1 and on integer values below 2^24 (expressions check each function;
+# torch.arange over a length that follows the input is a run-time ramp, emit/ncnn/ramps.py)
+EXACT_ARITHMETIC = {"pnnx.Expression", "torch.cumsum", "Tensor.cumsum", "torch.amax", "torch.amin", "torch.arange",
                     *(f"{table}.{name}" for table in ("torch", "Tensor") for name in ("sum", "prod", "max", "min"))}
 BOOL_OPERANDS = BOOL_LOGIC | BOOL_MASKS | MOVES_VALUES | EXACT_ARITHMETIC
 # the ncnn lowerings that compute on integers carried as float values (int_operands=True)
