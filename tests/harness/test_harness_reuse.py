@@ -68,12 +68,17 @@ def _parity(ex, converter: str, precision: str = "fp32"):
     return ex.execute(Unit(CASE, f"{__name__}:{converter}", "parity", f"{__name__}:CountingNcnn", precision))
 
 
+def _run_once_for_both(ex, first: str, second: str) -> None:
+    """Both converters' files make one ncnn run, and both records are that run's."""
+    a, b = _parity(ex, first), _parity(ex, second)
+    assert CountingNcnn.runs == 1
+    assert a.status == b.status == "pass" and a.metrics == b.metrics
+
+
 def test_identical_files_run_once_and_every_route_gets_its_record(tmp_path):
     CountingNcnn.runs = 0
     ex = Executor(tmp_path, "full")
-    first, second = _parity(ex, "ReferenceConverter"), _parity(ex, "SameFiles")
-    assert CountingNcnn.runs == 1
-    assert first.status == second.status == "pass" and first.metrics == second.metrics
+    _run_once_for_both(ex, "ReferenceConverter", "SameFiles")
     _parity(ex, "OtherBytes")
     assert CountingNcnn.runs == 2
     _parity(ex, "SameFiles", "default")  # another precision (and fp16-rounded files): its own run
@@ -91,9 +96,7 @@ def test_a_backend_that_is_not_pure_runs_every_time(tmp_path, monkeypatch):
 def test_the_same_network_under_other_layer_names_runs_once(tmp_path):
     CountingNcnn.runs = 0
     ex = Executor(tmp_path, "full")
-    first, renamed = _parity(ex, "ReferenceConverter"), _parity(ex, "OtherLayerNames")
-    assert CountingNcnn.runs == 1
-    assert first.status == renamed.status == "pass" and first.metrics == renamed.metrics
+    _run_once_for_both(ex, "ReferenceConverter", "OtherLayerNames")
     moved = _parity(ex, "OtherBatchIndex")  # what ncnn is fed changes: a run of its own
     assert CountingNcnn.runs == 2 and moved.status != "harness-error"
 
