@@ -16,7 +16,8 @@ from pnnx_op_cases.case import TAG_NO_TRACE, TAG_RANDOM
 CASES = registry.all_cases()
 
 # torch warns about perfectly valid configurations (padding='same' copies, nested tensors)
-pytestmark = pytest.mark.filterwarnings("ignore::UserWarning", "ignore::FutureWarning")
+pytestmark = [pytest.mark.filterwarnings("ignore::UserWarning", "ignore::FutureWarning"),
+              pytest.mark.op_case_sweep]  # coverage on a sample of the cases (coverage_sample.py)
 
 
 @pytest.fixture(autouse=True, scope="module")

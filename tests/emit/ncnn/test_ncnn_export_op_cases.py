@@ -15,6 +15,8 @@ import pytest
 from conformance_runs import parity, tolerance
 from pnnx_conformance.checks import Executor
 
+pytestmark = pytest.mark.op_case_sweep  # coverage on a sample of the cases (coverage_sample.py)
+
 _ACTS = ("ReLU", "LeakyReLU", "ReLU6", "Sigmoid", "Tanh", "SiLU", "Mish", "GELU", "SELU", "Hardswish",
          "Hardsigmoid", "Softplus", "LogSigmoid")
 _F_ACTS = ("leaky_relu", "hardtanh", "gelu", "silu", "elu", "selu", "celu", "mish", "hardswish", "hardsigmoid",

@@ -19,6 +19,8 @@ from pnnx_conformance.checks import Executor
 from pnnx_op_cases.registry import select
 from pnnx_reference.formats import pnnx_param
 
+pytestmark = pytest.mark.op_case_sweep  # coverage on a sample of the cases (coverage_sample.py)
+
 # ONNX-table cases are ONNX graphs run by onnxruntime: the Python-API capture this test exports
 # does not apply to them (the harness shows that route as n/a)
 SMOKE = [c for c in select(tier="smoke") if "onnx" not in c.tags]

@@ -11,7 +11,8 @@ from pnnx_reference import api
 from pnnx_reference.emit import regenerate
 from pycodegen_helpers import assert_bitwise, generate, run_generated
 
-pytestmark = pytest.mark.slow  # one conversion and two imports of generated code per case
+# slow: one conversion and two imports of generated code per case
+pytestmark = [pytest.mark.slow, pytest.mark.op_case_sweep]  # coverage on a sample of the cases (coverage_sample.py)
 
 # ONNX-table cases are ONNX graphs run by onnxruntime: the Python-API door does not apply to them
 # (the harness shows it as n/a); the ONNX door's round trip is tests/frontends/onnx/test_onnx_cases.py

@@ -12,6 +12,8 @@ from export_agreement import NoDoor, both_doors
 from pnnx_op_cases.case import TAG_ONNX
 from pnnx_op_cases.registry import select
 
+pytestmark = pytest.mark.op_case_sweep  # coverage on a sample of the cases (coverage_sample.py)
+
 # ONNX-table cases are ONNX graphs run by onnxruntime: there is no PyTorch model to trace or export
 CASES = [c for c in select(tier="smoke") if TAG_ONNX not in c.tags]
 

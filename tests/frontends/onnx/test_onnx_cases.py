@@ -11,6 +11,8 @@ from onnx_models import run_generated
 from pnnx_op_cases import registry, tables
 from pnnx_reference import api
 
+pytestmark = pytest.mark.op_case_sweep  # coverage on a sample of the cases (coverage_sample.py)
+
 CASES = [c for c in registry.all_cases() if c.table == "onnx"]
 SMOKE = [c for c in CASES if c.tier == "smoke"]
 
