@@ -2,7 +2,6 @@
 `pnnxref model.pt` prints and writes at the top of `_pnnx.py`, counted as upstream counts.
 UPSTREAM holds the lines upstream `pnnx` printed for the models of stat_models.py; the slow
 test re-measures them live, so a pinned number cannot drift from upstream unnoticed."""
-import shutil
 import subprocess
 import warnings
 from pathlib import Path
@@ -10,6 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from pnnx_conformance.converters.upstream import pnnx_command
 from pnnx_reference.cli import main
 from pnnx_reference.stat import human
 from stat_models import MODELS
@@ -95,10 +95,11 @@ def test_human_units_as_upstream_prints_them():
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(UPSTREAM))
 def test_pinned_numbers_are_what_upstream_prints(name, tmp_path):
-    if shutil.which("pnnx") is None:
+    exe = pnnx_command()  # the binary the `pnnx` console script execs, without its torch import
+    if exe is None:
         pytest.skip("upstream pnnx is not installed")
     pt = traced(name, tmp_path)
-    done = subprocess.run(["pnnx", pt.name], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    done = subprocess.run([exe, pt.name], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     printed = [line for line in done.stderr.splitlines() if line.startswith(("model inputshape", "FLOPS", "memory OPS"))]
     assert printed == stat_lines(name), done.stderr[-2000:]
 
