@@ -305,9 +305,8 @@ def _stdmodules(op: str):
     names = {c.__name__ for c in cls.__mro__ if c.__module__.startswith("torch.nn.modules")
              and c.__name__ != "Module"}
     path = Path(stdmodules.__file__)
-    text = path.read_text().splitlines()
-    lines = sorted({n.lineno for n in ast.walk(ast.parse("\n".join(text)))
-                    if isinstance(n, ast.Attribute) and n.attr in names})
+    text = _lines(path)
+    lines = sorted({number for name in names for number in _attribute_lines(path).get(name, ())})
     for number in lines:     # code naming the class or a base (nn.modules.conv._ConvNd)
         yield Piece("frontends", f"{rel(path)}:{number}", f"TorchScript recovery: {text[number - 1].strip()[:90]}",
                     (".pt",))
@@ -323,12 +322,28 @@ def _export_modules(op: str):
                     "torch.export: a standard module is rebuilt whole from nn_module_stack", (".pt2",))
 
 
+@lru_cache(maxsize=None)
+def _attribute_lines(path: Path) -> dict[str, tuple[int, ...]]:
+    """attribute name -> the lines of `path` that read it (`nn.modules.conv._ConvNd`: _ConvNd, conv, ...)"""
+    found: dict[str, set[int]] = {}
+    for node in ast.walk(ast.parse("\n".join(_lines(path)))):
+        if isinstance(node, ast.Attribute):
+            found.setdefault(node.attr, set()).add(node.lineno)
+    return {name: tuple(sorted(numbers)) for name, numbers in found.items()}
+
+
+@lru_cache(maxsize=None)
+def _modules_under(folder: Path) -> tuple[tuple[Path, str], ...]:
+    """The .py files under `folder`, sorted, each with its text."""
+    return tuple((path, "\n".join(_lines(path))) for path in sorted(folder.rglob("*.py")))
+
+
 def _mentions(op: str, group: str, folder: Path, skip: Path | None = None):
     """Lines quoting the operator's name ("nn.Conv2d") in the modules under `folder`; one
     under a door's own frontend folder counts for that door."""
     quoted = re.compile(r"""["']%s["']""" % re.escape(op))
-    for path in sorted(folder.rglob("*.py")):
-        if skip is not None and path.is_relative_to(skip):
+    for path, text in _modules_under(folder):
+        if (skip is not None and path.is_relative_to(skip)) or op not in text:
             continue
         doors = tuple(door for door, sub in DOOR_FOLDERS.items() if path.is_relative_to(FRONTENDS / sub))
         for number, line in enumerate(_lines(path), 1):

@@ -62,17 +62,23 @@ def test_a_family_naming_a_row_it_yields_nothing_for_is_an_error(monkeypatch):
 
 
 # --- every row ---------------------------------------------------------------------------------
+# every row's answer takes ~25 CPU-s: one worker makes it once for the tests that read it (loadgroup)
+EVERY_ROW = pytest.mark.xdist_group("op_cases_where")
+
+
 @pytest.fixture(scope="module")
 def answers():
     return {op: where.pieces(op) for op in ROWS}
 
 
+@EVERY_ROW
 def test_every_row_has_its_table_line_and_a_case_family(answers):
     missing = [op for op, found in answers.items()
                if not any(p.group == "table" for p in found) or not any(p.group == "cases" for p in found)]
     assert not missing, missing[:10]
 
 
+@EVERY_ROW
 def test_table_and_family_locations_point_at_the_operator(answers):
     wrong = []
     for op, found in answers.items():
@@ -88,12 +94,14 @@ def test_table_and_family_locations_point_at_the_operator(answers):
     assert not wrong, wrong[:10]
 
 
+@EVERY_ROW
 def test_every_location_exists(answers):
     for found in answers.values():
         for p in found:
             _text_at(p.where)
 
 
+@EVERY_ROW
 def test_every_row_shows_a_place_for_every_door_but_the_listed_gaps(answers):
     """where_gaps.tsv says, per (operator pattern, door), why no place writes it; every other
     pair shows one, and a listed pair that gains a place must leave the list."""
@@ -116,6 +124,7 @@ def test_every_listed_gap_names_a_table_row():
 def test_every_frontend_registry_names_its_doors_and_every_rule_shows_up():
     from pnnx_reference.registry import REGISTRIES
 
+    where.known_ops()  # where imports every frontend, which fills REGISTRIES (whatever ran before on this worker)
     frontends = [reg for reg in REGISTRIES.values() if reg.doors]
     assert {d for reg in frontends for d in reg.doors} == {".pt", ".pt2", ".onnx"}
     produced = {op for reg in frontends for rule in reg.rules() for op in rule.traits.get("produces", ())}
@@ -250,6 +259,7 @@ def test_where_accepts_an_emitted_operator_that_is_no_table_row(capsys):
     assert rc == 0 and "  table\n    (none)" in out
 
 
+@EVERY_ROW
 def test_a_door_without_a_place_shows_why(answers):
     op = "nn.Dropout"   # an inference export holds no dropout: a gap of the .onnx door
     reason = where.gap_reason(op, ".onnx")

@@ -19,6 +19,7 @@ SHARED = {
     "tests/frontends/onnx/test_onnx_harness.py": "results",
     "tests/emit/python/test_pycodegen_upstream.py": "upstream",
     "tests/formats/test_formats_upstream.py": "upstream",
+    "tests/op_cases/test_op_cases_where.py": "answers",
 }
 
 
