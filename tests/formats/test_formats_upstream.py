@@ -3,16 +3,15 @@
 Models are traced and converted once per test session (one xdist worker runs the module; a
 lock keeps the folder shared should several); nothing upstream writes is committed."""
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 from filelock import FileLock
 
+from pnnx_conformance.converters.upstream import pnnx_command
 from pnnx_reference.formats import ncnn_bin, ncnn_param, pnnx_param
 from pnnx_reference.formats.floatfmt import float_to_string
 from pnnx_reference.validate import validate
@@ -21,7 +20,7 @@ from pnnx_reference.validate import validate
 # instead of waiting on the lock while the upstream conversions are made
 pytestmark = [pytest.mark.upstream, pytest.mark.xdist_group("formats_upstream")]
 
-PNNX = shutil.which("pnnx", path=os.path.dirname(sys.executable))
+PNNX = pnnx_command()  # the binary the `pnnx` console script execs, without that script's torch import
 SLOPES = [0.1, 1e-5, 1 / 3, 3.14159265, 9.5e-5, 1e6, 123456.7, 0.0001234567, 2.5e-7, 1e30,
           16777217.0, 0.001, 100.0, 0.2, 7e-3, 65504.0]
 FP16_PROBE = np.array([1 + 2**-11, 1 + 3 * 2**-11, -(1 + 2**-11), 65520.0, 65519.0, 65504.0,

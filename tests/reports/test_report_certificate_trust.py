@@ -129,12 +129,12 @@ def test_rerun_catches_a_backend_whose_behaviour_changed(tmp_path):
     assert _cli("keygen", "--out", str(tmp_path / "k.pem"), cwd=tmp_path).returncode == 0
     proc = _cli("certify", "--backend", "harness_fake_backends:DriftBackend", "--cases", "harness_cases:cases",
                 "--op", "nn.Conv2d,F.relu", "--key", str(tmp_path / "k.pem"), "--out", str(tmp_path / "cert"),
-                "-q", cwd=tmp_path)
+                "-q", "--jobs", "1", cwd=tmp_path)  # one worker process each: a few small cases need no second
     assert proc.returncode == 0, proc.stderr[-3000:]
     js = next((tmp_path / "cert").glob("certificate-*.json"))
     assert {r["status"] for r in json.loads(js.read_text())["results"]} == {"pass"}
     pin = ["--pubkey", str(tmp_path / "k.pub.pem"), "--cases", "harness_cases:cases",
-           "--backend", "harness_fake_backends:DriftBackend"]
+           "--backend", "harness_fake_backends:DriftBackend", "--jobs", "1"]
     same = _cli("verify-certificate", str(js), *pin, "--rerun", "2", "--seed", "7", "-q", cwd=tmp_path)
     assert same.returncode == 0, same.stderr
     assert "re-ran 2 case(s) drawn with --seed 7" in same.stderr and "verifies" in same.stderr

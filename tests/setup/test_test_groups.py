@@ -20,6 +20,7 @@ SHARED = {
     "tests/emit/python/test_pycodegen_upstream.py": "upstream",
     "tests/formats/test_formats_upstream.py": "upstream",
     "tests/op_cases/test_op_cases_where.py": "answers",
+    "tests/setup/test_wheel.py": "wheel",
 }
 
 

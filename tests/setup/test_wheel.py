@@ -28,7 +28,8 @@ ROOT = Path(__file__).resolve().parents[2]
 SEVEN = ("resnet18.pnnx.param", "resnet18.pnnx.bin", "resnet18_pnnx.py", "resnet18.pnnx.onnx",
          "resnet18.ncnn.param", "resnet18.ncnn.bin", "resnet18_ncnn.py")
 
-pytestmark = pytest.mark.slow
+# the three tests read one wheel, built once in one worker (tox.ini's --dist loadgroup)
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("wheel")]
 
 
 def pip(*args: str, **kwargs) -> subprocess.CompletedProcess:
@@ -44,6 +45,11 @@ def build_wheel(out: Path) -> Path:
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     [wheel] = (out / "wheels").glob("pnnx_reference-*.whl")
     return wheel
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    return build_wheel(tmp_path_factory.mktemp("wheel"))
 
 
 def declared(wheel: Path) -> list[Requirement]:
@@ -126,8 +132,7 @@ def clean_env() -> dict:
     return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
 
 
-def test_the_wheels_declared_dependencies_resolve_from_the_local_store_alone(tmp_path):
-    wheel = build_wheel(tmp_path)
+def test_the_wheels_declared_dependencies_resolve_from_the_local_store_alone(tmp_path, wheel):
     python = venv(tmp_path / "venv")
     torch = f"torch=={metadata.version('torch')}"
     store = local_sources()
@@ -143,10 +148,9 @@ def test_the_wheels_declared_dependencies_resolve_from_the_local_store_alone(tmp
     assert {"pnnx-reference", "torch", "numpy", "onnx", "onnxruntime"} <= names
 
 
-def test_the_installed_wheel_alone_converts_resnet18_to_the_seven_artefacts(tmp_path):
+def test_the_installed_wheel_alone_converts_resnet18_to_the_seven_artefacts(tmp_path, wheel):
     torch = pytest.importorskip("torch")
     torchvision = pytest.importorskip("torchvision")
-    wheel = build_wheel(tmp_path)
     python = venv(tmp_path / "venv")
     deps = tmp_path / "deps"
     link(closure(wanted(declared(wheel), set())), deps)
@@ -186,9 +190,8 @@ def test_the_installed_wheel_alone_converts_resnet18_to_the_seven_artefacts(tmp_
     assert version.stdout.startswith("pnnxref 0.") and "ncnn" in version.stdout
 
 
-def test_the_wheel_holds_every_data_file_the_package_reads(tmp_path):
+def test_the_wheel_holds_every_data_file_the_package_reads(tmp_path, wheel):
     """pnnx-validate reads formats/ncnn_layers.tsv and ncnn_layer_params.tsv at run time."""
-    wheel = build_wheel(tmp_path)
     source = Path(__file__).resolve().parents[2] / "reference"
     data = {str(p.relative_to(source)) for p in (source / "pnnx_reference").rglob("*.tsv")}
     with zipfile.ZipFile(wheel) as archive:

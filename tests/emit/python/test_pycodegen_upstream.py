@@ -2,13 +2,13 @@
 must run and give exactly the outputs of upstream's own generated `_pnnx.py`."""
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from pnnx_conformance.converters.upstream import pnnx_command
 from pnnx_reference.emit import main_regenerate
 from pycodegen_helpers import assert_bitwise, import_file
 
@@ -50,8 +50,8 @@ pytestmark = pytest.mark.xdist_group("pycodegen_upstream")  # one upstream conve
 
 @pytest.fixture(scope="module")
 def upstream(tmp_path_factory):
-    pnnx = shutil.which("pnnx") or str(Path(sys.executable).with_name("pnnx"))
-    if not Path(pnnx).exists():
+    pnnx = pnnx_command()  # the binary the `pnnx` console script execs, without that script's torch import
+    if pnnx is None or not Path(pnnx).exists():
         pytest.fail("the upstream pnnx command is missing from the test environment")
     folder = tmp_path_factory.mktemp("upstream")
     (folder / "make.py").write_text(MODEL)

@@ -20,6 +20,8 @@ NCNN_TESTS = ("test_relu_cpu", "test_add_cpu", "test_softmax_axis_1_cpu", "test_
               "test_globalaveragepool_cpu", "test_transpose_default_cpu")
 pytestmark = [pytest.mark.slow,  # BackendTest generates every node test's data once per process (about 25 s)
               pytest.mark.filterwarnings("ignore::RuntimeWarning")]  # from that generation
+# the tests that run BackendTest: in one worker (tox.ini's --dist loadgroup), which generates that data once
+SUITE = pytest.mark.xdist_group("onnx_backend_suite")
 
 
 def run_backend_tests(backend, names) -> unittest.TestResult:
@@ -41,11 +43,13 @@ def describe(result) -> str:
                      for test, text in result.failures + result.errors)
 
 
+@SUITE
 def test_pnnx_python_backend_passes_its_smoke_tests():
     result = run_backend_tests(PnnxPythonOnnxBackend, PYTHON_TESTS)
     assert result.wasSuccessful(), describe(result)
 
 
+@SUITE
 def test_pnnx_ncnn_backend_passes_its_smoke_tests():
     result = run_backend_tests(PnnxNcnnOnnxBackend, NCNN_TESTS)
     assert result.wasSuccessful(), describe(result)
@@ -57,11 +61,13 @@ WRITER_TESTS = ("test_celu_float16_cpu", "test_celu_bfloat16_cpu", "test_einsum_
                 "test_einsum_sum_bfloat16_cpu", "test_bitcast_float32_to_int32_cpu", "test_bitcast_bool_to_uint8_cpu")
 
 
+@SUITE
 def test_the_pnnx_onnx_writer_passes_the_checker_on_narrow_types_and_bitcasts():
     result = run_backend_tests(PnnxPythonOnnxBackend, WRITER_TESTS)
     assert result.wasSuccessful(), describe(result)
 
 
+@SUITE
 def test_an_unmapped_operator_is_a_failure_not_a_skip():
     result = run_backend_tests(PnnxPythonOnnxBackend, ("test_unique_not_sorted_without_axis_cpu",))
     assert not result.skipped and len(result.errors) + len(result.failures) == 1
