@@ -102,8 +102,28 @@ def _case(case_id):
     return next(c for c in select(tier="smoke") if c.id == case_id)
 
 
-def test_reference_pt_writes_upstreams_file_names_from_case_pt(tmp_path):
+# the tests below share one converter of each route (each one server process that imports torch):
+# one worker runs them all (tox.ini's --dist loadgroup)
+ROUTES = pytest.mark.xdist_group("forkserver_routes")
+
+
+@pytest.fixture(scope="module")
+def reference_pt():
     converter = ReferencePtConverter()
+    yield converter
+    converter.close()
+
+
+@pytest.fixture(scope="module")
+def reference_onnx():
+    converter = load_converter("reference-onnx")
+    yield converter
+    converter.close()
+
+
+@ROUTES
+def test_reference_pt_writes_upstreams_file_names_from_case_pt(tmp_path, reference_pt):
+    converter = reference_pt
     arts = converter.convert(_case("nn.Conv2d/k3_s2_p1"), tmp_path)
     assert {p.name for p in arts.paths.values()} == {
         "case.pnnx.param", "case.pnnx.bin", "case_pnnx.py", "case.pnnx.onnx", "case.ncnn.param", "case.ncnn.bin",
@@ -111,8 +131,9 @@ def test_reference_pt_writes_upstreams_file_names_from_case_pt(tmp_path):
     assert (tmp_path / "case.pt").is_file() and "FLOPS = " in arts.log
 
 
-def test_reference_pt_reports_declined_emitters_and_errors(tmp_path):
-    converter = ReferencePtConverter()
+@ROUTES
+def test_reference_pt_reports_declined_emitters_and_errors(tmp_path, reference_pt):
+    converter = reference_pt
     arts = converter.convert(_case("torch.quantize_per_tensor/quint8_int_repr"), tmp_path / "q")
     assert "ncnn" in arts.unsupported and "no ncnn lowering" in arts.unsupported["ncnn"]
     with pytest.raises((ConvertFailed, NotSupported)):
@@ -134,8 +155,9 @@ def test_reference_onnx_is_a_default_route_on_the_fork_server(tmp_path):
     assert "pnnxparam: " in arts.log  # the child's output comes back
 
 
-def test_reference_onnx_reports_the_error_line_of_a_bad_file(tmp_path):
-    converter = load_converter("reference-onnx")
+@ROUTES
+def test_reference_onnx_reports_the_error_line_of_a_bad_file(tmp_path, reference_onnx):
+    converter = reference_onnx
     broken = _case("nn.Conv2d/k3_s2_p1")
     with pytest.raises(NotSupported, match="torch.onnx.export"):
         converter.convert(broken, tmp_path / "bad", broken.make_model(), [torch.rand(1, 5, 8, 8)])
@@ -147,10 +169,11 @@ def test_reference_onnx_reports_the_error_line_of_a_bad_file(tmp_path):
     ("nn.AdaptiveAvgPool3d/o1-nobatch", "that computes something else"),  # pools over the channels
     ("torch.floor_divide/same_r4", "that computes something else"),  # truncates
     ("nn.PairwiseDistance/p2-nobatch", "that computes something else")])  # keeps a dim
-def test_reference_onnx_calls_what_torch_onnx_exports_wrongly_unsupported(tmp_path, case_id, why):
+@ROUTES
+def test_reference_onnx_calls_what_torch_onnx_exports_wrongly_unsupported(tmp_path, case_id, why, reference_onnx):
     """The exporter's failures are not the frontend's: the matrix shows them as unsupported."""
     with pytest.raises(NotSupported, match=f"torch.onnx.export wrote a file {why}"):
-        load_converter("reference-onnx").convert(_case(case_id), tmp_path)
+        reference_onnx.convert(_case(case_id), tmp_path)
 
 
 @pytest.mark.parametrize("warm_up, seen", [("warm", 2), ("warm_with_a_thread", 1)])

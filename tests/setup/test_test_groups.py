@@ -21,6 +21,7 @@ SHARED = {
     "tests/formats/test_formats_upstream.py": "upstream",
     "tests/op_cases/test_op_cases_where.py": "answers",
     "tests/setup/test_wheel.py": "wheel",
+    "tests/harness/test_harness_forkserver.py": "reference_onnx",
 }
 
 
