@@ -18,3 +18,9 @@ def _default_case_provider():
 def pytest_collection_modifyitems(config, items):
     """The op-case sweeps measure coverage on a sample of their cases (coverage_sample.py)."""
     coverage_sample.sample(items)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    with coverage_sample.paused(item):
+        yield

@@ -4,7 +4,9 @@ A sweep is a test function parametrized over the op cases (one test per case, th
 all), marked `op_case_sweep`. Under `--cov` every test of a sweep runs and asserts as before,
 but coverage's tracer only records the first case of each operator of each sweep function,
 plus each batch variant of it (`-batch4`, `-nobatch`); the other cases run with the tracer
-paused (pytest-cov's `no_cover` mark). Python 3.11's tracer roughly doubles the time of the
+paused. (pytest-cov's own `no_cover` mark does not pause it under pytest-xdist: a worker holds
+two Coverage objects, and stopping the one pytest-cov controls resumes the other's tracer, so
+`paused()` pauses whichever collector is tracing.) Python 3.11's tracer roughly doubles the time of the
 Python inside torch that a case spends tracing and exporting, so measuring all 5,094 eager
 cases cost about as much as running them twice; the sample reaches the same lines of the
 converter (each operator's rules, each batch layout), measured by tests/setup/test_test_groups.py's
@@ -13,11 +15,11 @@ check that every sweep carries the mark and by the coverage total the unit run p
 """
 from __future__ import annotations
 
+import contextlib
 import os
 
-import pytest
-
 MARK = "op_case_sweep"
+UNMEASURED = "_coverage_sample_unmeasured"  # set on the items that run with the tracer paused
 VARIANTS = ("-batch4", "-nobatch")
 
 
@@ -43,8 +45,8 @@ def variant_of(item) -> str:
 
 
 def sample(items) -> int:
-    """Marks `no_cover` on every sweep item but the first of its (module, function, operator,
-    variant); returns how many were marked."""
+    """Flags every sweep item but the first of its (module, function, operator, variant) as
+    run unmeasured; returns how many were flagged."""
     if os.environ.get("PNNX_COVER_EVERY_CASE") == "1":
         return 0
     seen: set[tuple] = set()
@@ -57,8 +59,31 @@ def sample(items) -> int:
             continue
         key = (item.nodeid.split("::", 1)[0], getattr(item, "originalname", item.name), op, variant_of(item))
         if key in seen:
-            item.add_marker(pytest.mark.no_cover)
+            setattr(item, UNMEASURED, True)
             paused += 1
         else:
             seen.add(key)
     return paused
+
+
+@contextlib.contextmanager
+def paused(item):
+    """Coverage's tracer paused while a flagged item runs (nothing to do without coverage)."""
+    collector = _tracing_collector() if getattr(item, UNMEASURED, False) else None
+    if collector is None:
+        yield
+        return
+    collector.pause()
+    try:
+        yield
+    finally:
+        collector.resume()
+
+
+def _tracing_collector():
+    try:
+        from coverage.collector import Collector
+    except ImportError:
+        return None
+    stack = getattr(Collector, "_collectors", None)  # coverage keeps its running collectors there
+    return stack[-1] if stack else None

@@ -3,6 +3,7 @@ every sweep carries the mark, and the sample keeps the first case of each operat
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -34,8 +35,6 @@ class _Item:
     def get_closest_marker(self, name):
         return name if name in self.marks else None
 
-    def add_marker(self, mark):
-        self.marks.append(mark.name)
 
 
 def test_first_case_of_each_operator_and_variant_is_measured(monkeypatch):
@@ -45,7 +44,7 @@ def test_first_case_of_each_operator_and_variant_is_measured(monkeypatch):
     items.append(_Item("tests/t.py::test_y[nn.Conv2d/b]", {"case": SimpleNamespace(op="nn.Conv2d")}))
     items.append(_Item("tests/u.py::test_x[nn.Conv2d/b]", {"case_id": "nn.Conv2d/b"}, marked=False))
     assert coverage_sample.sample(items) == 2
-    paused = [i.nodeid for i in items if "no_cover" in i.marks]
+    paused = [i.nodeid for i in items if getattr(i, coverage_sample.UNMEASURED, False)]
     assert paused == ["tests/t.py::test_x[nn.Conv2d/b]", "tests/t.py::test_x[nn.Conv2d/b-batch4]"]
 
 
@@ -53,3 +52,17 @@ def test_every_case_is_measured_on_request(monkeypatch):
     monkeypatch.setenv("PNNX_COVER_EVERY_CASE", "1")
     items = [_Item(f"tests/t.py::test_x[nn.Conv2d/{c}]", {"case_id": f"nn.Conv2d/{c}"}) for c in "abc"]
     assert coverage_sample.sample(items) == 0
+
+
+def test_a_flagged_item_runs_with_no_tracer_and_the_tracer_comes_back():
+    """Under `--cov` (and under pytest-xdist, where pytest-cov's no_cover mark leaves a tracer
+    running) nothing traces a flagged item; without coverage there is nothing to pause."""
+    before = sys.gettrace()
+    flagged = _Item("tests/t.py::test_x[nn.Conv2d/b]", {"case_id": "nn.Conv2d/b"})
+    setattr(flagged, coverage_sample.UNMEASURED, True)
+    with coverage_sample.paused(flagged):
+        inside = sys.gettrace()
+    assert inside is None
+    assert sys.gettrace() is before
+    with coverage_sample.paused(_Item("tests/t.py::test_x[nn.Conv2d/a]", {"case_id": "nn.Conv2d/a"})):
+        assert sys.gettrace() is before
