@@ -1,13 +1,14 @@
 """A pure backend (ncnn) runs the same network once per case and precision: the routes of one
 case often write the same ncnn files, or the same network with other layer names or another
-`_ncnn.py` text, and their records are judged on those outputs. Files that differ in anything
-ncnn reads (one byte of a blob name, a parameter, a weight, a declared batch index) run again."""
+`_ncnn.py` text or other names for the blobs between layers, and their records are judged on
+those outputs. Files that differ in anything ncnn computes from (how blobs join layers, an input
+or output name, a parameter, a weight, a declared batch index) run again."""
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-from pnnx_conformance.backends.ncnn_backend import NcnnCpuBackend, unnamed_layers
+from pnnx_conformance.backends.ncnn_backend import NcnnCpuBackend, canonical_network, unnamed_layers
 from pnnx_conformance.checks import Executor
 from pnnx_conformance.converters.reference import ReferenceConverter
 from pnnx_conformance.units import Unit
@@ -109,3 +110,32 @@ def test_unnamed_layers_blanks_layer_names_only(tmp_path):
     assert unnamed_layers(param).decode().splitlines() == [
         "7767517", "3 3", "Input            - 0 1 in0", "ReLU - 1 1 in0 mid 0=0.1", f"Sigmoid {long} 1 1 mid out0"]
     assert unnamed_layers(tmp_path / "missing.param") is None
+
+
+def _param(tmp_path, name: str, text: str) -> Path:
+    path = tmp_path / f"{name}.ncnn.param"
+    path.write_text("7767517\n5 6\n" + text)
+    return path
+
+
+NET = ("Input in_x 0 1 in0\nSplit s 1 2 in0 {a} {b}\nReLU r 1 1 {relu_in} {c}\nBinaryOp add 2 1 {c} {add_in} {d} 0=1\n"
+       "Sigmoid sig 1 1 {d} out0\n")
+
+
+def test_canonical_network_names_inner_blobs_by_first_appearance(tmp_path):
+    one = _param(tmp_path, "one", NET.format(a="0_s0", b="0_s1", relu_in="0_s0", add_in="0_s1", c="2", d="3"))
+    other = _param(tmp_path, "other", NET.format(a="x", b="y", relu_in="x", add_in="y", c="relu_out", d="sum"))
+    assert canonical_network(one) == canonical_network(other)
+    assert canonical_network(one).decode().splitlines()[4] == "ReLU - 1 1 #0 #2"
+    # the same names wired otherwise (ReLU reads the Split's second output): another graph
+    rewired = _param(tmp_path, "rewired", NET.format(a="x", b="y", relu_in="y", add_in="x", c="relu_out", d="sum"))
+    assert canonical_network(rewired) != canonical_network(other)
+    assert canonical_network(tmp_path / "missing.param") is None
+
+
+def test_canonical_network_keeps_names_the_harness_looks_up(tmp_path):
+    # inputs or outputs not named in<i> / out<i> are ordered by name: such a file keeps its names
+    net = NET.format(a="a", b="b", relu_in="a", add_in="b", c="c", d="d")
+    for text in (net.replace("in0", "data"), net.replace("out0", "prob"), net.replace(" c ", f" {'c' * 256} ")):
+        path = _param(tmp_path, "kept", text)
+        assert canonical_network(path) == unnamed_layers(path)

@@ -82,6 +82,39 @@ def unnamed_layers(ncnn_param) -> bytes | None:
     return b"\n".join([head, counts, _LAYER_NAME.sub(rb"\1- ", layers)])
 
 
+_IO_BLOB = re.compile(rb"(in|out)\d+")
+
+
+def canonical_network(ncnn_param) -> bytes | None:
+    """`unnamed_layers` with every blob but in<i> / out<i> renamed by its first appearance
+    (#0, #1, ...): ncnn joins layers by blob names and looks up only the inputs and outputs by
+    name, so two files with one canonical form make the same graph. A file whose inputs or
+    outputs are not all so named (the harness orders those by name) or with a token ncnn would
+    split (over 255 bytes) keeps its blob names. None when there is no file."""
+    data = unnamed_layers(ncnn_param)
+    if data is None:
+        return None
+    head, counts, *layers = data.split(b"\n")
+    renamed, names, inputs_named, has_output = [], {}, True, False
+    for line in layers:
+        parts = line.split()
+        if len(parts) < 4 or not parts[2].isdigit() or not parts[3].isdigit():
+            renamed.append(line)
+            continue
+        n_in, n_out = int(parts[2]), int(parts[3])
+        blobs = parts[4:4 + n_in + n_out]
+        if parts[0] == b"Input":
+            inputs_named &= all(_IO_BLOB.fullmatch(b) for b in blobs)
+        has_output |= any(b.startswith(b"out") and _IO_BLOB.fullmatch(b) for b in blobs)
+        if any(len(b) > 255 for b in blobs):
+            return data
+        blobs = [b if _IO_BLOB.fullmatch(b) else names.setdefault(b, b"#%d" % len(names)) for b in blobs]
+        renamed.append(b" ".join(parts[:4] + blobs + parts[4 + n_in + n_out:]))
+    if not (inputs_named and has_output):
+        return data
+    return b"\n".join([head, counts, *renamed])
+
+
 def _as_complex(y: np.ndarray) -> np.ndarray:
     if y.shape[-1:] != (2,):
         raise RuntimeFailed(f"complex output read as shape {y.shape}, without a trailing (real, imag) axis")
@@ -126,14 +159,14 @@ class _NcnnBackend(Backend):
         raise NotImplementedError
 
     def content(self, artefacts):
-        """What prepare() and run() read: ncnn.param less its layer names (`unnamed_layers`),
-        ncnn.bin, what `_ncnn.py` declares (each blob's batch index, the inputs fed as values)
+        """What prepare() and run() read: ncnn.param less its layer and inner blob names
+        (`canonical_network`), ncnn.bin, what `_ncnn.py` declares (each blob's batch index, the inputs fed as values)
         and the outputs pnnx.param types complex. The routes of a case often write the same
-        network with other layer names or another `_ncnn.py` text; it runs once."""
+        network with other layer or blob names or another `_ncnn.py` text; it runs once."""
         paths = artefacts.paths
         declared = (sorted(declared_batch_indices(paths.get("ncnn.py")).items()),
                     sorted(declared_value_feeds(paths.get("ncnn.py"))), sorted(complex_outputs(paths.get("pnnx.param"))))
-        return [unnamed_layers(paths.get("ncnn.param")), paths.get("ncnn.bin"), repr(declared).encode()]
+        return [canonical_network(paths.get("ncnn.param")), paths.get("ncnn.bin"), repr(declared).encode()]
 
     def prepare(self, artefacts, precision):
         import ncnn
