@@ -8,6 +8,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import numpy as np
+
+from pnnx_conformance.backends import ncnn_backend
 from pnnx_conformance.backends.ncnn_backend import NcnnCpuBackend, canonical_network, unnamed_layers
 from pnnx_conformance.checks import Executor
 from pnnx_conformance.converters.reference import ReferenceConverter
@@ -139,3 +142,30 @@ def test_canonical_network_keeps_names_the_harness_looks_up(tmp_path):
     for text in (net.replace("in0", "data"), net.replace("out0", "prob"), net.replace(" c ", f" {'c' * 256} ")):
         path = _param(tmp_path, "kept", text)
         assert canonical_network(path) == unnamed_layers(path)
+
+
+def _vulkan_outputs(tmp_path, precision: str) -> list:
+    unit = Unit(CASE, "reference", "parity", "ncnn-vulkan", precision)
+    return Executor(tmp_path, "full").run_parity(unit)[3]
+
+
+def test_vulkan_nets_share_the_workers_pipeline_cache_and_compute_the_same(tmp_path, monkeypatch):
+    """ncnn-vulkan loads every net through the pipeline cache one holder net keeps (ncnn's
+    default Option otherwise), renewed after PIPELINE_CACHE_LAYERS layers; a net with a cache
+    of its own (ncnn's default) gives the same bits."""
+    import ncnn
+
+    shared = {p: _vulkan_outputs(tmp_path / f"shared-{p}", p) for p in ("fp32", "fp16")}
+    holder = ncnn_backend._VK["holder"]
+    default = ncnn.Option()
+    fields = [n for n in dir(default) if not n.startswith("_") and isinstance(getattr(default, n), (bool, int, float))]
+    assert [n for n in fields if getattr(holder.opt, n) != getattr(default, n)] == ["use_vulkan_compute"]
+    _vulkan_outputs(tmp_path / "again", "fp32")
+    assert ncnn_backend._VK["holder"] is holder and ncnn_backend._VK["layers"] > 0
+    monkeypatch.setattr(ncnn_backend, "PIPELINE_CACHE_LAYERS", 1)
+    _vulkan_outputs(tmp_path / "renewed", "fp32")
+    assert ncnn_backend._VK["holder"] is not holder
+    monkeypatch.setattr(ncnn_backend, "shared_pipeline_option", lambda vk: ncnn.Net().opt)
+    for precision, outputs in shared.items():
+        own = _vulkan_outputs(tmp_path / f"own-{precision}", precision)
+        assert len(own) == len(outputs) and all(np.array_equal(a, b) for a, b in zip(own, outputs))
