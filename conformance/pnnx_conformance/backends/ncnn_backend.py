@@ -82,6 +82,39 @@ def unnamed_layers(ncnn_param) -> bytes | None:
     return b"\n".join([head, counts, _LAYER_NAME.sub(rb"\1- ", layers)])
 
 
+_IO_BLOB = re.compile(rb"(in|out)\d+")
+
+
+def canonical_network(ncnn_param) -> bytes | None:
+    """`unnamed_layers` with every blob but in<i> / out<i> renamed by its first appearance
+    (#0, #1, ...): ncnn joins layers by blob names and looks up only the inputs and outputs by
+    name, so two files with one canonical form make the same graph. A file whose inputs or
+    outputs are not all so named (the harness orders those by name) or with a token ncnn would
+    split (over 255 bytes) keeps its blob names. None when there is no file."""
+    data = unnamed_layers(ncnn_param)
+    if data is None:
+        return None
+    head, counts, *layers = data.split(b"\n")
+    renamed, names, inputs_named, has_output = [], {}, True, False
+    for line in layers:
+        parts = line.split()
+        if len(parts) < 4 or not parts[2].isdigit() or not parts[3].isdigit():
+            renamed.append(line)
+            continue
+        n_in, n_out = int(parts[2]), int(parts[3])
+        blobs = parts[4:4 + n_in + n_out]
+        if parts[0] == b"Input":
+            inputs_named &= all(_IO_BLOB.fullmatch(b) for b in blobs)
+        has_output |= any(b.startswith(b"out") and _IO_BLOB.fullmatch(b) for b in blobs)
+        if any(len(b) > 255 for b in blobs):
+            return data
+        blobs = [b if _IO_BLOB.fullmatch(b) else names.setdefault(b, b"#%d" % len(names)) for b in blobs]
+        renamed.append(b" ".join(parts[:4] + blobs + parts[4 + n_in + n_out:]))
+    if not (inputs_named and has_output):
+        return data
+    return b"\n".join([head, counts, *renamed])
+
+
 def _as_complex(y: np.ndarray) -> np.ndarray:
     if y.shape[-1:] != (2,):
         raise RuntimeFailed(f"complex output read as shape {y.shape}, without a trailing (real, imag) axis")
@@ -126,21 +159,21 @@ class _NcnnBackend(Backend):
         raise NotImplementedError
 
     def content(self, artefacts):
-        """What prepare() and run() read: ncnn.param less its layer names (`unnamed_layers`),
-        ncnn.bin, what `_ncnn.py` declares (each blob's batch index, the inputs fed as values)
+        """What prepare() and run() read: ncnn.param less its layer and inner blob names
+        (`canonical_network`), ncnn.bin, what `_ncnn.py` declares (each blob's batch index, the inputs fed as values)
         and the outputs pnnx.param types complex. The routes of a case often write the same
-        network with other layer names or another `_ncnn.py` text; it runs once."""
+        network with other layer or blob names or another `_ncnn.py` text; it runs once."""
         paths = artefacts.paths
         declared = (sorted(declared_batch_indices(paths.get("ncnn.py")).items()),
                     sorted(declared_value_feeds(paths.get("ncnn.py"))), sorted(complex_outputs(paths.get("pnnx.param"))))
-        return [unnamed_layers(paths.get("ncnn.param")), paths.get("ncnn.bin"), repr(declared).encode()]
+        return [canonical_network(paths.get("ncnn.param")), paths.get("ncnn.bin"), repr(declared).encode()]
 
     def prepare(self, artefacts, precision):
         import ncnn
 
         self.net = ncnn.Net()
-        self.net.opt.num_threads = 1
         self.configure(self.net, precision)
+        self.net.opt.num_threads = 1
         if self.net.load_param(str(artefacts.paths["ncnn.param"])) != 0:
             raise RuntimeFailed("ncnn load_param failed")
         if self.net.load_model(str(artefacts.paths["ncnn.bin"])) != 0:
@@ -208,7 +241,32 @@ class NcnnCpuBackend(_NcnnBackend):
                 setattr(net.opt, flag, False)
 
 
-_VK = {}  # the Vulkan device, kept for the life of the worker (its pipeline cache with it)
+_VK = {}  # the Vulkan device and the net holding the pipeline cache, kept for the life of the worker
+
+# a network of one Input layer: loading it makes its net's pipeline cache
+_EMPTY_NET = "7767517\n1 1\nInput in0 0 1 in0\n"
+
+
+def _pipeline_cache_holder(index: int):
+    """A net that only holds an ncnn pipeline cache. ncnn makes one per net at load_model and
+    deletes it at clear(), so every case would compile its layers' shaders (glslang, then
+    lavapipe) afresh; a net whose Option carries another net's cache (`Option.pipeline_cache`,
+    which the Python binding copies with the Option without naming it) uses that one, keyed
+    by shader, options and specialisation, and leaves it be. The same pipelines, made once."""
+    import ncnn
+
+    holder = ncnn.Net()
+    holder.opt.use_vulkan_compute = True
+    holder.set_vulkan_device(index)
+    if holder.load_param_mem(_EMPTY_NET) != 0 or holder.load_model(ncnn.DataReaderFromEmpty()) != 0:
+        raise RuntimeFailed("ncnn could not load a one-layer network on the Vulkan device")
+    return holder
+
+
+# layers loaded through one pipeline cache before the next: its pipelines (lavapipe's compiled
+# shaders among them) stay in memory (~0.1 MB a layer; an op case has 2-5 layers, a zoo network
+# 50-700)
+PIPELINE_CACHE_LAYERS = 2000
 
 
 def vulkan_device():
@@ -224,6 +282,18 @@ def vulkan_device():
     return _VK
 
 
+def shared_pipeline_option(vk: dict):
+    """ncnn's default Option carrying the worker's pipeline cache (`_pipeline_cache_holder`),
+    a fresh one once PIPELINE_CACHE_LAYERS layers went through it (the caller adds each net's
+    to vk["layers"]). Called only while no net holds pipelines (each run releases its net),
+    so dropping the old cache frees nothing in use."""
+    if vk.get("layers", PIPELINE_CACHE_LAYERS) >= PIPELINE_CACHE_LAYERS:
+        if vk.get("holder") is not None:
+            vk["holder"].clear()
+        vk["holder"], vk["layers"] = _pipeline_cache_holder(vk["index"]), 0
+    return vk["holder"].opt
+
+
 class NcnnVulkanBackend(_NcnnBackend):
     name = "ncnn-vulkan"
     precisions = {"fp32": None, "fp16": "fp16"}
@@ -232,6 +302,7 @@ class NcnnVulkanBackend(_NcnnBackend):
     def configure(self, net, precision):
         vk = vulkan_device()
         self.device = vk["name"]
+        net.opt = shared_pipeline_option(vk)
         net.opt.use_vulkan_compute = True
         net.set_vulkan_device(vk["index"])
         half = precision == "fp16"
@@ -241,7 +312,11 @@ class NcnnVulkanBackend(_NcnnBackend):
         net.opt.use_bf16_packed = False
 
     def prepare(self, artefacts, precision):
-        super().prepare(artefacts, precision)
+        try:
+            super().prepare(artefacts, precision)
+        finally:  # the layers whose pipelines went into the shared cache
+            if "holder" in _VK and self.net is not None:
+                _VK["layers"] += len(self.net.layers())
         # ncnn silently falls back to the CPU when it cannot use the device
         if not self.net.opt.use_vulkan_compute or self.net.vulkan_device() is None:
             raise RuntimeFailed("asked for Vulkan, but ncnn fell back to the CPU")
