@@ -2,6 +2,7 @@
 # One entry point for a fresh machine: installs what the project needs, then runs
 #   ./run.sh conformance   the conformance suite (default tier) and writes reports/
 #   ./run.sh tests         the project's own tests (tox -e unit)
+#   ./run.sh coverage      the same tests with coverage, HTML in build/coverage (tox -e coverage)
 #   ./run.sh setup         set-up only
 # Extra arguments go to the tox environment.
 set -euo pipefail
@@ -45,8 +46,9 @@ main() {
         setup) .venv/bin/tox -e unit --notest ;;
         # `--` with nothing after it would replace tox.ini's default pytest arguments
         tests) .venv/bin/tox -e unit ${1:+-- "$@"} ;;
+        coverage) .venv/bin/tox -e coverage ${1:+-- "$@"} ;;
         conformance) .venv/bin/tox -e conformance ${1:+-- "$@"} ;;
-        *) echo "usage: ./run.sh {conformance|tests|setup} [args...]" >&2; exit 2 ;;
+        *) echo "usage: ./run.sh {conformance|tests|coverage|setup} [args...]" >&2; exit 2 ;;
     esac
 }
 main "$@"
