@@ -3,8 +3,8 @@
 A sweep is a test function parametrized over the op cases (one test per case, thousands in
 all), marked `op_case_sweep`. Under `--cov` (`./run.sh coverage`) every test of a sweep runs
 and asserts as before, but coverage's tracer only records the first case of each operator of
-each sweep function, plus each batch variant of it (`-batch4`, `-nobatch`); the other cases run with the tracer
-paused. (pytest-cov's own `no_cover` mark does not pause it under pytest-xdist: a worker holds
+each sweep function, plus each batch variant of it (`-batch4`, `-nobatch`); the other cases
+run with the tracer paused. (pytest-cov's own `no_cover` mark does not pause it under pytest-xdist: a worker holds
 two Coverage objects, and stopping the one pytest-cov controls resumes the other's tracer, so
 `paused()` pauses whichever collector is tracing.) Python 3.11's tracer roughly doubles the
 Python inside torch that a case spends tracing and exporting (eager cases: 4.8 CPU-s untraced,
