@@ -1,17 +1,17 @@
 """Coverage measured on a sample of the operator sweeps (issue 32 item 4).
 
-A sweep is a test function parametrized over the op cases (one test per case, thousands in
-all), marked `op_case_sweep`. Under `--cov` (`./run.sh coverage`) every test of a sweep runs
-and asserts as before, but coverage's tracer only records the first case of each operator of
-each sweep function, plus each batch variant of it (`-batch4`, `-nobatch`); the other cases
-run with the tracer paused. (pytest-cov's own `no_cover` mark does not pause it under pytest-xdist: a worker holds
-two Coverage objects, and stopping the one pytest-cov controls resumes the other's tracer, so
-`paused()` pauses whichever collector is tracing.) Python 3.11's tracer roughly doubles the
-Python inside torch that a case spends tracing and exporting (eager cases: 4.8 CPU-s untraced,
-11.0 traced), while the sample reaches the same lines of the converter (each operator's rules,
-each batch layout): `./run.sh coverage` gave 2,643 of 29,814 statements missed with it, 2,636 of
-29,760 with every case traced. tests/setup/test_coverage_sample.py checks that every sweep
-carries the mark and that no tracer runs inside a flagged item.
+A sweep is a test function parametrized over the op cases (one test per case, thousands in all),
+marked `op_case_sweep`. Under `--cov` (`./run.sh coverage`) every test of a sweep runs and
+asserts as before, but coverage's tracer only records the first case of each operator of each
+sweep function, plus each batch variant of it (`-batch4`, `-nobatch`); the other cases run with
+the tracer paused. (pytest-cov's own `no_cover` mark does not pause it under pytest-xdist: a
+worker holds two Coverage objects, and stopping the one pytest-cov controls resumes the other's
+tracer, so `paused()` pauses whichever collector is tracing.) Python 3.11's tracer roughly
+doubles the Python inside torch that a case spends tracing and exporting (eager cases: 4.8 CPU-s
+untraced, 11.0 traced), while the sample reaches the same lines of the converter (each
+operator's rules, each batch layout): `./run.sh coverage` gave 2,643 of 29,814 statements missed
+with it, 2,636 of 29,760 with every case traced. tests/setup/test_coverage_sample.py checks that
+every sweep carries the mark and that no tracer runs inside a flagged item.
 `PNNX_COVER_EVERY_CASE=1` measures every case (as slow as before).
 """
 from __future__ import annotations
