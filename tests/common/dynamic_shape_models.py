@@ -2,8 +2,11 @@
 gives them), shared by the emitters' dynamic-shape tests: sizes read with x.size(d), reshape_as,
 flatten of a dynamic input, a resize to another input's size, broadcasts of lower-rank inputs,
 slices whose bounds follow sizes, expands to sizes that follow the input, position ids and a
-causal mask over a length that follows the input."""
+causal mask over a length that follows the input, T5's relative position bias and its
+cross-attention bias of zeros."""
 from __future__ import annotations
+
+import math
 
 import torch
 import torch.nn as nn
@@ -93,6 +96,36 @@ class CausalByLength(nn.Module):
         return F.scaled_dot_product_attention(q, x, x * 2, is_causal=True), positions.float() * 2
 
 
+class RelativeBiasByLength(nn.Module):
+    """T5's relative position bias over a length that follows the input: relative positions from
+    two aranges, log-spaced buckets (log(0) = -inf cast to an index on the diagonal, which where()
+    leaves out), full_like, a table looked up at an (L, L) index to (L, L, heads) and permuted to
+    the attn_mask (1, heads, L, L), two sizes that follow the input in each."""
+
+    def __init__(self):
+        super().__init__()
+        self.table = nn.Embedding(16, 2)
+
+    def forward(self, x):
+        n = x.size(2)
+        relative = torch.arange(n)[None, :] - torch.arange(n)[:, None]
+        distance = relative.abs()
+        far = 4 + (torch.log(distance.float() / 4) / math.log(2) * 4).to(torch.long)
+        far = torch.min(far, torch.full_like(far, 7))
+        buckets = (relative > 0).to(torch.long) * 8 + torch.where(distance < 4, distance, far)
+        bias = self.table(buckets).permute(2, 0, 1).unsqueeze(0)
+        return F.scaled_dot_product_attention(x, x, x, attn_mask=bias)
+
+
+class ZeroBiasByLengths(nn.Module):
+    """A bias of zeros over two lengths that follow the input (T5's cross-attention, which has
+    no relative position bias): torch.zeros of a size list read from both inputs."""
+
+    def forward(self, q, k):
+        bias = torch.zeros(1, q.size(1), q.size(2), k.size(2))
+        return F.scaled_dot_product_attention(q, k, k * 2, attn_mask=bias)
+
+
 MODELS = {
     "reshape_by_sizes": (ReshapeBySizes, [(256, 5), (1, 2, 3), (2, 4, 6, 10)], [(512, 5), (1, 4, 3), (3, 4, 9, 12)]),
     "reshape_as_flatten": (ReshapeAsFlatten, [(1, 3, 16), (1, 6, 8)], [(1, 3, 32), (1, 6, 16)]),
@@ -104,6 +137,8 @@ MODELS = {
     "static_slices_of_dynamic_input": (StaticSlicesOfDynamicInput, [(2, 3, 8)], [(4, 3, 8)]),
     "interpolate_to_other_size": (InterpolateToOtherSize, [(1, 3, 8, 9), (1, 3, 4, 5)], [(1, 3, 8, 9), (1, 3, 6, 7)]),
     "causal_by_length": (CausalByLength, [(1, 2, 6, 8)], [(1, 2, 11, 8)]),
+    "relative_bias_by_length": (RelativeBiasByLength, [(1, 2, 6, 8)], [(1, 2, 11, 8)]),
+    "zero_bias_by_lengths": (ZeroBiasByLengths, [(1, 2, 4, 8), (1, 2, 6, 8)], [(1, 2, 5, 8), (1, 2, 9, 8)]),
     "expand_by_sizes": (ExpandBySizes, [(1, 6, 8), (2, 1, 5, 4), (6, 5)], [(1, 9, 8), (2, 1, 7, 4), (9, 5)]),
 }
 

@@ -53,6 +53,33 @@ def llama(**kwargs) -> nn.Module:
     return FirstOutput(transformers.LlamaModel(config).eval(), **kwargs)
 
 
+def t5_encoder() -> nn.Module:
+    """Its relative position bias over the length: log-spaced buckets (log(0) = -inf cast to an
+    index on the diagonal), full_like, where, and an embedding of an (L, L) index permuted to
+    the attention mask."""
+    torch.manual_seed(0)
+    config = transformers.T5Config(vocab_size=128, d_model=64, d_kv=16, d_ff=128, num_layers=2, num_heads=4)
+    return FirstOutput(transformers.T5EncoderModel(config).eval())
+
+
+class Seq2SeqOutput(nn.Module):
+    def __init__(self, model: nn.Module) -> None:
+        super().__init__()
+        self.model = model
+
+    def forward(self, ids, decoder_ids):
+        return self.model(input_ids=ids, decoder_input_ids=decoder_ids, return_dict=False, use_cache=False)[0]
+
+
+def t5() -> nn.Module:
+    """Encoder and decoder: the decoder's causal mask filled with finfo(float32).min, and its
+    cross-attention bias torch.zeros(1, heads, L, S) over both lengths."""
+    torch.manual_seed(0)
+    config = transformers.T5Config(vocab_size=128, d_model=64, d_kv=16, d_ff=128, num_layers=1, num_heads=4,
+                                   decoder_start_token_id=0)
+    return Seq2SeqOutput(transformers.T5ForConditionalGeneration(config).eval())
+
+
 class SpeechOutput(nn.Module):
     def __init__(self, model: nn.Module) -> None:
         super().__init__()

@@ -79,13 +79,14 @@ def test_roberta_position_ids_from_the_token_ids_are_exact_on_ncnn(tmp_path):
 
 
 
-@pytest.mark.parametrize("build", [tm.bert, tm.gpt2, tm.llama], ids=["bert", "gpt2", "llama"])
+@pytest.mark.parametrize("build", [tm.bert, tm.gpt2, tm.llama, tm.t5_encoder], ids=["bert", "gpt2", "llama", "t5-encoder"])
 def test_at_two_lengths_every_artefact_matches_at_any_length(tmp_path, build):
     """inputshape2 makes the length follow the input. BERT's token-type expand to (batch, length)
     was declined by ncnn ("list expressions are not lowered") and ONNX ("dynamic expand
     target"); GPT-2's and LLaMA's is_causal mask over the length took the whole conversion down
     ("negative dimensions are not allowed"), and their position ids arange(length) had no ncnn
-    lowering."""
+    lowering. T5's relative position bias was declined by ncnn (full_like, reshapes with two
+    sizes that follow the input), and its -inf bucket on the diagonal made NaN of the rest."""
     model, ids = build(), tm.token_ids()
     result = api.export(model, (ids,), tmp_path, "m", inputs2=(tm.token_ids(16),), fp16=False)
     assert sorted(result.paths) == sorted(api.ARTEFACTS) and not result.unsupported
@@ -95,6 +96,22 @@ def test_at_two_lengths_every_artefact_matches_at_any_length(tmp_path, build):
         assert_close(run_onnx(tmp_path / "m.pnnx.onnx", [ids]), expected, CLOSE, f"onnxruntime at {length}")
         assert_close(run_ncnn(tmp_path / "m", [ids]), expected, CLOSE, f"ncnn at {length}")
 
+
+
+def test_t5_at_two_encoder_and_decoder_lengths_matches_on_onnxruntime_and_ncnn(tmp_path):
+    """_pnnx.py wrote the decoder mask's finfo(float32).min as -3.4028235e+38, past float32's
+    range ("cannot be converted to type float without overflow"); the cross-attention bias of
+    zeros over both lengths had no ncnn or ONNX form."""
+    model = tm.t5()
+    pairs = [(tm.token_ids(8), tm.token_ids(4)), (tm.token_ids(13), tm.token_ids(6)), (tm.token_ids(5), tm.token_ids(9))]
+    result = api.export(model, pairs[0], tmp_path, "m", inputs2=pairs[1], fp16=False)
+    assert not result.unsupported, result.unsupported
+    for ids, decoder_ids in pairs:
+        with torch.no_grad():
+            expected = [model(ids, decoder_ids)]
+        where = f"at {ids.shape[1]} and {decoder_ids.shape[1]}"
+        assert_close(run_onnx(tmp_path / "m.pnnx.onnx", [ids, decoder_ids]), expected, CLOSE, f"onnxruntime {where}")
+        assert_close(run_ncnn(tmp_path / "m", [ids, decoder_ids]), expected, CLOSE, f"ncnn {where}")
 
 
 def _traced(model, path):

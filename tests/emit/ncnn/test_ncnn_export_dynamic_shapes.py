@@ -4,6 +4,7 @@ at run time, so the same files compute torch's result at both shapes."""
 from __future__ import annotations
 
 import pytest
+import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -12,6 +13,7 @@ from dynamic_shape_models import MODELS, inputs_at
 from ncnn_export_helpers import FP32, LOW_PRECISION, torch_outputs
 from pnnx_reference.api import capture
 from pnnx_reference.emit.ncnn import write_ncnn
+from pnnx_reference.errors import UnsupportedOperator
 
 
 def _convert(name, folder):
@@ -38,8 +40,20 @@ def test_both_shapes_match_torch(converted, which, mode):
 
 
 # its Crops cut static dims and its Reshape infers the one dynamic dim (-1); the ramps of
-# causal_by_length are 1-d blobs whose Reshapes to a row or a column infer it alike
-STATIC_SIZES = {"static_slices_of_dynamic_input", "causal_by_length"}
+# causal_by_length are 1-d blobs whose Reshapes to a row or a column infer it alike, and so is
+# the column of indices relative_bias_by_length looks up; zero_bias_by_lengths has no size left
+# to write (its mask of zeros is left out)
+STATIC_SIZES = {"static_slices_of_dynamic_input", "causal_by_length", "relative_bias_by_length",
+                "zero_bias_by_lengths"}
+
+
+def test_a_mask_of_zeros_is_left_out(tmp_path):
+    """Adding zeros to the scores changes none: SDPA reads no mask, and no layer fills one."""
+    _, _, base, _ = _convert("zero_bias_by_lengths", tmp_path)
+    layers = [ln.split() for ln in open(f"{base}.ncnn.param").read().splitlines()[2:]]
+    types = [layer[0] for layer in layers]
+    assert sorted(types) == ["BinaryOp", "Input", "Input", "SDPA", "Split"], types  # k * 2 the one BinaryOp
+    assert next(layer for layer in layers if layer[0] == "SDPA")[2:4] == ["3", "1"]
 
 
 @pytest.mark.parametrize("name", sorted(set(MODELS) - STATIC_SIZES))
@@ -56,6 +70,19 @@ def test_reshapes_keeping_the_batch_run_per_sample(tmp_path):
     _, _, base, _ = _convert("same_batch_reshapes", tmp_path)
     lines = [ln for ln in open(f"{base}.ncnn.param").read().splitlines() if ln.startswith("Reshape")]
     assert sum(" 12=" in ln for ln in lines) <= 2, lines
+
+
+class FloatFullLike(nn.Module):
+    def forward(self, x):
+        return torch.full_like(x, 2.0) * x.size(1)
+
+
+def test_a_fill_like_a_float_tensor_of_dynamic_shape_is_refused(tmp_path):
+    """x * 0 + value is exact on integers only: a float x may hold inf or NaN."""
+    graph = capture(FloatFullLike().eval(), (torch.rand(1, 5),), inputs2=(torch.rand(1, 7),))
+    with pytest.raises(UnsupportedOperator, match=r"torch.full_like of a f32 tensor .* inf or NaN"):
+        write_ncnn(graph, tmp_path / "m.ncnn.param", tmp_path / "m.ncnn.bin", tmp_path / "m_ncnn.py")
+    assert not list(tmp_path.iterdir())
 
 
 class ExportedDims(nn.Module):

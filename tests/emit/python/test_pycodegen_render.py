@@ -229,6 +229,18 @@ def test_special_values_and_dtypes(tmp_path):
                      "F.pad(v_2, mode='reflect', pad=(1, 1))"])
 
 
+def test_float32_extremes_stay_inside_float32(tmp_path):
+    """transformers masks with torch.finfo(float32).min: its shortest float32 spelling
+    -3.4028235e+38 is a double past float32's range, which torch.where refuses ("without overflow")."""
+    lowest = torch.finfo(torch.float32).min
+    x, keep = torch.rand(2, 3), torch.tensor([[True, False, True], [False, True, True]])
+    b = Builder()
+    i, k = b.input(x), b.input(keep)
+    w = b.op("torch.where", "torch.where_0", [k, i], params=dict(other=lowest), inputnames=["condition", "input"])
+    _check(tmp_path, b.output(w), [x, keep], (torch.where(keep, x, lowest),),
+           snippets=[f"torch.where(v_1, v_0, {lowest!r})"])
+
+
 def test_names_are_sanitised_and_never_collide(tmp_path):
     x = torch.rand(3)
     b = Builder()

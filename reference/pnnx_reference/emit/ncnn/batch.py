@@ -393,6 +393,8 @@ def convert(ctx: Context, x: Operand, blob: str, src: int | None, dst: int | Non
             raise Unsupported(f"operand {x.name} {tuple(shape)} would be a rank-{len(after)} blob")
         if len(after) == 1:
             ctx.emit("Flatten", "flatten", [blob], [target])
+        elif not _static(after):  # the sizes that follow the input read from the blob itself
+            ctx.emit("Reshape", "reshape", [blob], [target], {6: own_shape_expression(shape, src, dst)})
         else:
             ctx.emit("Reshape", "reshape", [blob], [target], dims_params(after or [1]))
     else:

@@ -12,7 +12,7 @@ from ... import expression as ex
 from ...errors import Unsupported
 from ...ir import Operand
 from ..shape_lists import SHAPE_READERS, reshape_target, scalar_item, shape_items, size_of  # noqa: F401
-from .context import MAX_BLOB_RANK, Context
+from .context import MAX_BLOB_RANK, Context, dims_params
 
 # ncnn's letter per physical dim, innermost first, by blob rank
 _LETTERS = {1: "w", 2: "wh", 3: "whc", 4: "whdc"}
@@ -77,11 +77,29 @@ def with_outer_ones(ctx: Context, blob: str, shape: list[int], rank: int, base: 
     return target
 
 
-def own_shape_expression(shape: list[int], axis: int | None) -> str:
+def own_shape_expression(shape: list[int], axis: int | None, drop: int | None = None) -> str:
     """The whole torch `shape` of blob 0, carried with batch axis `axis`, as a Reshape list: a
-    static size as itself, a dynamic one read from the blob."""
+    static size as itself, a dynamic one read from the blob; dim `drop` left out (the batch
+    axis the result is carried with)."""
     return ",".join(str(int(n)) if n >= 0 else dim_token(0, len(shape), axis, d)
-                    for d, n in reversed(list(enumerate(shape))))
+                    for d, n in reversed(list(enumerate(shape))) if d != drop)
+
+
+def reshape_to(ctx: Context, blob: str, shape: list[int], sizes: list[tuple[Operand, int] | None],
+               out: str) -> str:
+    """`blob` viewed as ncnn `shape` (outermost first) in blob `out`: each size that follows the
+    input (-1) read at run time from torch dim `sizes[i][1]` of operand `sizes[i][0]`, so several
+    of them can follow the input (ncnn infers one -1 only)."""
+    if len(shape) > MAX_BLOB_RANK:
+        raise Unsupported(f"a rank-{len(shape)} blob (ncnn blobs have at most {MAX_BLOB_RANK} dims)")
+    if not is_dynamic(shape):
+        ctx.emit("Reshape", "reshape", [blob], [out], dims_params(shape))
+        return out
+    refs = ShapeRefs(ctx, [])
+    refs.blobs.append(blob)
+    items = [str(int(n)) if n >= 0 else refs.size(*sizes[i]) for i, n in enumerate(shape)]
+    ctx.emit("Reshape", "reshape", refs.blobs, [out], {6: ",".join(reversed(items))})
+    return out
 
 
 def render(node: ex.Node, operands: list[Operand], refs: ShapeRefs) -> str:

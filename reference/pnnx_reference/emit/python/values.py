@@ -33,13 +33,15 @@ def render_value(value) -> str:
 
 def _float_text(value: float) -> str:
     """Shortest text; a float32-exact value (as read from pnnx.param) gets its shortest float32
-    spelling, which is the double the user most likely wrote (`0.1`, not `0.10000000149011612`)."""
+    spelling, which is the double the user most likely wrote (`0.1`, not `0.10000000149011612`),
+    except where that double lies past float32's largest (`-3.4028235e+38` for finfo.min, which
+    torch refuses to convert to a float32 tensor's scalar: "without overflow")."""
     import numpy as np
 
     narrow = np.float32(value)
     if float(narrow) == value:
         text = repr(float(str(narrow)))
-        if float(np.float32(float(text))) == value:
+        if float(np.float32(float(text))) == value and abs(float(text)) <= float(np.finfo(np.float32).max):
             return text
     return repr(value)
 

@@ -1,8 +1,10 @@
 """dtype casts (Tensor.to, .float, .int, .bool, type_as, ...) on float blobs, which carry a
 bool as 0/1 and an integer as its float value (exact below 2^24): bool, float-to-float
 widening and integer-to-float or to int32/int64 are the blob itself; to bool is x != 0; float
-to int32/int64 truncates toward zero like torch; float32 to float16 rounds to the nearest
-half (a Cast to fp16 and back, run on the CPU: ncnn's Vulkan Cast does not round)."""
+to int32/int64 truncates toward zero like torch, clamped to the integer's range (an integer blob
+is finite, as the lowerings that select with a 0/1 mask rely on: log(0) = -inf cast to an index,
+as T5's relative position buckets do, would give inf * 0 = NaN); float32 to float16 rounds to
+the nearest half (a Cast to fp16 and back, run on the CPU: ncnn's Vulkan Cast does not round)."""
 from __future__ import annotations
 
 from ....errors import Unsupported
@@ -15,6 +17,9 @@ FLOATS, WIDE_INTS = ("f32", "f64"), ("i32", "i64")
 INTEGERS = ("i8", "i16", "i32", "i64", "u8")
 # ncnn Cast type codes, and the layer featmask (param 31) bit that keeps a layer off Vulkan
 CAST_FP32, CAST_FP16, NO_VULKAN = 1, 2, 16
+# the float32 values nearest the ends of each integer's range, inside it: torch leaves a float
+# out of the range undefined (x86 gives the lowest integer, ARM saturates); here it saturates
+INT_RANGE = {"i32": (-2.0 ** 31, 2.0 ** 31 - 2.0 ** 7), "i64": (-2.0 ** 63, 2.0 ** 63 - 2.0 ** 39)}
 
 
 def _cast(ctx: Context, op) -> None:
@@ -24,7 +29,9 @@ def _cast(ctx: Context, op) -> None:
     elif dst.dtype == "bool":
         above_zero(ctx, unary(ctx, "abs", ctx.blob(src), ctx.temp(dst.name)), dst.name)
     elif src.dtype in FLOATS and dst.dtype in WIDE_INTS:
-        unary(ctx, "trunc", ctx.blob(src), dst.name)
+        low, high = INT_RANGE[dst.dtype]
+        ctx.emit("Clip", "to_int", [unary(ctx, "trunc", ctx.blob(src), ctx.temp(dst.name))], [dst.name],
+                 {0: low, 1: high})
     elif src.dtype == "f32" and dst.dtype == "f16":
         _round_to_half(ctx, ctx.blob(src), dst.name)
     else:

@@ -1,18 +1,19 @@
 """Tensors made from a value or another tensor: fill -> a MemoryData of the output's shape;
-Tensor.copy_ -> its source (Reshape + Tile when it broadcasts); arange over a size that follows
-the input -> a run-time ramp."""
+zeros_like / ones_like / full_like -> the same, or x * 0 + value over a shape that follows the
+input; Tensor.copy_ -> its source (Reshape + Tile when it broadcasts); arange over a size that
+follows the input -> a run-time ramp."""
 from __future__ import annotations
 
 import numpy as np
 
 from .... import expression as ex
 from ....errors import AlongBatch, Unsupported
-from ..arithmetic import BINARY
+from ..arithmetic import BINARY, scalar
 from ..context import Context, dims_params, param, required_inputs
 from ..layers import Weight
 from ..ramps import ramp
 from ..registry import LEADING, LOWERINGS, MOVES_DATA
-from ..shape_expr import scalar_item
+from ..shape_expr import is_dynamic, scalar_item
 
 
 def _constant(ctx: Context, shape: list[int], value: float, out: str) -> str:
@@ -41,6 +42,38 @@ def fill(ctx: Context, op) -> None:
     ctx.emit("Reshape", "reshape", [ctx.blob(operand)], [scalar], dims_params([1] * len(shape)))
     zeros = _constant(ctx, shape, 0.0, ctx.temp(out))
     ctx.emit("BinaryOp", "fill", [zeros, scalar], [out], {0: BINARY["add"][0]})
+
+
+# dtypes ncnn carries as finite float values (x * 0 is exactly 0 on them)
+_FINITE = ("bool", "u8", "i8", "i16", "i32", "i64")
+_LIKE_VALUES = {"torch.zeros_like": 0, "torch.ones_like": 1}
+
+
+def _like_value(op):
+    """The fill value of zeros_like / ones_like / full_like, as the output dtype holds it."""
+    value = _LIKE_VALUES.get(op.type, param(op, "fill_value"))
+    if isinstance(value, complex) or not isinstance(value, (bool, int, float)):
+        raise Unsupported(f"fill value {value!r} has no ncnn form")
+    dtype = op.outputs[0].dtype
+    return float(bool(value)) if dtype == "bool" else float(int(value)) if dtype in _FINITE else float(value)
+
+
+@LOWERINGS.register("torch.zeros_like", "torch.ones_like", "torch.full_like", batch=LEADING, **MOVES_DATA)
+def filled_like(ctx: Context, op) -> None:
+    """A tensor of x's shape holding one value (a constant x is folded before lowering): a
+    MemoryData of that shape, or over a shape that follows the input x * 0 + value, exact on the
+    integers and bools ncnn carries as finite floats; a float x may hold inf or NaN, which x * 0
+    would spread, so that one is refused."""
+    x, out = op.inputs[0], op.outputs[0]
+    value = _like_value(op)
+    shape = ctx.shape(out) or [1]
+    if not is_dynamic(shape):
+        _constant(ctx, shape, value, out.name)
+        return
+    if x.dtype not in _FINITE:
+        raise Unsupported(f"{op.type} of a {x.dtype} tensor whose shape follows the input: x * 0 + value "
+                          "would turn its inf or NaN into NaN")
+    scalar(ctx, "add", scalar(ctx, "mul", ctx.blob(x), 0.0, ctx.temp(out.name)), value, out.name)
 
 
 @LOWERINGS.register("Tensor.copy", batch=LEADING, **MOVES_DATA)

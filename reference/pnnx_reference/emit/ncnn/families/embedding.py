@@ -11,6 +11,7 @@ from ..layers import Weight
 from ..lookup import KEEP_INT32_BITS, lookup_by_value
 from ..reduction import REDUCE_MAX, REDUCE_MEAN, REDUCE_SUM, reduction
 from ..registry import LEADING, LOWERINGS
+from ..shape_expr import reshape_to
 
 
 
@@ -61,8 +62,10 @@ def embedding(ctx: Context, op) -> None:
                  [Weight(weight.astype(np.float32, copy=False).reshape(-1), tagged=True)])
     else:
         lookup_by_value(ctx, op.inputs[0], weight.astype(np.float32, copy=False), target)
-    if target != out.name:
-        ctx.emit("Reshape", "reshape", [target], [out.name], dims_params(shape))
+    if target != out.name:  # a size that follows the input is the indices' own
+        index, axis = op.inputs[0], ctx.batch_axis(out)
+        dims = [d for d in range(len(ctx.torch_shape(out))) if d != axis]
+        reshape_to(ctx, target, shape, [(index, d) for d in dims], out.name)
 
 
 _BAG_REDUCE = {"sum": REDUCE_SUM, "mean": REDUCE_MEAN, "max": REDUCE_MAX}

@@ -1,5 +1,5 @@
 """Tensors made from a shape, a value or another tensor: new_zeros/new_ones/new_full/new_empty,
-*_like, fill, zero_ -> ConstantOfShape; copy_ (src broadcast to input's shape) -> Expand;
+*_like, fill, zero_, zeros/ones/full/empty of a size list that follows the input -> ConstantOfShape; copy_ (src broadcast to input's shape) -> Expand;
 one_hot -> OneHot; arange -> Range (bounds the graph computes are read at run time)."""
 from __future__ import annotations
 
@@ -7,17 +7,21 @@ import numpy as np
 from onnx import helper
 
 from ....errors import Unsupported
+from ...shape_lists import shape_items
 from ..dtypes import numpy_type, onnx_type
 from ..registry import LOWERINGS
 
 
-def _constant_of_shape(ctx, op, value):
-    """ConstantOfShape: a static target shape is a constant, a dynamic one comes from input 0."""
+def _constant_of_shape(ctx, op, value, target=None):
+    """ConstantOfShape: a static target shape is a constant, a dynamic one comes from input 0
+    (its Shape, or `target`: the shape tensor a size list computes)."""
     out = op.outputs[0]
     dt = ctx.dtype(out)
     shape = ctx.shape(out)
-    target = ctx.const(shape, hint="shape") if min(shape, default=0) >= 0 else \
-        ctx.node("Shape", [ctx.x(op)])
+    if min(shape, default=0) >= 0:
+        target = ctx.const(shape, hint="shape")
+    elif target is None:
+        target = ctx.node("Shape", [ctx.x(op)])
     fill = helper.make_tensor("value", onnx_type(dt), [1],
                               np.asarray([value], numpy_type(dt)).tolist() if dt != "bool"
                               else [bool(value)])
@@ -37,6 +41,21 @@ LOWERINGS.register("Tensor.new_zeros", "Tensor.new_empty", "torch.zeros_like", "
 LOWERINGS.register("Tensor.new_ones", "torch.ones_like")(_filled(lambda op: 1))
 LOWERINGS.register("Tensor.new_full", "torch.full_like")(_filled(lambda op: op.params["fill_value"]))
 LOWERINGS.register("Tensor.fill", "Tensor.fill_")(_filled(lambda op: op.params["value"]))
+
+
+_SIZED_VALUES = {"torch.zeros": lambda op: 0, "torch.empty": lambda op: 0, "torch.ones": lambda op: 1,
+                 "torch.full": lambda op: op.params["fill_value"]}
+
+
+@LOWERINGS.register(*_SIZED_VALUES)
+def sized(ctx, op):
+    """torch.zeros/ones/full/empty of a size list (a constant one is folded before lowering):
+    the list is the int64 shape tensor its pnnx.Expression computes (T5's cross-attention bias
+    torch.zeros(1, heads, L, S) over lengths that follow the input)."""
+    size = op.input("size", 0)
+    if size is None or shape_items(size) is None:
+        raise Unsupported(f"{op.type} without a size list")
+    _constant_of_shape(ctx, op, _SIZED_VALUES[op.type](op), size.name)
 
 
 @LOWERINGS.register("Tensor.copy", "Tensor.copy_")
