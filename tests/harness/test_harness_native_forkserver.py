@@ -66,6 +66,76 @@ def test_main_returns_with_stdio_flushed_and_without_exit_handlers(tmp_path):
     assert (tmp_path / "file.txt").read_text() == "data" and not (tmp_path / "atexit.txt").exists()
 
 
+COUNTING = r"""
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+static int calls;  /* what a warm-up leaves for the children */
+static void *idle(void *arg) { (void)arg; for (;;) pause(); return NULL; }
+int main(int argc, char **argv) {
+    calls++;
+    const char *how = argc > 1 ? argv[1] : "";
+    if (strcmp(how, "thread") == 0) { pthread_t t; pthread_create(&t, NULL, idle, NULL); }
+    if (strcmp(how, "fail") == 0) return 1;
+    if (strcmp(how, "die") == 0) abort();
+    FILE *f = fopen("ran.txt", "a");
+    fputs(how, f);
+    fclose(f);
+    printf("%d", calls);
+    return 0;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def counting(tmp_path_factory):
+    """A program that prints how many times main() ran in its process."""
+    folder = tmp_path_factory.mktemp("counting")
+    (folder / "prog.c").write_text(COUNTING)
+    subprocess.run(["cc", "-pthread", "-o", str(folder / "prog"), str(folder / "prog.c")], check=True)
+    return str(folder / "prog")
+
+
+def _first_output(exe: str, warm_up, tmp_path) -> tuple[str, NativeForkServer]:
+    server = NativeForkServer(exe, warm_up)
+    try:
+        return server.run(["x"], tmp_path, 10).output, server
+    finally:
+        server.close()
+
+
+def test_a_warm_up_runs_main_once_in_the_server_and_every_child_starts_from_it(counting, tmp_path):
+    folders = []
+
+    def warm_up(folder):
+        folders.append(folder)
+        return ["warm"]
+
+    server = NativeForkServer(counting, warm_up)
+    try:
+        outputs = [server.run(["x"], tmp_path, 10).output for _ in range(3)]
+        assert (folders[0] / "ran.txt").read_text() == "warm"  # in its own folder
+    finally:
+        server.close()
+    assert outputs == ["2", "2", "2"] and not folders[0].exists()  # the folder goes with the server
+    assert (tmp_path / "ran.txt").read_text() == "xxx"
+    assert _first_output(counting, None, tmp_path)[0] == "1"
+
+
+@pytest.mark.parametrize("how", ["thread", "fail"])
+def test_a_warm_up_that_fails_or_leaves_a_thread_is_undone(counting, tmp_path, how):
+    """A fork copies only the calling thread, and a failed main may leave any state: the server
+    starts over as a fresh process without the warm-up."""
+    assert _first_output(counting, lambda folder: [how], tmp_path)[0] == "1"
+
+
+def test_a_server_that_dies_in_its_warm_up_is_restarted_without_it(counting, tmp_path):
+    output, server = _first_output(counting, lambda folder: ["die"], tmp_path)
+    assert output == "1" and server.warm_up is None
+
+
 def test_a_child_past_its_time_is_killed_with_what_it_started(sh, tmp_path):
     done = sh.run(["-c", "sleep 30 & sleep 30"], tmp_path, 0.3)
     assert done.timed_out and done.returncode == -9
@@ -95,7 +165,7 @@ def test_upstream_through_the_server_writes_what_a_process_of_its_own_writes(tmp
         b = plain.convert(case, tmp_path / "plain")
     finally:
         forked.close()
-    assert forked._server is not None and a.log == b.log
+    assert forked._server is not None and forked._server.warm_up is not None and a.log == b.log
     assert a.paths.keys() == b.paths.keys() and "ncnn.bin" in a.paths
     for kind, path in b.paths.items():
         assert filecmp.cmp(a.paths[kind], path, shallow=False), kind

@@ -11,8 +11,15 @@
    stdout and stderr in OUTPUT_PATH, stdin from /dev/null, then exits as main's return would.
    The reply, one line on stdout: "RETURNCODE TIMED_OUT" (a negative return code: killed by
    that signal; a child past its time is killed with its process group).
-   Without PNNX_NATIVE_FORKSERVER=1 in the environment the program runs as if not preloaded. */
+   Without PNNX_NATIVE_FORKSERVER=1 in the environment the program runs as if not preloaded.
+
+   PNNX_NATIVE_FORKSERVER_WARM_UP="CWD \t ARG1 \t ..." runs main once in the server itself before
+   the loop (its output to /dev/null), so what the program initialises on first use (libtorch's
+   JIT operator tables, for upstream pnnx: most of a small conversion's time) is done once and
+   every child starts from it. Should main fail there or leave a thread running (a fork copies
+   only the calling thread), the server starts over as a fresh process without the warm-up. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -70,9 +77,53 @@ static void reply(int status, int timed_out) {
     fflush(stdout);
 }
 
+static int threads(void) {
+    int count = 0;
+    DIR *tasks = opendir("/proc/self/task");
+    if (!tasks)
+        return -1;
+    for (struct dirent *e; (e = readdir(tasks));)
+        count += e->d_name[0] != '.';
+    closedir(tasks);
+    return count;
+}
+
+/* main() once, in CWD with the spec's arguments, stdin from and output to /dev/null; 1 when it
+   returned 0 and left no thread behind, else 0 (nothing is undone: the caller starts over) */
+static int warm_up(const char *spec, char *name) {
+    char *copy = strdup(spec), *fields[256], home[4096];
+    int n = 0;
+    for (char *save, *f = strtok_r(copy, "\t", &save); f && n < 255; f = strtok_r(NULL, "\t", &save))
+        fields[n++] = f;
+    int null = open("/dev/null", O_RDWR);
+    if (n < 1 || null < 0 || !getcwd(home, sizeof home) || chdir(fields[0]) != 0)
+        return 0;
+    fflush(NULL);
+    int saved[3] = {dup(0), dup(1), dup(2)};
+    for (int fd = 0; fd < 3; fd++)
+        dup2(null, fd);
+    fields[0] = name;
+    fields[n] = NULL;
+    int code = program_main(n, fields, environ);
+    fflush(NULL);
+    for (int fd = 0; fd < 3; fd++) {
+        dup2(saved[fd], fd);
+        close(saved[fd]);
+    }
+    close(null);
+    return code == 0 && chdir(home) == 0 && threads() == 1;
+}
+
 static int serve(int argc0, char **argv0, char **envp) {
     (void)argc0;
     (void)envp;
+    const char *spec = getenv("PNNX_NATIVE_FORKSERVER_WARM_UP");
+    if (spec && *spec && !warm_up(spec, argv0[0])) {
+        unsetenv("PNNX_NATIVE_FORKSERVER_WARM_UP");
+        execv("/proc/self/exe", argv0);
+        _exit(127);
+    }
+    unsetenv("PNNX_NATIVE_FORKSERVER_WARM_UP");  /* not the children's */
     char *line = NULL;
     size_t size = 0;
     while (getline(&line, &size, stdin) > 0) {
