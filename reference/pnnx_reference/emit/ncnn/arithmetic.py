@@ -47,8 +47,11 @@ class _Value:
         self.flat = flat  # a (c) blob holding the same data as this (c,1,..,1) one, or None
 
 
-def lower_tree(ctx: Context, op, node, inputs, out_name: str) -> None:
-    result = _lower(ctx, op, node, inputs, out_name, {}, top=True)
+def lower_tree(ctx: Context, op, node, inputs, out_name: str, known: dict | None = None) -> None:
+    """`node` over `inputs` into `out_name`; `known`: sub-expressions a caller has already
+    lowered (node -> (blob, ncnn shape)), such as a blob the arguments do not hold."""
+    memo = {n: _Value(blob, list(shape)) for n, (blob, shape) in (known or {}).items()}
+    result = _lower(ctx, op, node, inputs, out_name, memo, top=True)
     if result.number is not None:
         raise Unsupported("the expression is a constant")
     if result.blob != out_name:  # the expression is one of its inputs

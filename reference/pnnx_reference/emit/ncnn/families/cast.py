@@ -1,9 +1,9 @@
 """dtype casts (Tensor.to, .float, .int, .bool, type_as, ...) on float blobs, which carry a
 bool as 0/1 and an integer as its float value (exact below 2^24): bool, float-to-float
 widening and integer-to-float or to int32/int64 are the blob itself; to bool is x != 0; float
-to int32/int64 truncates toward zero like torch, clamped to the integer's range (an integer blob
-is finite, as the lowerings that select with a 0/1 mask rely on: log(0) = -inf cast to an index,
-as T5's relative position buckets do, would give inf * 0 = NaN); float32 to float16 rounds to
+to int32/int64 truncates toward zero like torch, clamped to the integer's range (finite in
+float32; fp16 storage still holds +-2^63 as inf, so selections take integers as possibly
+infinite: log(0) = -inf cast to an index, as T5's relative position buckets do); float32 to float16 rounds to
 the nearest half (a Cast to fp16 and back, run on the CPU: ncnn's Vulkan Cast does not round)."""
 from __future__ import annotations
 

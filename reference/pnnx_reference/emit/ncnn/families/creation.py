@@ -1,6 +1,6 @@
 """Tensors made from a value or another tensor: fill -> a MemoryData of the output's shape;
-zeros_like / ones_like / full_like -> the same, or x * 0 + value over a shape that follows the
-input; Tensor.copy_ -> its source (Reshape + Tile when it broadcasts); arange over a size that
+zeros_like / ones_like / full_like -> the same, or Clip(x, value, value) over a shape that follows
+the input; Tensor.copy_ -> its source (Reshape + Tile when it broadcasts); arange over a size that
 follows the input -> a run-time ramp."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 
 from .... import expression as ex
 from ....errors import AlongBatch, Unsupported
-from ..arithmetic import BINARY, scalar
+from ..arithmetic import BINARY
 from ..context import Context, dims_params, param, required_inputs
 from ..layers import Weight
 from ..ramps import ramp
@@ -44,8 +44,8 @@ def fill(ctx: Context, op) -> None:
     ctx.emit("BinaryOp", "fill", [zeros, scalar], [out], {0: BINARY["add"][0]})
 
 
-# dtypes ncnn carries as finite float values (x * 0 is exactly 0 on them)
-_FINITE = ("bool", "u8", "i8", "i16", "i32", "i64")
+# dtypes ncnn carries as float values that are never NaN (an int64 may be +-2^63, inf in fp16)
+_INTEGRAL = ("bool", "u8", "i8", "i16", "i32", "i64")
 _LIKE_VALUES = {"torch.zeros_like": 0, "torch.ones_like": 1}
 
 
@@ -55,25 +55,26 @@ def _like_value(op):
     if isinstance(value, complex) or not isinstance(value, (bool, int, float)):
         raise Unsupported(f"fill value {value!r} has no ncnn form")
     dtype = op.outputs[0].dtype
-    return float(bool(value)) if dtype == "bool" else float(int(value)) if dtype in _FINITE else float(value)
+    return float(bool(value)) if dtype == "bool" else float(int(value)) if dtype in _INTEGRAL else float(value)
 
 
 @LOWERINGS.register("torch.zeros_like", "torch.ones_like", "torch.full_like", batch=LEADING, **MOVES_DATA)
 def filled_like(ctx: Context, op) -> None:
     """A tensor of x's shape holding one value (a constant x is folded before lowering): a
-    MemoryData of that shape, or over a shape that follows the input x * 0 + value, exact on the
-    integers and bools ncnn carries as finite floats; a float x may hold inf or NaN, which x * 0
-    would spread, so that one is refused."""
+    MemoryData of that shape, or over a shape that follows the input Clip(x, value, value), which
+    is the value for every x but NaN, infinities included (x * 0 + value was NaN where an int64
+    clamped to +-2^63 is inf in fp16 storage); a float x may hold NaN, which ncnn's Clip keeps
+    on some paths, so that one is refused."""
     x, out = op.inputs[0], op.outputs[0]
     value = _like_value(op)
     shape = ctx.shape(out) or [1]
     if not is_dynamic(shape):
         _constant(ctx, shape, value, out.name)
         return
-    if x.dtype not in _FINITE:
-        raise Unsupported(f"{op.type} of a {x.dtype} tensor whose shape follows the input: x * 0 + value "
-                          "would turn its inf or NaN into NaN")
-    scalar(ctx, "add", scalar(ctx, "mul", ctx.blob(x), 0.0, ctx.temp(out.name)), value, out.name)
+    if x.dtype not in _INTEGRAL:
+        raise Unsupported(f"{op.type} of a {x.dtype} tensor whose shape follows the input: a NaN in it "
+                          "would stay NaN (ncnn's Clip keeps NaN on some paths)")
+    ctx.emit("Clip", "fill", [ctx.blob(x)], [out.name], {0: value, 1: value})
 
 
 @LOWERINGS.register("Tensor.copy", batch=LEADING, **MOVES_DATA)

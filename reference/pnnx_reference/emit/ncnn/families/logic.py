@@ -15,10 +15,20 @@ An integer operand is carried as its float value (exact below 2^24), so comparis
 selection are exact on it as on floats; ~x of an integer is -1 - x (255 - x for uint8).
 
 A non-bool operand is true where it is nonzero: Threshold(|x|) (a NaN reads as false).
-where/masked_fill select by cond * x + (1 - cond) * y, exact while the tensors x and y are
-finite (an infinite number is built so that it never meets a 0; with one, the other side is
-added unmasked, exact also where it holds infinities of the same sign); a constant tensor with
-any other inf or NaN is refused."""
+
+where/masked_fill (x where cond, else y) take one of two forms:
+- the blend cond * x + (1 - cond) * y (4 layers and a Split) where both sides are known finite in any
+  storage: bool tensors, numbers and constant tensors within fp16's range (|v| <= 65504);
+- otherwise the lattice max(min(A, x), min(-A, y)), A = (cond - 0.5) * inf: +inf where cond,
+  -inf elsewhere (7 layers and a Split: a 1-element +inf MemoryData, never a product of inf and 0). It is
+  exact for every finite and infinite x and y, in fp32 and in fp16 storage or arithmetic, where
+  the blend gives inf * 0 = NaN: a run-time float may be inf, or past 65504 (inf in fp16, ncnn's
+  default on Vulkan), and so may an integer (a float cast to int64 is clamped to +-2^63; T5's
+  log(0) bucket). An infinite number costs nothing: min(A, +inf) is A, min(A, -inf) drops out.
+  NaN: ncnn's x86 CPU min returns its first operand where either is NaN (packed and scalar
+  paths; its max differs between them) and lavapipe's the other one, so a NaN on the unselected
+  side is dropped on both (A comes first; the max then sees none) and a selected one reads as
+  +inf (torch: NaN); other CPUs and GPUs may differ. A NaN number or constant is refused."""
 from __future__ import annotations
 
 import numpy as np
@@ -26,7 +36,8 @@ import numpy as np
 from .... import expression as ex
 from ....errors import Unsupported
 from ..arithmetic import BINARY, argument_nodes, lower_tree
-from ..context import Context
+from ..context import Context, dims_params
+from ..layers import Weight
 from ..registry import ANY, LOWERINGS
 from ..truth import above_zero, complement, is_bool
 
@@ -141,63 +152,92 @@ def bitwise_not(ctx: Context, op) -> None:
 
 
 # --- selection ---------------------------------------------------------------------------------
-FP16_MAX = 65504.0
+FP16_MAX = 65504.0  # a larger magnitude is inf in fp16 storage (ncnn's default) or arithmetic
 
 
-def _term(mask, value) -> ex.Node:
-    """mask * value for a 0/1 mask: exactly value or 0. An infinite literal value must never
-    be multiplied by 0 (NaN), in fp32 or in a GPU's fp16 (where FLT_MAX is already inf): the
-    mask is scaled by fp16's largest finite number twice (inf in fp16) and squared four times
-    (inf in fp32), which leaves 0 where the mask is 0, then given the value's sign."""
-    if not (isinstance(value, ex.Literal) and np.isinf(value.value)):
-        return _call("mul", value, mask)
-    node = _call("mul", _call("mul", mask, ex.literal(FP16_MAX)), ex.literal(FP16_MAX))
-    for _ in range(4):
-        node = _call("square", node)
-    return node if value.value > 0 else _call("mul", node, ex.literal(-1.0))
+def _finite(op, node) -> bool:
+    """Whether an operand holds only finite numbers whatever the storage: a bool tensor, a
+    number or a constant tensor within fp16's range. An integer tensor is not: a float cast to
+    int64 is clamped to +-2^63, which fp16 stores as inf."""
+    if isinstance(node, ex.Literal):
+        return abs(node.value) <= FP16_MAX
+    operand = op.inputs[node.index]
+    if is_bool(operand):
+        return True
+    data = _constant_data(operand)
+    return data is not None and bool(np.all(np.abs(data.astype(np.float64)) <= FP16_MAX))
+
+
+def _constant_data(operand) -> np.ndarray | None:
+    """The data of a constant tensor operand (a pnnx.Attribute), else None."""
+    producer = operand.producer
+    if producer is None or producer.type != "pnnx.Attribute" or not producer.attrs:
+        return None
+    return Context.attribute_data(producer)
+
+
+def _holds_nan(op, node) -> bool:
+    if isinstance(node, ex.Literal):
+        return bool(np.isnan(node.value))
+    data = _constant_data(op.inputs[node.index])
+    return data is not None and np.issubdtype(data.dtype, np.floating) and bool(np.isnan(data).any())
+
+
+def _blend(ctx: Context, op, cond, x, y) -> None:
+    """cond * x + (1 - cond) * y: exact for finite x and y (a 0/1 mask times inf is NaN)."""
+    not_cond = _call("sub", ex.literal(1), cond)
+    _tree(ctx, op, _call("add", _call("mul", x, cond), _call("mul", y, not_cond)), op.outputs[0].name)
+
+
+def _infinity(ctx: Context, op, cond) -> dict:
+    """A 1-element MemoryData holding +inf, of cond's ncnn rank (it broadcasts without a
+    Reshape), as an expression node past op's inputs -> (blob, ncnn shape) for lower_tree."""
+    shape = [1] * max(ctx.rank(op.inputs[cond.index]), 1)
+    blob = ctx.temp(op.outputs[0].name)
+    ctx.emit("MemoryData", "inf", [], [blob], dims_params(shape), [Weight(np.full(1, np.inf, np.float32), tagged=False)])
+    return {ex.input_ref(len(op.inputs)): (blob, shape)}
+
+
+def _below(value, bound) -> ex.Node | None:
+    """min(bound, value): value where bound is +inf, -inf where it is -inf; for an infinite
+    number bound itself (+inf) or None (-inf: the side adds nothing to the max). The bound comes
+    first: ncnn's CPU min returns its first operand where either is NaN."""
+    sign = _infinite(value)
+    if sign is None:
+        return _call("min", bound, value)
+    return bound if sign > 0 else None
 
 
 def _infinite(node) -> float | None:
-    """The sign (+1.0/-1.0) of an infinite literal, else None."""
-    if isinstance(node, ex.Literal) and isinstance(node.value, float) and np.isinf(node.value):
+    """The sign (+1.0/-1.0) of an infinite number, else None."""
+    if isinstance(node, ex.Literal) and np.isinf(node.value):
         return float(np.sign(node.value))
     return None
 
 
-def _constant_nonfinite(op, node) -> set[float] | None:
-    """For a constant tensor operand (a pnnx.Attribute): the set of its non-finite values' signs
-    (+1.0, -1.0; NaN as nan); None for anything else (a number, a run-time tensor)."""
-    if not isinstance(node, ex.Input):
-        return None
-    producer = op.inputs[node.index].producer
-    if producer is None or producer.type != "pnnx.Attribute" or not producer.attrs:
-        return None
-    data = Context.attribute_data(producer)
-    if not np.issubdtype(data.dtype, np.floating):
-        return set()
-    bad = data[~np.isfinite(data)]
-    return {float(np.sign(v)) if not np.isnan(v) else float("nan") for v in np.unique(bad)}
+def _lattice(ctx: Context, op, cond, x, y) -> None:
+    """max(min(A, x), min(-A, y)) with A = (cond - 0.5) * inf: +inf where cond, -inf elsewhere."""
+    if _infinite(x) == _infinite(y) == -1.0:
+        raise Unsupported(f"{op.type} of two -inf numbers is a constant")
+    known = _infinity(ctx, op, cond)
+    infinity = next(iter(known))
+    up = _call("mul", _call("sub", cond, ex.literal(0.5)), infinity)
+    down = _call("neg", up) if _infinite(x) != -1.0 else _call("mul", _call("sub", ex.literal(0.5), cond), infinity)
+    parts = [p for p in (_below(x, up), _below(y, down)) if p is not None]
+    node = parts[0] if len(parts) == 1 else _call("max", *parts)
+    lower_tree(ctx, op, node, op.inputs, op.outputs[0].name, known)
 
 
 def _select(ctx: Context, op, cond, x, y) -> None:
-    """op's output = x where cond else y: cond * x + (1 - cond) * y, exact while x and y are
-    finite tensors or any non-NaN numbers. With an infinite number on one side the other side is
-    added unmasked (-inf * cond + y), which is also exact where that side holds infinities of the
-    same sign: an attention mask made with masked_fill(..., -inf) and filled again with -inf. A
-    constant tensor with other non-finite values (which a mask would multiply by 0: NaN) is refused."""
-    if any(isinstance(v, ex.Literal) and np.isnan(v.value) for v in (x, y)):
-        raise Unsupported(f"{op.type} with a NaN number is not lowered")
-    not_cond = _call("sub", ex.literal(1), cond)
-    nonfinite_x, nonfinite_y = _constant_nonfinite(op, x), _constant_nonfinite(op, y)
-    for number, masked, other, found in ((x, cond, y, nonfinite_y), (y, not_cond, x, nonfinite_x)):
-        sign = _infinite(number)
-        if sign is not None and (found is None or found <= {sign}):
-            _tree(ctx, op, _call("add", _term(masked, number), other), op.outputs[0].name)
-            return
-    if nonfinite_x or nonfinite_y:
-        raise Unsupported(f"{op.type} of a constant tensor holding inf or NaN is not lowered (ncnn selects "
-                          "by multiplying with a 0/1 mask, and inf * 0 is NaN)")
-    _tree(ctx, op, _call("add", _term(cond, x), _term(not_cond, y)), op.outputs[0].name)
+    """op's output = x where cond else y: the 0/1 blend where both sides are finite, else the
+    min/max lattice (exact for infinities)."""
+    if any(_holds_nan(op, v) for v in (x, y)):
+        raise Unsupported(f"{op.type} with a NaN number or a constant tensor holding NaN is not lowered "
+                          "(ncnn's min and max differ on NaN between backends)")
+    if _finite(op, x) and _finite(op, y):
+        _blend(ctx, op, cond, x, y)
+    else:
+        _lattice(ctx, op, cond, x, y)
 
 
 @LOWERINGS.register("torch.where", "Tensor.where", bool_operands=True, int_operands=True, batch=ANY)
