@@ -13,8 +13,8 @@ import traceback
 from pathlib import Path
 
 from pnnx_conformance.artefacts import Artefacts, kind_name
-from pnnx_conformance.converters.case_files import inputshape_arg
-from pnnx_conformance.converters.reference import ReferenceConverter
+from pnnx_conformance.converters.case_files import inputshape_arg, second_shape_args
+from pnnx_conformance.converters.reference import ReferenceConverter, second_inputs
 from pnnx_conformance.converters.reference_export import ReferenceExportConverter
 from pnnx_conformance.converters.reference_onnx import ReferenceOnnxConverter
 from pnnx_conformance.converters.reference_pt import ReferencePtConverter
@@ -27,7 +27,7 @@ def case_options(case) -> dict:
 
 
 class ZooReference(ReferenceConverter):
-    """`pnnx_reference.api.export(model, inputs, workdir, "case", fp16=..., **case.options)`."""
+    """`pnnx_reference.api.export(model, inputs, workdir, "case", inputs2=..., fp16=..., **case.options)`."""
 
     def convert(self, case, workdir: Path, model=None, inputs=None, *, fp16: bool = False) -> Artefacts:
         from pnnx_reference import api
@@ -37,8 +37,8 @@ class ZooReference(ReferenceConverter):
         inputs = case.make_inputs() if inputs is None else inputs
         workdir.mkdir(parents=True, exist_ok=True)
         try:
-            res = api.export(model, inputs, workdir, "case", fp16=fp16, self_check=False,  # as ReferenceConverter
-                             **case_options(case))
+            res = api.export(model, inputs, workdir, "case", inputs2=second_inputs(case), fp16=fp16,
+                             self_check=False, **case_options(case))  # as ReferenceConverter
         except UnsupportedOperator as e:
             raise NotSupported(str(e)) from None
         except PnnxError as e:
@@ -71,7 +71,7 @@ def upstream_args(case, model) -> list[str]:
 
 
 class ZooUpstream(UpstreamConverter):
-    """Trace to case.pt, then `pnnx case.pt inputshape=... fp16=... [moduleop=...]`."""
+    """Trace to case.pt, then `pnnx case.pt inputshape=... [inputshape2=...] fp16=... [moduleop=...]`."""
 
     # whole networks: vit_b_16 takes upstream over the harness's 120 s on a loaded 2-core machine
     timeout_s = 600
@@ -82,17 +82,17 @@ class ZooUpstream(UpstreamConverter):
         return super().convert(case, workdir, model, inputs, fp16=fp16)
 
     def _run(self, exe: str, case, workdir: Path, fp16: bool) -> subprocess.CompletedProcess:
-        return self.command(exe, ["case.pt", inputshape_arg(case), f"fp16={int(fp16)}", *self._extra], workdir,
-                            self.timeout_s)
+        return self.command(exe, ["case.pt", inputshape_arg(case), *second_shape_args(case), f"fp16={int(fp16)}",
+                                  *self._extra], workdir, self.timeout_s)
 
 
 class ZooReferencePt(ReferencePtConverter):
-    """Trace to case.pt, then `pnnxref case.pt fp16=... [moduleop=...]`: no inputshape."""
+    """Trace to case.pt, then `pnnxref case.pt [inputshape2=...] fp16=... [moduleop=...]`: no inputshape."""
 
     def argv(self, case, fp16: bool) -> list[str]:
         options = [f"{k}={','.join(map(str, v)) if isinstance(v, (list, tuple)) else v}"
                    for k, v in case_options(case).items()]
-        return ["case.pt", f"fp16={int(fp16)}", *options]
+        return ["case.pt", *second_shape_args(case), f"fp16={int(fp16)}", *options]
 
 
 class ZooReferenceExport(ReferenceExportConverter):

@@ -117,6 +117,23 @@ def wrapped(ctor: str, args: str = "ids", call: str = "ids") -> str:
     return HEADER.format(ctor=ctor, args=args, call=call)
 
 
+# converted for any prompt length (inputshape2): the decoders without their key/value cache, as a
+# user converting a whole-sequence forward sets them
+TWO_LENGTHS = {
+    "bert": MODELS["bert"],
+    "gpt2": MODELS["gpt2"].replace("eos_token_id=0", "eos_token_id=0, use_cache=False"),
+    "llama": MODELS["llama"].replace("max_position_embeddings=64", "max_position_embeddings=64, use_cache=False"),
+    "t5_encoder": MODELS["t5_encoder"],
+}
+TOKENS2 = InputSpec((1, 13), dtype="i64", low=1, high=100)
+
+
+def two_length_cases() -> list[tuple[str, str, tuple[InputSpec, ...], tuple[InputSpec, ...]]]:
+    """(case id without `models.`, model source, inputs, second inputs) per model converted at
+    8 tokens and 13 (shapes that follow the input)."""
+    return [(f"hf_{name}/two_lengths", wrapped(ctor), (TOKENS,), (TOKENS2,)) for name, ctor in TWO_LENGTHS.items()]
+
+
 def cases() -> list[tuple[str, str, tuple[InputSpec, ...]]]:
     """(case id without `models.`, model source, inputs) per model."""
     # decoders as users call them: use_cache at its default, so the traced graph concatenates the

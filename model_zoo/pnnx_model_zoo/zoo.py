@@ -193,6 +193,9 @@ def _sweep() -> list[ZooCase]:
     for case_id, source, inputs in hf.cases():  # transformers models from small configs, the decode step
         cases.append(ZooCase(f"models.{case_id}", f"models.{case_id.split('/')[0]}", source, inputs,
                              transformers=True))
+    for case_id, source, inputs, inputs2 in hf.two_length_cases():  # the same at lengths that follow the input
+        cases.append(ZooCase(f"models.{case_id}", f"models.{case_id.split('/')[0]}", source, inputs,
+                             inputs2=inputs2, transformers=True))
     return cases
 
 

@@ -29,7 +29,7 @@ class ReferenceConverter(Converter):
             # self-check is off: the roundtrip check compares the same _pnnx.py with the oracle, bit
             # for bit, and a mismatch must stay a roundtrip/parity result with its artefacts kept,
             # not become a conversion failure that hides them
-            res = api.export(model, inputs, workdir, "case", inputs2=_inputs2(case), fp16=fp16, self_check=False,
+            res = api.export(model, inputs, workdir, "case", inputs2=second_inputs(case), fp16=fp16, self_check=False,
                              **getattr(case, "options", {}))
         except UnsupportedOperator as e:
             raise NotSupported(str(e)) from None
@@ -42,7 +42,7 @@ class ReferenceConverter(Converter):
         return Artefacts(self.name, case.id, workdir, {kind_name(k): Path(p) for k, p in res.paths.items()}, unsupported)
 
 
-def _inputs2(case):
+def second_inputs(case):
     """The case's second shape (`inputshape2`), or None; only its shapes matter to the capture."""
     make = getattr(case, "make_inputs2", None)
     return make() if make is not None else None
