@@ -71,6 +71,7 @@ MOVES_VALUES = {
         "triu", "clone", "detach", "positive", "relu", "clamp", "clip")),
     "Tensor.expand", "Tensor.expand_as", "Tensor.repeat", "torch.cat", "torch.concat", "torch.concatenate",
     "torch.stack", "torch.meshgrid", "Tensor.fill", "Tensor.fill_", "Tensor.copy", "Tensor.contiguous", "nn.Identity",
+    "torch.zeros_like", "torch.ones_like", "torch.full_like",  # a fill of x's shape: Clip(x, v, v) on integers
     "nn.ReLU",
     "F.relu", "F.relu_",
     *(f"{kind}{suffix}" for kind in ("nn.Dropout", "F.dropout") for suffix in ("", "1d", "2d", "3d")),
