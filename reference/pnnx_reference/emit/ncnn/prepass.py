@@ -1,7 +1,8 @@
 """Graph rewrites on the working copy before lowering: module operators are replaced by their
 bodies (see inline); contiguous() dropped; hand-written attention becomes one SDPA layer
 (passes.fuse_attention: only here, since torch's SDPA kernel rounds otherwise than the
-matmul/softmax/matmul it replaces, so pnnx.param keeps the chain, as upstream does); an
+matmul/softmax/matmul it replaces, so pnnx.param keeps the chain, as upstream does); values that
+follow from the input's shape alone folded (shape_values: transformers' traced causal mask); an
 attention mask of zeros left out (zero_masks); the
 FUSIONS, hand-written arithmetic that has one ncnn layer of the same meaning (RMSNorm, RotaryEmbed),
 which `write_ncnn(fuse=False)` leaves as written (to measure what they gain);
@@ -18,6 +19,7 @@ from . import fuse_rotary
 from .highrank import HIGH_RANK_PREPASSES
 from .inline import inline_module_bodies
 from .unfold import unfold_as_windows
+from .shape_values import fold_shape_values
 from .zero_masks import drop_zero_masks
 
 RESHAPES = {"Tensor.view", "Tensor.reshape", "torch.reshape", "torch.flatten", "Tensor.flatten"}
@@ -152,6 +154,6 @@ def drop_contiguous(graph: Graph) -> None:
 
 
 FUSIONS = (fuse_rms_norm.run, fuse_rotary.run)
-PREPASSES = (inline_module_bodies, drop_contiguous, empty_operands.drop_from_concatenations, drop_zero_masks,
-             fuse_attention.run,
+PREPASSES = (inline_module_bodies, drop_contiguous, empty_operands.drop_from_concatenations, fold_shape_values,
+             drop_zero_masks, fuse_attention.run,
              *FUSIONS, fuse_channel_shuffle, fuse_shuffle_split, unfold_as_windows, *HIGH_RANK_PREPASSES)

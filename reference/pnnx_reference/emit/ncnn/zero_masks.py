@@ -30,7 +30,7 @@ def _same_shape_without(op: Operator, mask: Operand) -> bool:
     return list(out.shape) == list(q.shape[:-1]) + [v.shape[-1]] and len(mask.shape) <= len(q.shape)
 
 
-def _drop_unread(graph: Graph, op: Operator | None) -> None:
+def drop_unread(graph: Graph, op: Operator | None) -> None:
     """`op` once nothing reads its results, then so each producer of its inputs (the size list
     of a torch.zeros: a pnnx.Expression no ncnn layer would take unread)."""
     if op is None or op.type == "pnnx.Input" or op not in graph.ops or any(out.consumers for out in op.outputs):
@@ -38,7 +38,7 @@ def _drop_unread(graph: Graph, op: Operator | None) -> None:
     producers = [x.producer for x in op.inputs]
     graph.remove_operator(op)
     for producer in producers:
-        _drop_unread(graph, producer)
+        drop_unread(graph, producer)
 
 
 def drop_zero_masks(graph: Graph) -> None:
@@ -51,4 +51,4 @@ def drop_zero_masks(graph: Graph) -> None:
             continue
         kept = [(x, n) for x, n in zip(op.inputs, names) if n != "attn_mask"]
         set_inputs(graph, op, [x for x, _ in kept], [n for _, n in kept])
-        _drop_unread(graph, mask.producer)
+        drop_unread(graph, mask.producer)
