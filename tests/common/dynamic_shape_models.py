@@ -126,6 +126,22 @@ class ZeroBiasByLengths(nn.Module):
         return F.scaled_dot_product_attention(q, k, k * 2, attn_mask=bias)
 
 
+class PackedCausalMask(nn.Module):
+    """transformers' causal mask as tracing records it (masking_utils), over a length that
+    follows the input: packed-sequence indices cumsum(diff(positions) != 1) of positions
+    arange(L), read back with the positions at the query and key indices, and-ed with a scalar
+    new_ones: k <= q at every length, which the ncnn emitter folds (shape_values)."""
+
+    def forward(self, x):
+        n = x.size(2)
+        p = torch.arange(n).unsqueeze(0)
+        packed = (torch.diff(p, dim=-1, prepend=p[:, :1] - 1) != 1).cumsum(-1)
+        q, k = torch.arange(n)[None, None, :, None], torch.arange(n)[None, None, None, :]
+        b = torch.zeros(1, 1, 1, 1, dtype=torch.long)
+        mask = q.new_ones((), dtype=torch.bool) & (packed[b, q] == packed[b, k]).to(torch.bool) & (p[b, k] <= p[b, q])
+        return F.scaled_dot_product_attention(x, x, x * 2, attn_mask=mask.expand(1, -1, n, n))
+
+
 MODELS = {
     "reshape_by_sizes": (ReshapeBySizes, [(256, 5), (1, 2, 3), (2, 4, 6, 10)], [(512, 5), (1, 4, 3), (3, 4, 9, 12)]),
     "reshape_as_flatten": (ReshapeAsFlatten, [(1, 3, 16), (1, 6, 8)], [(1, 3, 32), (1, 6, 16)]),
@@ -139,6 +155,7 @@ MODELS = {
     "causal_by_length": (CausalByLength, [(1, 2, 6, 8)], [(1, 2, 11, 8)]),
     "relative_bias_by_length": (RelativeBiasByLength, [(1, 2, 6, 8)], [(1, 2, 11, 8)]),
     "zero_bias_by_lengths": (ZeroBiasByLengths, [(1, 2, 4, 8), (1, 2, 6, 8)], [(1, 2, 5, 8), (1, 2, 9, 8)]),
+    "packed_causal_mask": (PackedCausalMask, [(1, 2, 6, 8)], [(1, 2, 11, 8)]),
     "expand_by_sizes": (ExpandBySizes, [(1, 6, 8), (2, 1, 5, 4), (6, 5)], [(1, 9, 8), (2, 1, 7, 4), (9, 5)]),
 }
 

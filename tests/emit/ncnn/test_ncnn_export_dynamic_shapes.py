@@ -105,3 +105,32 @@ def test_exported_program_dims_follow_the_input(tmp_path):
     for shapes in ([(2, 4, 6, 10), (1, 3, 5, 7)], [(3, 4, 9, 12), (1, 3, 8, 7)]):
         inputs = inputs_at(shapes, 1)
         assert_close(run_ncnn(base, inputs, "fp32"), torch_outputs(model, inputs), FP32, str(shapes))
+
+
+class PackedMaskOfSteps(nn.Module):
+    """The packed-sequence index over positions 0, 2, 4, ...: their diff is 2, not 1, so each
+    position starts a sequence and the mask is the diagonal, not the causal one."""
+
+    def forward(self, x):
+        n = x.size(2)
+        p = (torch.arange(n) * 2).unsqueeze(0)
+        packed = (torch.diff(p, dim=-1, prepend=p[:, :1] - 1) != 1).cumsum(-1)
+        q, k = torch.arange(n)[None, None, :, None], torch.arange(n)[None, None, None, :]
+        b = torch.zeros(1, 1, 1, 1, dtype=torch.long)
+        return F.scaled_dot_product_attention(x, x, x, attn_mask=packed[b, q] == packed[b, k])
+
+
+def test_a_packed_index_over_positions_not_a_ramp_is_refused(tmp_path):
+    """Only positions arange(L) (+ c) fold: any other diff is left for the lowering to refuse."""
+    model, shapes = PackedMaskOfSteps().eval(), [(1, 2, 6, 8)]
+    graph = capture(model, tuple(inputs_at(shapes, 0)), inputs2=tuple(inputs_at([(1, 2, 11, 8)], 0)))
+    with pytest.raises(UnsupportedOperator, match=r"torch\.diff .*no ncnn lowering"):
+        write_ncnn(graph, f"{tmp_path}/m.ncnn.param", f"{tmp_path}/m.ncnn.bin", f"{tmp_path}/m_ncnn.py")
+
+
+def test_the_packed_causal_mask_is_k_at_most_q(tmp_path):
+    """transformers' traced mask folds to one comparison of two ramps: no diff, cumsum or
+    lookup is left in the file."""
+    _, _, base, _ = _convert("packed_causal_mask", tmp_path)
+    types = [ln.split()[0] for ln in open(f"{base}.ncnn.param").read().splitlines()[2:]]
+    assert types.count("CumulativeSum") == 2 and "Gemm" not in types, types  # the two ramps q and k
