@@ -10,7 +10,10 @@ operator by operator, and only these rewrites are made on the ncnn emitter's wor
 - `Tensor.index` of a ramp of offset 0 at a ramp/fill index -> that index (torch raises for an
   index out of range, so every index it accepts reads back itself);
 - an and/or `pnnx.Expression` with a fill operand -> the expression without it, when what is
-  left has the result's shape."""
+  left has the result's shape;
+- where() of a condition true (false) everywhere -> its input (other);
+- a bool attn_mask true everywhere (BERT's and T5's over torch.export: arange(L) >= 0,
+  expanded) -> no mask, as zero_masks leaves out a float mask of zeros."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -18,7 +21,7 @@ from dataclasses import dataclass
 from ... import expression as ex
 from ...ir import Graph, Operand, Operator
 from ...passes.rewire import bypass, set_inputs
-from .zero_masks import drop_unread
+from .zero_masks import attention_masks, drop_mask, drop_unread
 
 
 @dataclass(frozen=True)
@@ -140,6 +143,15 @@ def _diff(op: Operator, values: dict):
     return Fill(1)
 
 
+def _ramp_against(how: str, ramp: Ramp, c) -> Fill | None:
+    """A ramp offset, offset + 1, ... compared with c, where every index gives one answer."""
+    low = ramp.offset
+    decided = {"ge": low >= c, "gt": low > c, "lt": low >= c, "le": low > c}
+    if how not in decided or not decided[how]:
+        return None
+    return Fill(how in ("ge", "gt"))
+
+
 def _compare(op: Operator, values: dict):
     a = values.get(op.inputs[0])
     if len(op.inputs) == 2:
@@ -147,9 +159,12 @@ def _compare(op: Operator, values: dict):
     else:
         other = op.params.get("other")
         b = Fill(other) if type(other) in (int, bool) else None
+    how = COMPARISONS[op.type]
+    if isinstance(a, Ramp) and isinstance(b, Fill) and type(b.value) is int:
+        return _ramp_against(how, a, b.value)
     if not (isinstance(a, Fill) and isinstance(b, Fill)):
         return None
-    return Fill(bool(_COMPARE[COMPARISONS[op.type]](a.value, b.value)))
+    return Fill(bool(_COMPARE[how](a.value, b.value)))
 
 
 def _cumsum(op: Operator, values: dict):
@@ -281,10 +296,37 @@ def _drop_fill_operands(graph: Graph, op: Operator, values: dict) -> bool:
     return True
 
 
+def _where_by_fill(graph: Graph, op: Operator, values: dict) -> bool:
+    """where(c, input, other) with c one truth value everywhere: the side it picks, when that
+    side alone has the result's shape and dtype."""
+    cond = op.input("condition", 0) if op.type in ("torch.where", "Tensor.where") else None
+    value, out = values.get(cond), op.outputs[0]
+    if not isinstance(value, Fill) or not _broadcasts_into(cond.shape, out.shape):
+        return False
+    side = op.input("input") if value.value else op.input("other")
+    if side is None or side.shape != out.shape or side.dtype != out.dtype:
+        return False
+    bypass(graph, op, side)
+    return True
+
+
+def _drop_true_masks(graph: Graph, values: dict) -> None:
+    """A bool attn_mask true everywhere masks nothing: SDPA reads none."""
+    for op, mask in attention_masks(graph):
+        if mask.dtype == "bool" and values.get(mask) == Fill(True):
+            drop_mask(graph, op, mask)
+
+
+REWRITES = (_index_by_itself, _drop_fill_operands, _where_by_fill)
+
+
 def fold_shape_values(graph: Graph) -> None:
     values = shape_values(graph)
+    _drop_true_masks(graph, values)
     for op in list(graph.ops):
+        if len(op.outputs) != 1:  # several results, or taken out with a rewritten one's producers
+            continue
         inputs = list(op.inputs)
-        if _index_by_itself(graph, op, values) or _drop_fill_operands(graph, op, values):
+        if any(rewrite(graph, op, values) for rewrite in REWRITES):
             for x in inputs:
                 drop_unread(graph, x.producer)

@@ -41,14 +41,27 @@ def drop_unread(graph: Graph, op: Operator | None) -> None:
         drop_unread(graph, producer)
 
 
-def drop_zero_masks(graph: Graph) -> None:
+def attention_masks(graph: Graph) -> list[tuple[Operator, Operand]]:
+    """(SDPA operator, its attn_mask operand) for each SDPA that reads a mask."""
+    found = []
     for op in [op for op in graph.ops if op.type == "F.scaled_dot_product_attention"]:
         names = op.inputnames if len(op.inputnames) == len(op.inputs) else []
-        if "attn_mask" not in names:
-            continue
-        mask = op.inputs[names.index("attn_mask")]
-        if not _all_zeros(mask) or not _same_shape_without(op, mask):
-            continue
-        kept = [(x, n) for x, n in zip(op.inputs, names) if n != "attn_mask"]
-        set_inputs(graph, op, [x for x, _ in kept], [n for _, n in kept])
-        drop_unread(graph, mask.producer)
+        if "attn_mask" in names:
+            found.append((op, op.inputs[names.index("attn_mask")]))
+    return found
+
+
+def drop_mask(graph: Graph, op: Operator, mask: Operand) -> bool:
+    """Leave `mask` out of the SDPA `op` where the result keeps its shape without it."""
+    if not _same_shape_without(op, mask):
+        return False
+    kept = [(x, n) for x, n in zip(op.inputs, op.inputnames) if n != "attn_mask"]
+    set_inputs(graph, op, [x for x, _ in kept], [n for _, n in kept])
+    drop_unread(graph, mask.producer)
+    return True
+
+
+def drop_zero_masks(graph: Graph) -> None:
+    for op, mask in attention_masks(graph):
+        if _all_zeros(mask):
+            drop_mask(graph, op, mask)
