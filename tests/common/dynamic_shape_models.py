@@ -142,6 +142,18 @@ class PackedCausalMask(nn.Module):
         return F.scaled_dot_product_attention(x, x, x * 2, attn_mask=mask.expand(1, -1, n, n))
 
 
+class AllTrueMaskByLength(nn.Module):
+    """BERT's and T5's padding mask as torch.export records it with no attention_mask given:
+    arange(L) >= 0 expanded to (1, 1, L, L), true everywhere at every length, as SDPA's
+    attn_mask (BERT) and as where()'s condition over the scores (T5)."""
+
+    def forward(self, x):
+        n = x.size(2)
+        mask = (torch.arange(n)[None, None, :, None] >= 0).expand(1, -1, n, n)
+        scores = torch.where(mask, x @ x.transpose(-1, -2), -3.0e38)
+        return F.scaled_dot_product_attention(x, x, x * 2, attn_mask=mask), scores.softmax(-1)
+
+
 MODELS = {
     "reshape_by_sizes": (ReshapeBySizes, [(256, 5), (1, 2, 3), (2, 4, 6, 10)], [(512, 5), (1, 4, 3), (3, 4, 9, 12)]),
     "reshape_as_flatten": (ReshapeAsFlatten, [(1, 3, 16), (1, 6, 8)], [(1, 3, 32), (1, 6, 16)]),
@@ -155,6 +167,7 @@ MODELS = {
     "causal_by_length": (CausalByLength, [(1, 2, 6, 8)], [(1, 2, 11, 8)]),
     "relative_bias_by_length": (RelativeBiasByLength, [(1, 2, 6, 8)], [(1, 2, 11, 8)]),
     "zero_bias_by_lengths": (ZeroBiasByLengths, [(1, 2, 4, 8), (1, 2, 6, 8)], [(1, 2, 5, 8), (1, 2, 9, 8)]),
+    "all_true_mask_by_length": (AllTrueMaskByLength, [(1, 2, 6, 8)], [(1, 2, 11, 8)]),
     "packed_causal_mask": (PackedCausalMask, [(1, 2, 6, 8)], [(1, 2, 11, 8)]),
     "expand_by_sizes": (ExpandBySizes, [(1, 6, 8), (2, 1, 5, 4), (6, 5)], [(1, 9, 8), (2, 1, 7, 4), (9, 5)]),
 }

@@ -42,9 +42,10 @@ def test_both_shapes_match_torch(converted, which, mode):
 # its Crops cut static dims and its Reshape infers the one dynamic dim (-1); the ramps of
 # causal_by_length are 1-d blobs whose Reshapes to a row or a column infer it alike, and so is
 # the column of indices relative_bias_by_length looks up; zero_bias_by_lengths has no size left
-# to write (its mask of zeros is left out)
+# to write (its mask of zeros is left out), nor has all_true_mask_by_length (its mask true
+# everywhere is left out, where() picks the scores)
 STATIC_SIZES = {"static_slices_of_dynamic_input", "causal_by_length", "relative_bias_by_length",
-                "zero_bias_by_lengths"}
+                "zero_bias_by_lengths", "all_true_mask_by_length"}
 
 
 def test_a_mask_of_zeros_is_left_out(tmp_path):
