@@ -12,6 +12,7 @@ operator by operator, and only these rewrites are made on the ncnn emitter's wor
 - an and/or `pnnx.Expression` with a fill operand -> the expression without it, when what is
   left has the result's shape;
 - where() of a condition true (false) everywhere -> its input (other);
+- torch.full over a size list that is x's shape -> full_like(x);
 - a bool attn_mask true everywhere (BERT's and T5's over torch.export: arange(L) >= 0,
   expanded) -> no mask, as zero_masks leaves out a float mask of zeros."""
 from __future__ import annotations
@@ -310,6 +311,25 @@ def _where_by_fill(graph: Graph, op: Operator, values: dict) -> bool:
     return True
 
 
+def _full_as_full_like(graph: Graph, op: Operator, values: dict) -> bool:
+    """torch.full(size=[size(x,0), ..., size(x,r-1)], v) of a rank-r x is full_like(x, v) (the
+    ONNX door spells T5's full_like so, through a list expression no ncnn layer takes)."""
+    size = op.input("size") if op.type == "torch.full" else None
+    producer = None if size is None else size.producer
+    if producer is None or producer.type != "pnnx.Expression" or len(producer.inputs) != 1:
+        return False
+    x = producer.inputs[0]
+    if x.shape is None or op.outputs[0].shape is None or len(x.shape) != len(op.outputs[0].shape):
+        return False
+    spelled = "[" + ",".join(f"size(@0,{d})" for d in range(len(x.shape))) + "]"
+    if ex.to_string(ex.parse(str(producer.params.get("expr", "")))) != spelled:
+        return False
+    op.type = "torch.full_like"
+    op.params = {"fill_value": op.params.get("fill_value"), "dtype": op.params.get("dtype")}
+    set_inputs(graph, op, [x], ["input"])
+    return True
+
+
 def _drop_true_masks(graph: Graph, values: dict) -> None:
     """A bool attn_mask true everywhere masks nothing: SDPA reads none."""
     for op, mask in attention_masks(graph):
@@ -317,7 +337,7 @@ def _drop_true_masks(graph: Graph, values: dict) -> None:
             drop_mask(graph, op, mask)
 
 
-REWRITES = (_index_by_itself, _drop_fill_operands, _where_by_fill)
+REWRITES = (_index_by_itself, _drop_fill_operands, _where_by_fill, _full_as_full_like)
 
 
 def fold_shape_values(graph: Graph) -> None:
