@@ -154,6 +154,17 @@ class AllTrueMaskByLength(nn.Module):
         return F.scaled_dot_product_attention(x, x, x * 2, attn_mask=mask), scores.softmax(-1)
 
 
+class FullOfAShape(nn.Module):
+    """T5's bucket cap as the ONNX door records it: torch.full over the sizes of an index tensor
+    whose shape follows the input (a list expression), then minimum."""
+
+    def forward(self, x):
+        n = x.size(2)
+        distance = (torch.arange(n)[None, :] - torch.arange(n)[:, None]).abs()
+        cap = torch.full((distance.size(0), distance.size(1)), 3, dtype=torch.long)
+        return x + torch.minimum(distance, cap).float()
+
+
 MODELS = {
     "reshape_by_sizes": (ReshapeBySizes, [(256, 5), (1, 2, 3), (2, 4, 6, 10)], [(512, 5), (1, 4, 3), (3, 4, 9, 12)]),
     "reshape_as_flatten": (ReshapeAsFlatten, [(1, 3, 16), (1, 6, 8)], [(1, 3, 32), (1, 6, 16)]),
@@ -168,6 +179,7 @@ MODELS = {
     "relative_bias_by_length": (RelativeBiasByLength, [(1, 2, 6, 8)], [(1, 2, 11, 8)]),
     "zero_bias_by_lengths": (ZeroBiasByLengths, [(1, 2, 4, 8), (1, 2, 6, 8)], [(1, 2, 5, 8), (1, 2, 9, 8)]),
     "all_true_mask_by_length": (AllTrueMaskByLength, [(1, 2, 6, 8)], [(1, 2, 11, 8)]),
+    "full_of_a_shape": (FullOfAShape, [(1, 2, 6, 6)], [(1, 2, 11, 11)]),
     "packed_causal_mask": (PackedCausalMask, [(1, 2, 6, 8)], [(1, 2, 11, 8)]),
     "expand_by_sizes": (ExpandBySizes, [(1, 6, 8), (2, 1, 5, 4), (6, 5)], [(1, 9, 8), (2, 1, 7, 4), (9, 5)]),
 }
