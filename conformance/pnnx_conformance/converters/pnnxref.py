@@ -35,6 +35,16 @@ def warm_up_model():
     return _ForkServerWarmUp().eval(), torch.rand(1, 2, 4, 4)
 
 
+def traced_warm_up(folder: Path) -> list[str]:
+    """The tiny model traced into folder/warm.pt; the command-line arguments that convert it
+    (what the `.pt` servers, ours and upstream's, warm up on)."""
+    import torch
+
+    model, x = warm_up_model()
+    torch.jit.trace(model, (x,)).save(str(folder / "warm.pt"))
+    return ["warm.pt", "inputshape=[1,2,4,4]f32", "fp16=0"]
+
+
 def convert_in(folder: Path, argv: list[str]) -> None:
     """`pnnxref ARGV` in `folder`, in this process (a conversion server's warm-up)."""
     import os

@@ -12,7 +12,7 @@ from ..errors import NotSupported
 from .base import Converter
 from .case_files import TIMEOUT_S, shape_args, trace_to_pt
 from .forkserver import ForkServer
-from .pnnxref import ENTRY, convert_in, run_pnnxref, warm_up_model
+from .pnnxref import ENTRY, convert_in, run_pnnxref, traced_warm_up
 
 # imported once by the server; torchvision is not: a .pt naming its ops must load it itself
 _PRELOAD = ("pnnx_reference.cli", "pnnx_reference.api", "pnnx_reference.example_inputs",
@@ -44,9 +44,5 @@ def warm_up() -> None:
     """The reference-pt conversion server's warm-up: a traced tiny model through `pnnxref warm.pt`."""
     import tempfile
 
-    import torch
-
-    model, x = warm_up_model()
     with tempfile.TemporaryDirectory(prefix="pnnx-forkserver-warm-up-") as folder:
-        torch.jit.trace(model, (x,)).save(str(Path(folder) / "warm.pt"))
-        convert_in(Path(folder), ["warm.pt", "inputshape=[1,2,4,4]f32", "fp16=0"])
+        convert_in(Path(folder), traced_warm_up(Path(folder)))

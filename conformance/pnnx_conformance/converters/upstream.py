@@ -13,7 +13,7 @@ from ..errors import ConvertFailed, NotSupported
 from .base import Converter
 from .case_files import FILES, TIMEOUT_S, shape_args, trace_to_pt, write_onnx
 from .native_forkserver import NativeForkServer
-from .pnnxref import warm_up_model
+from .pnnxref import traced_warm_up
 
 
 def pnnx_command() -> str | None:
@@ -31,23 +31,13 @@ def pnnx_command() -> str | None:
     return str(beside) if beside.is_file() else shutil.which("pnnx")
 
 
-def warm_up(folder: Path) -> list[str]:
-    """The native server's warm-up: the conversion servers' tiny model traced into `folder`, and
-    the arguments that convert it."""
-    import torch
-
-    model, x = warm_up_model()
-    torch.jit.trace(model, (x,)).save(str(folder / "warm.pt"))
-    return ["warm.pt", "inputshape=[1,2,4,4]f32", "fp16=0"]
-
-
 class UpstreamConverter(Converter):
     name = "upstream"
     in_process = False  # a conversion is still a process of its own (a fork, see native_forkserver.py)
 
     def __init__(self) -> None:
         exe = pnnx_command()
-        self._server = NativeForkServer(exe, warm_up) if exe and NativeForkServer.available() else None
+        self._server = NativeForkServer(exe, traced_warm_up) if exe and NativeForkServer.available() else None
 
     def describe(self) -> str:
         return f"upstream pnnx ({pnnx_command()})"

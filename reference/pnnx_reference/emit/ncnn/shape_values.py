@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from ... import expression as ex
 from ...ir import Graph, Operand, Operator
 from ...passes.rewire import bypass, set_inputs
+from .crops import INT_MAX
+from .truth import INTEGRAL
 from .zero_masks import attention_masks, drop_mask, drop_unread
 
 
@@ -40,8 +42,6 @@ COMPARISONS = {"torch.eq": "eq", "torch.ne": "ne", "torch.lt": "lt", "torch.le":
                "torch.gt": "gt", "torch.ge": "ge"}
 _COMPARE = {"eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "lt": lambda a, b: a < b,
             "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b}
-INTS = ("i8", "i16", "i32", "i64", "u8", "bool")
-EMPTY = 2147483647
 
 
 def _rank(operand: Operand) -> int | None:
@@ -118,7 +118,7 @@ def _slice(op: Operator, values: dict):
         return value
     if not isinstance(value, Ramp) or len(op.inputs) != 1 or list(p.get("dims", [])) != [value.dim]:
         return None
-    if list(p.get("steps", [])) != [1] or list(p.get("selects", [])) != [EMPTY]:
+    if list(p.get("steps", [])) != [1] or list(p.get("selects", [])) != [INT_MAX]:
         return None
     start = int(p["starts"][0])
     if start < 0:
@@ -175,7 +175,7 @@ def _cumsum(op: Operator, values: dict):
 
 def _to(op: Operator, values: dict):
     value, dtype = values.get(op.inputs[0]), op.outputs[0].dtype
-    if dtype not in INTS or op.inputs[0].dtype not in INTS:
+    if dtype not in INTEGRAL or op.inputs[0].dtype not in INTEGRAL:
         return None
     if isinstance(value, Fill):
         return Fill(bool(value.value)) if dtype == "bool" else Fill(int(value.value))

@@ -8,6 +8,10 @@ from .arithmetic import BINARY
 from .context import Context
 
 
+# the torch dtypes ncnn carries as float blobs holding integer values (a bool as 0/1)
+INTEGRAL = ("bool", "u8", "i8", "i16", "i32", "i64")
+
+
 def is_bool(operand) -> bool:
     return operand.dtype == "bool"
 

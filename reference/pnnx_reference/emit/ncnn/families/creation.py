@@ -14,6 +14,7 @@ from ..layers import Weight
 from ..ramps import ramp
 from ..registry import LEADING, LOWERINGS, MOVES_DATA
 from ..shape_expr import is_dynamic, scalar_item
+from ..truth import INTEGRAL
 
 
 def _constant(ctx: Context, shape: list[int], value: float, out: str) -> str:
@@ -44,8 +45,6 @@ def fill(ctx: Context, op) -> None:
     ctx.emit("BinaryOp", "fill", [zeros, scalar], [out], {0: BINARY["add"][0]})
 
 
-# dtypes ncnn carries as float values that are never NaN (an int64 may be +-2^63, inf in fp16)
-_INTEGRAL = ("bool", "u8", "i8", "i16", "i32", "i64")
 _LIKE_VALUES = {"torch.zeros_like": 0, "torch.ones_like": 1}
 
 
@@ -55,7 +54,7 @@ def _like_value(op):
     if isinstance(value, complex) or not isinstance(value, (bool, int, float)):
         raise Unsupported(f"fill value {value!r} has no ncnn form")
     dtype = op.outputs[0].dtype
-    return float(bool(value)) if dtype == "bool" else float(int(value)) if dtype in _INTEGRAL else float(value)
+    return float(bool(value)) if dtype == "bool" else float(int(value)) if dtype in INTEGRAL else float(value)
 
 
 @LOWERINGS.register("torch.zeros_like", "torch.ones_like", "torch.full_like", batch=LEADING, **MOVES_DATA)
@@ -71,7 +70,7 @@ def filled_like(ctx: Context, op) -> None:
     if not is_dynamic(shape):
         _constant(ctx, shape, value, out.name)
         return
-    if x.dtype not in _INTEGRAL:
+    if x.dtype not in INTEGRAL:
         raise Unsupported(f"{op.type} of a {x.dtype} tensor whose shape follows the input: a NaN in it "
                           "would stay NaN (ncnn's Clip keeps NaN on some paths)")
     ctx.emit("Clip", "fill", [ctx.blob(x)], [out.name], {0: value, 1: value})
